@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh clone: install what is missing, build with warnings as errors and
+# run every test (ctest, on the pocl CPU OpenCL device); then build and run it again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc)
+echo "== build and test (warnings are errors)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKELVIN_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKELVIN_WERROR=ON -DKELVIN_SANITIZE=ON \
+  -DKELVIN_BENCHMARKS=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+if [ -f tests/lsan.supp ]; then export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"; fi
+ctest --test-dir build-asan --output-on-failure -j"$jobs"
