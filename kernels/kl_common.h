@@ -1,0 +1,42 @@
+/* kernels/kl_common.h: first include of every closed-form header.
+ * Written in the common subset of C17 and OpenCL C 1.2, so the same text is compiled into the OpenCL
+ * programs and into the host library (DESIGN.md section 1: one source of truth for the physics). */
+#ifndef KL_COMMON_H
+#define KL_COMMON_H
+
+#ifdef __OPENCL_VERSION__ /* the device compiler defines this; host compilers do not */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF /* no silent fma: host and device must round alike */
+#define KL_CONSTANT __constant
+#else
+#include <math.h>
+#define KL_CONSTANT static const
+#endif
+
+#define KL_FN static inline /* safe in OpenCL C 1.2 and C; no symbols leak */
+
+typedef double kl_real; /* DESIGN: double precision is the default */
+
+#define KL_PI 3.14159265358979323846 /* M_PI is not ISO C: absent under -std=c17 */
+#define KL_E 2.71828182845904523536
+/* 1/e split into a double and its rounding error, so z + 1/e is exact near z = -1/e */
+#define KL_INV_E_HI 0.36787944117144233
+#define KL_INV_E_LO (-1.2428753672788363168e-17)
+#define KL_EPS 2.220446049250313e-16
+#define KL_HUGE 1.0e300
+
+/* Status bits a closed form reports instead of returning NaN (per-scenario status word). */
+#define KL_OK 0
+#define KL_BAD_MASS 1      /* m not finite or <= 0 */
+#define KL_BAD_STIFFNESS 2 /* K not finite or <= 0 */
+#define KL_BAD_CR 4        /* cr outside (0, 1] */
+#define KL_BAD_SPEED 8     /* impact speed not finite or <= 0 */
+#define KL_BAD_EXPONENT 16 /* n not finite or <= 0 */
+#define KL_BAD_LAW 32      /* unknown damping law / model / rule code */
+#define KL_NO_CONVERGE 64  /* an iteration did not reach its tolerance */
+#define KL_BAD_INPUT 128   /* any other non-finite or out-of-range input */
+
+KL_FN kl_real kl_sq(kl_real x) { return x * x; }
+KL_FN int kl_finite(kl_real x) { return isfinite(x) ? 1 : 0; }
+
+#endif

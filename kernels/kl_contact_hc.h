@@ -1,0 +1,195 @@
+/* kernels/kl_contact_hc.h: the Hunt-Crossley family F_N = K d^n (1 + chi d'), closed forms in the
+ * phase plane (no external force), and the paper's approximate Emden-Fowler form (eq. 11-13).
+ * With a = 1 + chi v0, Q(d) = chi^2 K d^{n+1} / (m (n+1)) and w = 1 + chi d':
+ *   w - ln w = a - ln a - Q(d),  i.e.  g(w - 1) = g(chi v0) - Q(d)  with g(y) = y - log1p(y),
+ * so the speed on each branch is an inverse of g (kernels/kl_math.h): compression on the upper
+ * branch (the Lambert W-1 branch), restitution on the lower one (W0). All quantities near the
+ * maximum penetration come from u with d = d_max (1 - u^2), never from d_max - d.
+ * Common subset of C17 and OpenCL C 1.2. */
+#ifndef KL_CONTACT_HC_H
+#define KL_CONTACT_HC_H
+#include "kl_common.h"
+#include "kl_math.h"
+#include "kl_quad.h"
+
+/* Damping laws chi(cr, v0) */
+#define KL_LAW_HUNT_CROSSLEY 0       /* Hunt & Crossley 1975: chi = 3(1-cr)/(2 v0) */
+#define KL_LAW_LANKARANI_NIKRAVESH 1 /* Lankarani & Nikravesh 1990: chi = 3(1-cr^2)/(4 v0) */
+#define KL_LAW_FLORES 2              /* Flores et al. 2011: chi = 8(1-cr)/(5 cr v0) */
+#define KL_LAW_GONTHIER 3            /* Gonthier et al. 2004: chi = (1-cr^2)/(cr v0) */
+#define KL_LAW_EXACT 4               /* chi such that the effective restitution is exactly cr */
+#define KL_NLAWS 5
+
+/* G(d) = (g(-cr d) - g(d)) / d^2, whose positive root is the exact-restitution d = chi v0.
+ * Series sum_{k>=2} (cr^k - (-1)^k) d^{k-2} / k for small d keeps (cr^2 - 1)/2 exact as cr -> 1. */
+KL_FN kl_real kl_hc_exact_G(kl_real cr, kl_real d)
+{
+  if (d < 0.2) {
+    kl_real sum = 0.0;
+    kl_real crk = 1.0, sgn = 1.0;
+    kl_real dk = 1.0;
+    for (int k = 2; k <= 40; ++k) {
+      crk = (k == 2) ? cr * cr : crk * cr;
+      sgn = (k % 2 == 0) ? 1.0 : -1.0;
+      const kl_real coef = (k == 2) ? (cr - 1.0) * (cr + 1.0) : crk - sgn;
+      sum += coef * dk / (kl_real)k;
+      dk *= d;
+    }
+    return sum;
+  }
+  return (kl_g(-cr * d) - kl_g(d)) / (d * d);
+}
+
+/* d = chi v0 of the exact-restitution law: the root in (0, 1/cr) of d (1 + cr) = ln((1+d)/(1-cr d)),
+ * i.e. of g(-cr d) = g(d). cr = 1 gives 0 (no damping). Illinois on a bracket, relative 1e-15. */
+KL_FN kl_real kl_hc_exact_d(kl_real cr)
+{
+  if (!(cr < 1.0)) return 0.0;
+  kl_real a = 0.0, fa = kl_hc_exact_G(cr, 0.0);
+  /* first guess near cr -> 1: 3(1 - cr^2) / (2 (1 + cr^3)); grow towards 1/cr until G > 0 */
+  kl_real b = 3.0 * (1.0 - cr * cr) / (2.0 * (1.0 + cr * cr * cr));
+  const kl_real dlim = 1.0 / cr;
+  if (b >= dlim) b = 0.5 * dlim;
+  kl_real fb = kl_hc_exact_G(cr, b);
+  for (int i = 0; i < 2000 && fb <= 0.0; ++i) {
+    a = b;
+    fa = fb;
+    b = (b < 0.5 * dlim) ? 2.0 * b : 0.5 * (b + dlim);
+    fb = kl_hc_exact_G(cr, b);
+  }
+  int side = 0;
+  for (int it = 0; it < 300; ++it) {
+    if (b - a <= 1e-15 * b) break;
+    kl_real c = (a * fb - b * fa) / (fb - fa);
+    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const kl_real fc = kl_hc_exact_G(cr, c);
+    if (fc <= 0.0) {
+      a = c;
+      fa = fc;
+      if (side == -1) fb *= 0.5;
+      side = -1;
+    } else {
+      b = c;
+      fb = fc;
+      if (side == 1) fa *= 0.5;
+      side = 1;
+    }
+  }
+  return 0.5 * (a + b);
+}
+
+/* Damping factor chi [s/m] of a law for restitution cr in (0, 1] and impact speed v0 > 0.
+ * Returns a negative value for an unknown law. */
+KL_FN kl_real kl_hc_chi(int law, kl_real cr, kl_real v0)
+{
+  switch (law) {
+  case KL_LAW_HUNT_CROSSLEY: return 3.0 * (1.0 - cr) / (2.0 * v0);
+  case KL_LAW_LANKARANI_NIKRAVESH: return 3.0 * (1.0 - cr * cr) / (4.0 * v0);
+  case KL_LAW_FLORES: return 8.0 * (1.0 - cr) / (5.0 * cr * v0);
+  case KL_LAW_GONTHIER: return (1.0 - cr * cr) / (cr * v0);
+  case KL_LAW_EXACT: return kl_hc_exact_d(cr) / v0;
+  default: return -1.0;
+  }
+}
+
+/* Effective restitution of a Hunt-Crossley impact as a function of d = chi v0 alone:
+ * exit w = b = -W0(-a e^{-a}), cr_eff = (1 - b)/d = -y/d with y the lower branch of g^{-1}(g(d)). */
+KL_FN kl_real kl_hc_cr_eff(kl_real d)
+{
+  if (!(d > 0.0)) return 1.0;
+  kl_real u;
+  const kl_real y = kl_ginv_lower(kl_g(d), &u);
+  return -y / d;
+}
+
+/* Maximum penetration: d_max^{n+1} = (n+1) m [chi v0 - ln(1 + chi v0)] / (K chi^2); chi = 0 is Hertz. */
+KL_FN kl_real kl_hc_delta_max(kl_real m, kl_real K, kl_real n, kl_real chi, kl_real v0)
+{
+  kl_real e; /* = (n+1) m [g(chi v0)/chi^2] / K, with g(d)/chi^2 -> v0^2/2 as chi -> 0 */
+  const kl_real d = chi * v0;
+  if (d > 1e-8) {
+    e = (n + 1.0) * m * (kl_g(d) / (chi * chi)) / K;
+  } else {
+    e = (n + 1.0) * m * v0 * v0 * (0.5 - d / 3.0 + d * d / 4.0) / K;
+  }
+  return pow(e, 1.0 / (n + 1.0));
+}
+
+/* 1 - (d/d_max)^{n+1} at d = d_max (1 - u^2), accurate as u -> 0. */
+KL_FN kl_real kl_hc_sfrac(kl_real n, kl_real u) { return -expm1((n + 1.0) * log1p(-u * u)); }
+
+/* Speed |d'| at d = d_max (1 - u^2), u in [0, 1]; branch +1 compression, -1 restitution. */
+KL_FN kl_real kl_hc_speed_u(kl_real chi, kl_real v0, kl_real n, kl_real u, int branch)
+{
+  const kl_real S = kl_hc_sfrac(n, u);
+  const kl_real d = chi * v0;
+  if (!(d > 1e-12)) return v0 * sqrt(S); /* undamped: energy conservation */
+  const kl_real s = kl_g(d) * S;
+  if (branch > 0) return kl_ginv_upper(s) / chi;
+  kl_real w;
+  return -kl_ginv_lower(s, &w) / chi;
+}
+
+/* Contact-phase times by 64-node Gauss-Legendre in u after d = d_max (1 - u^2), which removes the
+ * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (DESIGN.md 2.3). */
+KL_FN kl_real kl_hc_phase_time(kl_real dmax, kl_real chi, kl_real v0, kl_real n, int branch)
+{
+  kl_real sum = 0.0;
+  for (int i = 0; i < KL_GL_HALF; ++i) {
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      const kl_real u = 0.5 * (1.0 + (kl_real)sgn * kl_gl64_x[i]);
+      const kl_real sp = kl_hc_speed_u(chi, v0, n, u, branch);
+      sum += 0.5 * kl_gl64_w[i] * (2.0 * dmax * u / sp);
+    }
+  }
+  return sum;
+}
+
+/* Peak force on the compression branch: dF/dd = 0 where n m d' = chi K d^{n+1} (h below decreases
+ * from n m v0 > 0 at u = 1 to -chi K d_max^{n+1} < 0 at u = 0: one root). Returns F_peak and the
+ * penetration at it in *dpk. */
+KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_real v0, kl_real dmax,
+                               kl_real *dpk)
+{
+  if (!(chi * v0 > 1e-12)) {
+    *dpk = dmax;
+    return K * pow(dmax, n);
+  }
+  kl_real a = 0.0, b = 1.0; /* u: h(a) < 0, h(b) > 0 */
+  kl_real fa = -chi * K * pow(dmax, n + 1.0), fb = n * m * v0;
+  int side = 0;
+  for (int it = 0; it < 200; ++it) {
+    if (b - a <= 4.0 * KL_EPS) break;
+    kl_real c = (a * fb - b * fa) / (fb - fa);
+    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const kl_real dc = dmax * (1.0 - c * c);
+    const kl_real fc = n * m * kl_hc_speed_u(chi, v0, n, c, 1) - chi * K * pow(dc, n + 1.0);
+    if (fc < 0.0) {
+      a = c;
+      fa = fc;
+      if (side == -1) fb *= 0.5;
+      side = -1;
+    } else {
+      b = c;
+      fb = fc;
+      if (side == 1) fa *= 0.5;
+      side = 1;
+    }
+  }
+  const kl_real u = 0.5 * (a + b);
+  const kl_real dd = dmax * (1.0 - u * u);
+  *dpk = dd;
+  return K * pow(dd, n) * (1.0 + chi * kl_hc_speed_u(chi, v0, n, u, 1));
+}
+
+/* The paper's approximate Emden-Fowler form (eq. 11-13), as read here: each phase is undamped,
+ * m d'' = -C_i K d^n, with C1 = 1 on compression and C2 = cr^2 on restitution, so the impact reaches the
+ * Hertz d_max and leaves at cr v0. Phase time of y'' = -A y^n from y' = v to rest (eq. 13 integrated):
+ * (d_max / v) sqrt(pi) Gamma(1 + 1/(n+1)) / Gamma(1/2 + 1/(n+1)); undamped Hertz total ~ 2.94 d_max/v0. */
+KL_FN kl_real kl_ef_time_factor(kl_real n)
+{
+  const kl_real p = 1.0 / (n + 1.0);
+  return sqrt(KL_PI) * tgamma(1.0 + p) / tgamma(0.5 + p);
+}
+
+#endif

@@ -1,0 +1,223 @@
+/* kernels/kl_contact_kv.h: the Kelvin-Voigt (linear spring-damper) contact in closed form.
+ * Paper eq. (1) F_N = K d + D d', eq. (3) m d'' + D d' + K d = F_e, eq. (4) its solution, eq. (5) the
+ * impulse over a step, eq. (10) the damping that reproduces a coefficient of restitution.
+ * Common subset of C17 and OpenCL C 1.2. */
+#ifndef KL_CONTACT_KV_H
+#define KL_CONTACT_KV_H
+#include "kl_common.h"
+
+/* Contact ends (separation rules, DESIGN.md 2.2) */
+#define KL_SEP_PENETRATION 0 /* the paper: contact ends at d = 0 (force may turn tensile just before) */
+#define KL_SEP_FORCE 1       /* no tension: contact ends when K d + D d' = 0 (a wheel cannot pull) */
+
+/* Damping from the coefficient of restitution, paper eq. (10); cr in (0, 1], K > 0, m > 0.
+ * D = -2 ln(cr) sqrt(K m) / sqrt(pi^2 + ln^2 cr): with separation at d = 0 and F_e = 0 the exit speed
+ * is exactly cr times the impact speed. */
+KL_FN kl_real kl_kv_damping(kl_real cr, kl_real K, kl_real m)
+{
+  const kl_real l = fabs(log(cr)); /* = -ln cr; fabs, not negation, so cr = 1 gives +0 */
+  return 2.0 * l * sqrt(K * m) / sqrt(KL_PI * KL_PI + l * l);
+}
+
+/* One linear system m x'' + D x' + K x = f0 + f1 t (m > 0, K >= 0, D >= 0; K = 0 needs D = 0 or a
+ * short step). The contact case has x = penetration; the grinding holder adds its spring and damper. */
+typedef struct kl_kv_sys {
+  kl_real m, K, D, f0, f1;
+} kl_kv_sys;
+
+/* Result of advancing a kl_kv_sys by t from (x0, v0). */
+typedef struct kl_kv_out {
+  kl_real x, v; /* state at t */
+  kl_real dx, dv; /* x(t) - x0, v(t) - v0, without cancellation */
+  kl_real J;      /* impulse of the spring-damper force, int_0^t (K x + D x') dt (paper eq. 5) */
+} kl_kv_out;
+
+/* Taylor series of the solution about t = 0, in scaled coefficients b_k = a_k t^k:
+ * m (k+2)(k+1) b_{k+2} = f_k t^{k+2} - D (k+1) t b_{k+1} - K t^2 b_k, b_0 = x0, b_1 = v0 t.
+ * Used while (r + w0) t <= 1/2, where terms fall faster than 2^-k/k! and no damping regime exists. */
+KL_FN kl_kv_out kl_kv_taylor(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t)
+{
+  kl_real bk = x0, bk1 = v0 * t;
+  kl_real dxs = bk1;               /* sum_{k>=1} b_k */
+  kl_real dvs = 0.0;               /* sum_{k>=2} k b_k */
+  kl_real sabs = fabs(x0) + fabs(bk1);
+  for (int k = 0; k < 40; ++k) {
+    const kl_real fk = (k == 0) ? s.f0 * t * t : ((k == 1) ? s.f1 * t * t * t : 0.0);
+    const kl_real b2 = (fk - s.D * (kl_real)(k + 1) * t * bk1 - s.K * t * t * bk) /
+                       (s.m * (kl_real)((k + 2) * (k + 1)));
+    dxs += b2;
+    dvs += (kl_real)(k + 2) * b2;
+    sabs += fabs(b2);
+    bk = bk1;
+    bk1 = b2;
+    if (k >= 2 && fabs(bk) + fabs(bk1) <= 1e-18 * sabs) break;
+  }
+  kl_kv_out o;
+  o.dx = dxs;
+  o.x = x0 + dxs;
+  o.dv = (t > 0.0) ? dvs / t : 0.0;
+  o.v = v0 + o.dv;
+  o.J = s.f0 * t + 0.5 * s.f1 * t * t - s.m * o.dv;
+  return o;
+}
+
+/* e^{-rt} C(t), e^{-rt} S(t) and e^{-rt} C(t) - 1 for the homogeneous solution
+ * y(t) = e^{-rt} [y0 C + (y0' + r y0) S], C'' = -lam C, S = int C, lam = w0^2 - r^2.
+ * One formula for all three regimes: the series in x = lam t^2 joins them smoothly (DESIGN.md 2.2). */
+KL_FN void kl_kv_basis(kl_real r, kl_real w02, kl_real t, kl_real *ec, kl_real *es, kl_real *ec1)
+{
+  const kl_real lam = w02 - r * r;
+  const kl_real x = lam * t * t;
+  if (fabs(x) < 1.0) {
+    /* C = sum (-x)^k/(2k)!, S = t sum (-x)^k/(2k+1)!; 14 terms: 1/28! < 1e-29 */
+    kl_real c1 = 0.0, sser = 0.0, term = 1.0;
+    for (int k = 1; k <= 14; ++k) {
+      term *= -x / (kl_real)((2 * k - 1) * (2 * k));
+      c1 += term;
+    }
+    term = 1.0;
+    sser = 1.0;
+    for (int k = 1; k <= 14; ++k) {
+      term *= -x / (kl_real)((2 * k) * (2 * k + 1));
+      sser += term;
+    }
+    const kl_real e = exp(-r * t);
+    *ec = e * (1.0 + c1);
+    *es = e * sser * t;
+    *ec1 = expm1(-r * t) * (1.0 + c1) + c1;
+  } else if (lam > 0.0) {
+    const kl_real w = sqrt(lam);
+    const kl_real e = exp(-r * t);
+    const kl_real c = cos(w * t), sh = sin(0.5 * w * t);
+    *ec = e * c;
+    *es = e * sin(w * t) / w;
+    *ec1 = expm1(-r * t) * c - 2.0 * sh * sh;
+  } else {
+    /* over-damped: e^{-rt} cosh(bt) = (e^{-(r-b)t} + e^{-(r+b)t})/2, r - b = w0^2/(r + b) without cancellation */
+    const kl_real b = sqrt(-lam);
+    const kl_real rp = r + b, rm = w02 / rp;
+    const kl_real e1m = expm1(-rm * t), e2m = expm1(-rp * t);
+    *ec = 1.0 + 0.5 * (e1m + e2m);
+    *es = (e1m - e2m) / (2.0 * b);
+    *ec1 = 0.5 * (e1m + e2m);
+  }
+}
+
+/* Advance m x'' + D x' + K x = f0 + f1 t exactly by t >= 0 from (x0, v0) (paper eq. 4 generalised to
+ * all damping regimes and an affine force). */
+KL_FN kl_kv_out kl_kv_step(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t)
+{
+  const kl_real r = s.D / (2.0 * s.m);
+  const kl_real w02 = s.K / s.m;
+  if ((r + sqrt(w02)) * t <= 0.5 || !(s.K > 0.0)) return kl_kv_taylor(s, x0, v0, t);
+  /* particular solution of the ramp: x_p = A + B t, K B = f1, K A + D B = f0 */
+  const kl_real B = s.f1 / s.K;
+  const kl_real A = (s.f0 - s.D * B) / s.K;
+  const kl_real y0 = x0 - A, yd0 = v0 - B;
+  kl_real ec, es, ec1;
+  kl_kv_basis(r, w02, t, &ec, &es, &ec1);
+  kl_kv_out o;
+  o.dx = B * t + ec1 * y0 + (yd0 + r * y0) * es;
+  o.dv = ec1 * yd0 - (r * yd0 + w02 * y0) * es;
+  o.x = x0 + o.dx;
+  o.v = v0 + o.dv;
+  /* momentum balance: int (K x + D x') = int F_e - m (v(t) - v0); dv has no cancellation */
+  o.J = s.f0 * t + 0.5 * s.f1 * t * t - s.m * o.dv;
+  return o;
+}
+
+/* phi(t) = al x(t) + be x'(t) + g0 + g1 t along the solution of s from (x0, v0). */
+KL_FN kl_real kl_kv_phi(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t, kl_real al, kl_real be, kl_real g0,
+                        kl_real g1)
+{
+  const kl_kv_out o = kl_kv_step(s, x0, v0, t);
+  return al * o.x + be * o.v + g0 + g1 * t;
+}
+
+/* First t in (0, T] where phi (above) goes from > 0 to <= 0; returns 1 and sets *troot, else 0.
+ * phi(0) = 0 with phi'(0) > 0 counts as positive (a contact that has just begun).
+ * Bracketing: samples no further apart than a quarter radian of the fastest motion (1/4 of
+ * 1/(r + w0)) near the start, growing geometrically by 1.2 but never beyond a quarter radian of the
+ * oscillation; then the Illinois method to full precision, returning the <= 0 end of the bracket. */
+KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_real be, kl_real g0,
+                           kl_real g1, kl_real T, kl_real *troot)
+{
+  *troot = T;
+  const kl_real r = s.D / (2.0 * s.m);
+  const kl_real w02 = s.K / s.m;
+  const kl_real w0 = sqrt(w02);
+  kl_real f0 = al * x0 + be * v0 + g0;
+  if (f0 <= 0.0) {
+    /* slope al v + be a + g1, and curvature al a + be (da/dt) for a start with zero slope */
+    const kl_real acc = (s.f0 - s.D * v0 - s.K * x0) / s.m;
+    const kl_real jerk = (s.f1 - s.D * acc - s.K * v0) / s.m;
+    const kl_real d0 = al * v0 + be * acc + g1;
+    const kl_real d2 = al * acc + be * jerk;
+    if (!(f0 == 0.0 && (d0 > 0.0 || (d0 == 0.0 && d2 > 0.0)))) {
+      *troot = 0.0;
+      return 1;
+    }
+  }
+  const kl_real lam = w02 - r * r;
+  const kl_real hmax = (lam > 0.0) ? 0.25 / sqrt(lam) : KL_HUGE;
+  kl_real h = 0.25 / (r + w0 + 1e-300);
+  if (h > hmax) h = hmax;
+  if (!(h > 0.0) || h > T) h = T;
+  kl_real a = 0.0, fa = f0, b = 0.0, fb = 0.0;
+  int found = 0;
+  for (int i = 0; i < 200000; ++i) {
+    b = a + h;
+    if (b >= T) b = T;
+    fb = kl_kv_phi(s, x0, v0, b, al, be, g0, g1);
+    if (fb <= 0.0) {
+      found = 1;
+      break;
+    }
+    if (b >= T) break;
+    a = b;
+    fa = fb;
+    h *= 1.2;
+    if (h > hmax) h = hmax;
+  }
+  if (!found) return 0;
+  if (fa <= 0.0) { /* a = 0 with phi(0) = 0: find a positive point first */
+    kl_real m = b;
+    for (int i = 0; i < 60; ++i) {
+      m *= 0.5;
+      const kl_real fm = kl_kv_phi(s, x0, v0, m, al, be, g0, g1);
+      if (fm > 0.0) {
+        a = m;
+        fa = fm;
+        break;
+      }
+      b = m;
+      fb = fm;
+    }
+    if (fa <= 0.0) {
+      *troot = b;
+      return 1;
+    }
+  }
+  int side = 0;
+  for (int it = 0; it < 200; ++it) { /* Illinois: regula falsi that halves the stale end's value */
+    if (b - a <= 2.0 * KL_EPS * b) break;
+    kl_real c = (a * fb - b * fa) / (fb - fa);
+    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const kl_real fc = kl_kv_phi(s, x0, v0, c, al, be, g0, g1);
+    if (fc > 0.0) {
+      a = c;
+      fa = fc;
+      if (side == -1) fb *= 0.5;
+      side = -1;
+    } else {
+      b = c;
+      fb = fc;
+      if (side == 1) fa *= 0.5;
+      side = 1;
+    }
+  }
+  *troot = b;
+  return 1;
+}
+
+#endif

@@ -1,0 +1,159 @@
+/* kernels/kl_impact.h: metrics of one normal impact, from the closed forms (DESIGN.md section 4).
+ * A scenario is an impact at speed v0 > 0 onto a compliant contact of stiffness K (exponent n),
+ * restitution cr, optional constant external force fe pushing into the contact. The same function runs
+ * in the OpenCL kernel, the OpenMP twin and the plain serial loop. Common subset of C17 and OpenCL C. */
+#ifndef KL_IMPACT_H
+#define KL_IMPACT_H
+#include "kl_common.h"
+#include "kl_contact_kv.h"
+#include "kl_contact_hc.h"
+
+#define KL_MODEL_KV 0 /* Kelvin-Voigt, D from cr by paper eq. (10) */
+#define KL_MODEL_HC 1 /* Hunt-Crossley family, chi from cr and v0 by a damping law */
+#define KL_MODEL_EF 2 /* the paper's approximate Emden-Fowler form, eq. (11)-(13) */
+#define KL_NMODELS 3
+
+#define KL_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
+#define KL_UNSUPPORTED 512   /* e.g. a nonlinear model with an external force (no closed form) */
+
+typedef struct kl_impact_in {
+  kl_real m, K, n, cr, v0, fe; /* kg, N/m^n, -, -, m/s, N */
+  int model, law, rule;
+} kl_impact_in;
+
+typedef struct kl_impact_out {
+  kl_real dmax;   /* maximum penetration [m] */
+  kl_real tmax;   /* time from impact to dmax [s] */
+  kl_real fpeak;  /* peak contact force [N] */
+  kl_real tc;     /* contact time [s] */
+  kl_real cr_eff; /* exit speed / impact speed */
+  kl_real ediss;  /* dissipated fraction of the impact kinetic energy, 1 - cr_eff^2 */
+  kl_real damp;   /* D [N s/m] for Kelvin-Voigt, chi [s/m] for Hunt-Crossley, 0 otherwise */
+  int status;     /* KL_OK or KL_BAD_* / KL_NO_* bits; outputs are 0 unless status is KL_OK */
+} kl_impact_out;
+
+/* Check a scenario; returns the status bits of what is wrong (KL_OK if none). */
+KL_FN int kl_impact_check(kl_impact_in in)
+{
+  int st = KL_OK;
+  if (!(kl_finite(in.m) && in.m > 0.0)) st |= KL_BAD_MASS;
+  if (!(kl_finite(in.K) && in.K > 0.0)) st |= KL_BAD_STIFFNESS;
+  if (!(kl_finite(in.cr) && in.cr > 0.0 && in.cr <= 1.0)) st |= KL_BAD_CR;
+  if (!(kl_finite(in.v0) && in.v0 > 0.0)) st |= KL_BAD_SPEED;
+  if (!(kl_finite(in.n) && in.n > 0.0 && in.n < 10.0)) st |= KL_BAD_EXPONENT;
+  if (!kl_finite(in.fe)) st |= KL_BAD_INPUT;
+  if (in.model < 0 || in.model >= KL_NMODELS || in.law < 0 || in.law >= KL_NLAWS || in.rule < 0 ||
+      in.rule > 1)
+    st |= KL_BAD_LAW;
+  if (st == KL_OK && in.model != KL_MODEL_KV && in.fe != 0.0) st |= KL_UNSUPPORTED;
+  if (st == KL_OK && in.model == KL_MODEL_KV && in.n != 1.0) st |= KL_BAD_EXPONENT;
+  return st;
+}
+
+KL_FN kl_impact_out kl_impact_zero(int status)
+{
+  kl_impact_out o;
+  o.dmax = 0.0;
+  o.tmax = 0.0;
+  o.fpeak = 0.0;
+  o.tc = 0.0;
+  o.cr_eff = 0.0;
+  o.ediss = 0.0;
+  o.damp = 0.0;
+  o.status = status;
+  return o;
+}
+
+/* Kelvin-Voigt impact: the exact solution of paper eq. (3)-(4) from d = 0, d' = v0 under F_e = fe. */
+KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
+{
+  kl_impact_out o = kl_impact_zero(KL_OK);
+  const kl_real D = kl_kv_damping(in.cr, in.K, in.m);
+  kl_kv_sys s;
+  s.m = in.m;
+  s.K = in.K;
+  s.D = D;
+  s.f0 = in.fe;
+  s.f1 = 0.0;
+  o.damp = D;
+  const kl_real horizon = 2000.0 * KL_PI * sqrt(in.m / in.K);
+  /* end of contact: d = 0 (penetration rule) or K d + D d' = 0 (force rule) */
+  kl_real tc;
+  const int ended = (in.rule == KL_SEP_FORCE) ? kl_kv_first_root(s, 0.0, in.v0, in.K, D, 0.0, 0.0, horizon, &tc)
+                                              : kl_kv_first_root(s, 0.0, in.v0, 1.0, 0.0, 0.0, 0.0, horizon, &tc);
+  if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
+  /* maximum penetration: d' = 0 */
+  kl_real tm;
+  if (!kl_kv_first_root(s, 0.0, in.v0, 0.0, 1.0, 0.0, 0.0, tc, &tm)) tm = tc;
+  const kl_kv_out om = kl_kv_step(s, 0.0, in.v0, tm);
+  /* peak force: dF/dt = K d' + D d'' = 0, with m d'' = fe - D d' - K d */
+  kl_real tp;
+  const int hp = kl_kv_first_root(s, 0.0, in.v0, -D * in.K / in.m, in.K - D * D / in.m, D * in.fe / in.m, 0.0, tc, &tp);
+  kl_real fpk = D * in.v0; /* the force at impact, the peak when damping dominates */
+  if (hp && tp > 0.0) {
+    const kl_kv_out opk = kl_kv_step(s, 0.0, in.v0, tp);
+    const kl_real f = in.K * opk.x + D * opk.v;
+    if (f > fpk) fpk = f;
+  }
+  const kl_kv_out oe = kl_kv_step(s, 0.0, in.v0, tc);
+  o.dmax = om.x;
+  o.tmax = tm;
+  o.fpeak = fpk;
+  o.tc = tc;
+  o.cr_eff = -oe.v / in.v0;
+  o.ediss = 1.0 - o.cr_eff * o.cr_eff;
+  return o;
+}
+
+/* Hunt-Crossley impact (fe = 0): phase-plane closed forms of kernels/kl_contact_hc.h. No tension
+ * arises (w = 1 + chi d' > 0 on restitution), so both separation rules agree. */
+KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+{
+  kl_impact_out o = kl_impact_zero(KL_OK);
+  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
+  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
+  const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
+  kl_real dpk;
+  o.damp = chi;
+  o.dmax = dmax;
+  o.fpeak = kl_hc_peak_force(in.m, in.K, in.n, chi, in.v0, dmax, &dpk);
+  o.tmax = kl_hc_phase_time(dmax, chi, in.v0, in.n, 1);
+  o.tc = o.tmax + kl_hc_phase_time(dmax, chi, in.v0, in.n, -1);
+  o.cr_eff = kl_hc_cr_eff(chi * in.v0);
+  o.ediss = 1.0 - o.cr_eff * o.cr_eff;
+  return o;
+}
+
+/* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor. */
+KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
+{
+  kl_impact_out o = kl_impact_zero(KL_OK);
+  const kl_real dmax = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+  o.dmax = dmax;
+  o.tmax = kl_ef_time_factor(in.n) * dmax / in.v0;
+  o.tc = o.tmax * (1.0 + 1.0 / in.cr);
+  o.fpeak = in.K * pow(dmax, in.n);
+  o.cr_eff = in.cr;
+  o.ediss = 1.0 - in.cr * in.cr;
+  return o;
+}
+
+/* Metrics of one scenario; never NaN: a bad scenario returns zeros and its status bits. */
+KL_FN kl_impact_out kl_impact(kl_impact_in in)
+{
+  const int st = kl_impact_check(in);
+  if (st != KL_OK) return kl_impact_zero(st);
+  kl_impact_out o;
+  if (in.model == KL_MODEL_KV)
+    o = kl_impact_kv(in);
+  else if (in.model == KL_MODEL_HC)
+    o = kl_impact_hc(in);
+  else
+    o = kl_impact_ef(in);
+  if (o.status == KL_OK &&
+      !(kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff)))
+    return kl_impact_zero(KL_NO_CONVERGE);
+  return o;
+}
+
+#endif
