@@ -1,0 +1,398 @@
+/* engine/ball.c: sphere on a plane under gravity, variable time step (see ball.h).
+ * Coordinates: z is the height of the sphere's lowest point, positive up; in contact the penetration
+ * x = -z and its rate v = -vz obey m x'' = m g - F(x, v) (paper eq. 3 with F_e = m g). */
+#include "engine/ball.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/kl_impact.h"
+
+void kl_ball_default(kl_ball_model *m)
+{
+  m->m = 1.0;
+  m->R = 0.1;
+  m->g = 9.81;
+  m->K = 140e6;
+  m->n = 1.0;
+  m->cr = 1.0;
+  m->model = KL_MODEL_KV;
+  m->law = KL_LAW_HUNT_CROSSLEY;
+  m->rule = KL_SEP_PENETRATION;
+  m->tol = 1e-9;
+}
+
+kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
+{
+#define BAD(...)                                                                                             \
+  do {                                                                                                       \
+    snprintf(msg, (size_t)cap, __VA_ARGS__);                                                                 \
+    return KELVIN_ERR_ARG;                                                                                   \
+  } while (0)
+  if (!(isfinite(m->m) && m->m > 0)) BAD("mass: must be > 0 kg, got %g", m->m);
+  if (!(isfinite(m->R) && m->R > 0)) BAD("radius: must be > 0 m, got %g", m->R);
+  if (!(isfinite(m->g) && m->g >= 0)) BAD("gravity: must be >= 0 m/s^2, got %g", m->g);
+  if (!(isfinite(m->K) && m->K > 0)) BAD("stiffness: must be > 0, got %g", m->K);
+  if (!(isfinite(m->cr) && m->cr > 0 && m->cr <= 1)) BAD("cr: must be in (0, 1], got %g", m->cr);
+  if (m->model < 0 || m->model >= KL_NMODELS) BAD("model: unknown model code %d", m->model);
+  if (m->law < 0 || m->law >= KL_NLAWS) BAD("law: unknown damping law code %d", m->law);
+  if (m->rule != KL_SEP_PENETRATION && m->rule != KL_SEP_FORCE) BAD("separation: unknown rule %d", m->rule);
+  if (m->model == KL_MODEL_KV && m->n != 1.0) BAD("exponent: Kelvin-Voigt is linear (n = 1), got %g", m->n);
+  if (!(isfinite(m->n) && m->n >= 1 && m->n <= 3)) BAD("exponent: must be in [1, 3], got %g", m->n);
+  if (!(isfinite(m->tol) && m->tol >= 1e-14 && m->tol <= 1e-2)) BAD("tolerance: must be in [1e-14, 1e-2], got %g", m->tol);
+  return KELVIN_OK;
+#undef BAD
+}
+
+void kl_ball_reset(const kl_ball_model *m, kl_ball_data *d, double z0, double vz0)
+{
+  (void)m;
+  memset(d, 0, sizeof *d);
+  d->z = z0;
+  d->vz = vz0;
+  d->phase = KL_BALL_FREE;
+}
+
+//------------------------------------------------------------------------------------------------------
+// logs
+
+static void log_apex(kl_ball_data *d, double t, double z)
+{
+  if (d->napex < KL_BALL_MAXLOG) {
+    d->apex[d->napex] = z;
+    d->apex_t[d->napex] = t;
+    d->napex++;
+  } else {
+    d->apex_overflow++;
+  }
+}
+
+static void log_contact(kl_ball_data *d)
+{
+  if (d->ncontact < KL_BALL_MAXLOG)
+    d->contact[d->ncontact++] = d->cur;
+  else
+    d->contact_overflow++;
+}
+
+//------------------------------------------------------------------------------------------------------
+// contact force law on the current contact
+
+/* stiffness of the current phase: the Emden-Fowler reading restitutes with cr^2 K (kl_contact_hc.h) */
+static double stiffness(const kl_ball_model *m, const kl_ball_data *d)
+{
+  return (m->model == KL_MODEL_EF && d->restitution) ? m->cr * m->cr * m->K : m->K;
+}
+
+/* F(x, v) of the current contact; x > 0 penetration, v its rate */
+static double force(const kl_ball_model *m, const kl_ball_data *d, double x, double v)
+{
+  if (m->model == KL_MODEL_KV) return m->K * x + d->damp * v;
+  if (!(x > 0)) return 0.0;
+  return stiffness(m, d) * pow(x, m->n) * (1.0 + d->damp * v);
+}
+
+double kl_ball_force(const kl_ball_model *m, const kl_ball_data *d)
+{
+  if (d->phase != KL_BALL_CONTACT) return 0.0;
+  return force(m, d, -d->z, -d->vz);
+}
+
+double kl_ball_energy(const kl_ball_model *m, const kl_ball_data *d)
+{
+  double e = 0.5 * m->m * d->vz * d->vz + m->m * m->g * d->z;
+  const double x = -d->z;
+  if (d->phase == KL_BALL_CONTACT && x > 0) e += stiffness(m, d) * pow(x, m->n + 1.0) / (m->n + 1.0);
+  return e;
+}
+
+//------------------------------------------------------------------------------------------------------
+// free flight: exact ballistic motion, exact time of impact (a quadratic)
+
+/* advance the ballistic state by tau */
+static void fly(const kl_ball_model *m, kl_ball_data *d, double tau)
+{
+  d->z += d->vz * tau - 0.5 * m->g * tau * tau;
+  d->vz -= m->g * tau;
+  d->t += tau;
+}
+
+/* time until the lowest point reaches the plane moving down, from z >= 0; INFINITY if never */
+static double time_to_plane(const kl_ball_model *m, double z, double vz)
+{
+  if (z <= 0 && vz <= 0) return 0.0;
+  if (m->g == 0) return vz < 0 ? z / -vz : INFINITY;
+  const double sq = sqrt(vz * vz + 2.0 * m->g * z);
+  /* positive root of z + vz t - g t^2/2 = 0 without cancellation */
+  return vz >= 0 ? (vz + sq) / m->g : 2.0 * z / (sq - vz);
+}
+
+static void begin_contact(const kl_ball_model *m, kl_ball_data *d)
+{
+  d->phase = KL_BALL_CONTACT;
+  d->restitution = 0;
+  const double vin = -d->vz;
+  memset(&d->cur, 0, sizeof d->cur);
+  d->cur.t0 = d->t;
+  d->cur.v_in = vin;
+  if (m->model == KL_MODEL_KV) {
+    d->damp = kl_kv_damping(m->cr, m->K, m->m);
+  } else if (m->model == KL_MODEL_HC) {
+    d->damp = vin > 0 ? kl_hc_chi(m->law, m->cr, vin) : 0.0;
+  } else {
+    d->damp = 0.0;
+  }
+  if (m->model != KL_MODEL_KV) {
+    /* first sub-step: 1/100 of the contact time of the closed form without gravity */
+    const double v = vin > 0 ? vin : sqrt(2.0 * m->g * 1e-6);
+    const double dmax = kl_hc_delta_max(m->m, m->K, m->n, d->damp, v);
+    d->h = 0.03 * dmax / v;
+  }
+}
+
+/* free flight until the output instant or contact onset */
+static void free_step(const kl_ball_model *m, kl_ball_data *d, double T)
+{
+  if (d->z < 0) {
+    /* inside the surface after a no-tension (force-rule) separation: contact resumes where
+     * phi = K x + D v turns positive while x > 0; otherwise the ball leaves through z = 0 */
+    const double K = m->K, D = d->damp, g = m->g;
+    const double c0 = -K * d->z - D * d->vz, c1 = -K * d->vz + D * g, c2 = 0.5 * K * g;
+    if (c0 > 0) {
+      begin_contact(m, d);
+      return;
+    }
+    /* ascending exit through z = 0: root of z + vz t - g t^2 / 2 */
+    double t_up = INFINITY;
+    if (d->vz > 0) {
+      const double sq = sqrt(d->vz * d->vz + 2.0 * g * d->z); /* z < 0: sq < vz */
+      if (isfinite(sq)) t_up = (g > 0) ? 2.0 * -d->z / (d->vz + sq) : -d->z / d->vz;
+    }
+    /* phi(t) = c0 + c1 t + c2 t^2 with c0 <= 0, c2 >= 0: the larger root is where it turns positive */
+    double t_phi = INFINITY;
+    const double disc = c1 * c1 - 4.0 * c2 * c0;
+    if (c2 > 0 && disc >= 0) {
+      const double q = -0.5 * (c1 - sqrt(disc)); /* c1 - sqrt <= 0 */
+      t_phi = (q > 0) ? q / c2 : c0 / q;
+      if (!(t_phi > 0)) t_phi = (q != 0) ? c0 / q : INFINITY;
+    } else if (c2 == 0 && c1 > 0) {
+      t_phi = -c0 / c1;
+    }
+    const double tau = fmin(fmin(t_up, t_phi), T);
+    fly(m, d, tau);
+    d->nsub++;
+    if (tau == t_phi && t_phi <= t_up) {
+      begin_contact(m, d);
+    } else if (tau == t_up) {
+      d->z = 0.0;
+    }
+    return;
+  }
+  const double tstar = time_to_plane(m, d->z, d->vz);
+  const double tau = fmin(tstar, T);
+  if (d->vz > 0 && m->g > 0) { /* apex inside this flight: exact */
+    const double ta = d->vz / m->g;
+    if (ta <= tau) log_apex(d, d->t + ta, d->z + d->vz * d->vz / (2.0 * m->g));
+  }
+  if (tstar <= T) {
+    fly(m, d, tstar);
+    d->z = 0.0; /* the impact is exactly on the plane */
+    d->nsub++;
+    begin_contact(m, d);
+  } else {
+    fly(m, d, T);
+    d->nsub++;
+  }
+}
+
+//------------------------------------------------------------------------------------------------------
+// contact: closed form (Kelvin-Voigt) or linearised exact sub-steps with step doubling (nonlinear)
+
+/* track max penetration and peak force of a sub-step of the linear system s from (x, v) over tau:
+ * end points, the root of v (max penetration) and the root of dF/dt of the linear force
+ * F = c + Kf x + Df v (with m x'' = f0 - D x' - K x) */
+static void track_extrema(const kl_ball_model *m, kl_ball_data *d, kl_kv_sys s, double x, double v,
+                          double tau, double Kf, double Df)
+{
+  kl_kv_out e = kl_kv_step(s, x, v, tau);
+  d->cur.dmax = fmax(d->cur.dmax, fmax(x, e.x));
+  d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, x, v), force(m, d, e.x, e.v)));
+  double tr;
+  if (v > 0 && kl_kv_first_root(s, x, v, 0.0, 1.0, 0.0, 0.0, tau, &tr)) {
+    const kl_kv_out o = kl_kv_step(s, x, v, tr);
+    d->cur.dmax = fmax(d->cur.dmax, o.x);
+  }
+  /* dF/dt = Kf v + Df a, a = (f0 - D v - K x)/m: al x + be v + g0 */
+  const double al = -Df * s.K / s.m, be = Kf - Df * s.D / s.m, g0 = Df * s.f0 / s.m;
+  if (al * x + be * v + g0 > 0 && kl_kv_first_root(s, x, v, al, be, g0, 0.0, tau, &tr)) {
+    const kl_kv_out o = kl_kv_step(s, x, v, tr);
+    d->cur.fpeak = fmax(d->cur.fpeak, force(m, d, o.x, o.v));
+  }
+}
+
+static void end_contact(kl_ball_data *d, double x, double v)
+{
+  d->phase = KL_BALL_FREE;
+  d->z = -x;
+  d->vz = -v;
+  d->cur.t1 = d->t;
+  d->cur.v_out = -v;
+  log_contact(d);
+}
+
+/* Kelvin-Voigt: one exact sub-step to the end of contact or the output instant */
+static void contact_kv(const kl_ball_model *m, kl_ball_data *d, double T)
+{
+  const kl_kv_sys s = {m->m, m->K, d->damp, m->m * m->g, 0.0};
+  const double x = -d->z, v = -d->vz;
+  double te;
+  const int ended = (m->rule == KL_SEP_FORCE) ? kl_kv_first_root(s, x, v, m->K, d->damp, 0.0, 0.0, T, &te)
+                                              : kl_kv_first_root(s, x, v, 1.0, 0.0, 0.0, 0.0, T, &te);
+  const double tau = ended ? te : T;
+  track_extrema(m, d, s, x, v, tau, m->K, d->damp);
+  const kl_kv_out o = kl_kv_step(s, x, v, tau);
+  d->nsub++;
+  d->cur.nsub++;
+  d->t += tau;
+  if (ended) {
+    end_contact(d, o.x, o.v);
+  } else {
+    d->z = -o.x;
+    d->vz = -o.v;
+  }
+}
+
+/* the contact force linearised about (x0, v0) as a kl_kv_sys (paper eq. 3 with the tangent
+ * stiffness n K x^{n-1} (1 + chi v) and damping chi K x^n, DESIGN.md 2.3) */
+static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *Kt,
+                           double *Dt)
+{
+  const double Ki = stiffness(m, d);
+  double F0 = 0, k = 0, c = 0;
+  if (x0 > 0) {
+    const double xn = pow(x0, m->n);
+    F0 = Ki * xn * (1.0 + d->damp * v0);
+    k = m->n * Ki * (xn / x0) * (1.0 + d->damp * v0);
+    c = d->damp * Ki * xn;
+    if (k < 0) k = 0;
+  }
+  *Kt = k;
+  *Dt = c;
+  const kl_kv_sys s = {m->m, k, c, m->m * m->g - F0 + k * x0 + c * v0, 0.0};
+  return s;
+}
+
+/* one linearised sub-step of length h: returns the end state */
+static kl_kv_out lin_step(const kl_ball_model *m, const kl_ball_data *d, double x, double v, double h)
+{
+  double Kt, Dt;
+  const kl_kv_sys s = linearise(m, d, x, v, &Kt, &Dt);
+  return kl_kv_step(s, x, v, h);
+}
+
+/* locate an event phi = al x + be v going <= 0 inside the two half-steps from (x, v) of length h/2;
+ * returns 1 and the time and state at it */
+static int lin_event(const kl_ball_model *m, const kl_ball_data *d, double x, double v, double h, double al,
+                     double be, double *tev, kl_kv_out *at)
+{
+  double Kt, Dt, tr;
+  kl_kv_sys s = linearise(m, d, x, v, &Kt, &Dt);
+  if (kl_kv_first_root(s, x, v, al, be, 0.0, 0.0, 0.5 * h, &tr)) {
+    *tev = tr;
+    *at = kl_kv_step(s, x, v, tr);
+    return 1;
+  }
+  const kl_kv_out mid = kl_kv_step(s, x, v, 0.5 * h);
+  s = linearise(m, d, mid.x, mid.v, &Kt, &Dt);
+  if (kl_kv_first_root(s, mid.x, mid.v, al, be, 0.0, 0.0, 0.5 * h, &tr)) {
+    *tev = 0.5 * h + tr;
+    *at = kl_kv_step(s, mid.x, mid.v, tr);
+    return 1;
+  }
+  return 0;
+}
+
+/* nonlinear contact: sub-steps controlled by step doubling until the output instant or separation */
+static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double T)
+{
+  double x = -d->z, v = -d->vz;
+  const double t_end = d->t + T;
+  const double vin = d->cur.v_in > 0 ? d->cur.v_in : 1e-3;
+  const double xscale = fmax(kl_hc_delta_max(m->m, m->K, m->n, d->damp, vin), 1e-12);
+  while (d->t < t_end) {
+    double h = fmin(d->h, t_end - d->t);
+    const kl_kv_out full = lin_step(m, d, x, v, h);
+    const kl_kv_out half = lin_step(m, d, x, v, 0.5 * h);
+    const kl_kv_out two = lin_step(m, d, half.x, half.v, 0.5 * h);
+    const double xs = fmax(xscale, fabs(x));
+    const double vs = fmax(fmax(vin, fabs(v)), sqrt(m->n * m->K * pow(xs, m->n - 1.0) / m->m) * xs);
+    const double err = fmax(fabs(full.x - two.x) / xs, fabs(full.v - two.v) / vs);
+    if (!(err <= m->tol) && h > 1e-15 * (1.0 + d->t)) {
+      d->h = h * fmax(0.1, 0.9 * cbrt(m->tol / err));
+      d->nrejected++;
+      continue;
+    }
+    /* events inside the accepted step, earliest first: separation (x <= 0), maximum penetration
+     * (v <= 0, the Emden-Fowler phase switch) */
+    double tsep = INFINITY, tmx = INFINITY;
+    kl_kv_out atsep, atmx;
+    if (two.x <= 0 || half.x <= 0) {
+      if (!lin_event(m, d, x, v, h, 1.0, 0.0, &tsep, &atsep)) {
+        tsep = h;
+        atsep = two;
+      }
+    }
+    if (!d->restitution && v > 0 && (two.v <= 0 || half.v <= 0)) {
+      if (!lin_event(m, d, x, v, h, 0.0, 1.0, &tmx, &atmx)) {
+        tmx = h;
+        atmx = two;
+      }
+    }
+    d->nsub++;
+    d->cur.nsub++;
+    if (tmx < tsep) { /* split at maximum penetration */
+      d->t += tmx;
+      x = atmx.x;
+      v = 0.0;
+      d->cur.dmax = fmax(d->cur.dmax, x);
+      d->cur.fpeak = fmax(d->cur.fpeak, force(m, d, x, v));
+      d->restitution = 1;
+      continue;
+    }
+    if (tsep <= h) {
+      d->t += tsep;
+      end_contact(d, atsep.x, atsep.v);
+      return;
+    }
+    d->t += h;
+    x = two.x;
+    v = two.v;
+    d->cur.dmax = fmax(d->cur.dmax, x);
+    d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, half.x, half.v), force(m, d, x, v)));
+    d->h = h * fmin(4.0, 0.9 * cbrt(m->tol / fmax(err, 1e-300)));
+  }
+  d->t = t_end;
+  d->z = -x;
+  d->vz = -v;
+}
+
+//------------------------------------------------------------------------------------------------------
+
+kelvin_status kl_ball_advance(const kl_ball_model *m, kl_ball_data *d, double t_out)
+{
+  long guard = 0;
+  while (d->t < t_out) {
+    const double T = t_out - d->t;
+    if (d->phase == KL_BALL_FREE)
+      free_step(m, d, T);
+    else if (m->model == KL_MODEL_KV)
+      contact_kv(m, d, T);
+    else
+      contact_nl(m, d, T);
+    if (!(isfinite(d->z) && isfinite(d->vz) && isfinite(d->t))) return KELVIN_ERR_NUMERIC;
+    if (++guard > 100000000L) return KELVIN_ERR_NUMERIC; /* Zeno-like event storm */
+  }
+  d->t = t_out;
+  return KELVIN_OK;
+}

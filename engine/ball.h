@@ -1,0 +1,83 @@
+/* engine/ball.h: the first slice of the variable-time-step engine (DESIGN.md section 3): a sphere
+ * falling under gravity onto a static plane, normal contact from the closed forms of kernels/.
+ * The free flight is exact ballistic motion; the time of impact is located exactly (a quadratic);
+ * a Kelvin-Voigt contact phase is advanced in closed form to its end in one sub-step (paper eq. 4);
+ * a Hunt-Crossley contact is advanced by exact solutions of the system linearised about each
+ * sub-step's start, with the sub-step controlled by step doubling. The user's output period is only
+ * where states are reported: internal sub-steps follow events, so stability does not depend on it.
+ * Model/data split as in MuJoCo: kl_ball_model is immutable, kl_ball_data holds one rollout. */
+#ifndef KL_ENGINE_BALL_H
+#define KL_ENGINE_BALL_H
+
+#include "kelvin/kelvin.h"
+
+/* Contact phase of the ball */
+#define KL_BALL_FREE 0
+#define KL_BALL_CONTACT 1
+
+typedef struct kl_ball_model {
+  double m;       /* mass [kg] > 0 */
+  double R;       /* radius [m] > 0 (geometry of the Hertz stiffness; the plane is at height 0) */
+  double g;       /* gravity [m/s^2] >= 0, acting towards the plane */
+  double K;       /* stiffness [N/m^n] > 0 */
+  double n;       /* force exponent: 1 for Kelvin-Voigt, 3/2 for Hertz */
+  double cr;      /* coefficient of restitution in (0, 1] */
+  int model;      /* KL_MODEL_KV, KL_MODEL_HC or KL_MODEL_EF (kernels/kl_impact.h) */
+  int law;        /* KL_LAW_* for Hunt-Crossley */
+  int rule;       /* KL_SEP_PENETRATION or KL_SEP_FORCE */
+  double tol;     /* relative tolerance of the Hunt-Crossley sub-step control (default 1e-9) */
+} kl_ball_model;
+
+/* One completed contact (impact to separation). */
+typedef struct kl_ball_contact {
+  double t0, t1;   /* start and end time [s] */
+  double v_in;     /* impact speed [m/s] */
+  double v_out;    /* exit speed [m/s] */
+  double dmax;     /* maximum penetration [m] */
+  double fpeak;    /* peak contact force [N] */
+  int nsub;        /* internal sub-steps inside this contact */
+} kl_ball_contact;
+
+#define KL_BALL_MAXLOG 8192
+
+typedef struct kl_ball_data {
+  /* state: what is needed to resume a rollout */
+  double t;        /* time [s] */
+  double z;        /* height of the sphere's lowest point above the plane [m] (penetration = -z) */
+  double vz;       /* vertical velocity [m/s], positive up */
+  int phase;       /* KL_BALL_FREE or KL_BALL_CONTACT */
+  int restitution; /* in contact and past the maximum penetration (nonlinear models) */
+  double damp;     /* D [N s/m] (Kelvin-Voigt) or chi [s/m] (Hunt-Crossley) of the current contact */
+  double h;        /* current Hunt-Crossley sub-step [s] */
+  /* derived: statistics and logs (fixed capacity; overflow is counted, never grown) */
+  long nsub;       /* internal sub-steps so far */
+  long nrejected;  /* rejected Hunt-Crossley sub-steps */
+  int ncontact, napex;
+  long contact_overflow, apex_overflow;
+  kl_ball_contact contact[KL_BALL_MAXLOG];
+  double apex[KL_BALL_MAXLOG];     /* apex heights of the lowest point [m], in order */
+  double apex_t[KL_BALL_MAXLOG];   /* their times [s] */
+  kl_ball_contact cur;             /* the contact in progress */
+} kl_ball_data;
+
+/* Fill a model with the paper's section 4.1 ball: m = 1 kg, R = 0.1 m, g = 9.81, K = 140e6 N/m,
+ * Kelvin-Voigt, cr = 1, penetration separation. */
+void kl_ball_default(kl_ball_model *m);
+
+/* Check a model; KELVIN_OK, or KELVIN_ERR_ARG with a message naming the field and value in msg. */
+kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap);
+
+/* Start a rollout at rest-free state: lowest point at height z0 >= 0 with velocity vz0. */
+void kl_ball_reset(const kl_ball_model *m, kl_ball_data *d, double z0, double vz0);
+
+/* Advance to time t_out >= d->t exactly (the output instant). Events inside are located and the
+ * step split there. Returns KELVIN_OK or KELVIN_ERR_NUMERIC if the state went non-finite. */
+kelvin_status kl_ball_advance(const kl_ball_model *m, kl_ball_data *d, double t_out);
+
+/* Contact force on the ball at the current state [N] (0 in free flight) and penetration [m]. */
+double kl_ball_force(const kl_ball_model *m, const kl_ball_data *d);
+
+/* Mechanical energy (kinetic + gravity about the plane + elastic in the contact) [J]. */
+double kl_ball_energy(const kl_ball_model *m, const kl_ball_data *d);
+
+#endif
