@@ -1,0 +1,60 @@
+/* optimiser/cli.h: what every `kelvin` subcommand shares: strict option values, messages, the output
+ * folder and atomic file writes, figures through gnuplot. Only the CLI prints; library code returns
+ * a status and a message (STYLE.md section 6). */
+#ifndef KL_CLI_H
+#define KL_CLI_H
+#include <stdio.h>
+#include <stddef.h>
+
+/* Exit statuses (DESIGN.md section 8) */
+#define KL_EXIT_OK 0
+#define KL_EXIT_RUNTIME 1
+#define KL_EXIT_USAGE 2
+
+/* Global flags every subcommand accepts */
+typedef struct kl_cli_common {
+  const char *out;     /* --out DIR (default per command) */
+  int quiet;           /* --quiet: no progress, no summary table */
+  int cpu;             /* --cpu: force the OpenMP path */
+  const char *device;  /* --device SPEC */
+  unsigned long seed;  /* --seed N */
+} kl_cli_common;
+
+/* "kelvin: <message>" on stderr. */
+void kl_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "kelvin: <message>" on stderr unless quiet (progress, notices). */
+void kl_cli_note(const kl_cli_common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a finite double from the whole of s; on failure print "OPTION: must be a number, got 's'"
+ * and return -1. */
+int kl_cli_double(const char *opt, const char *s, double *out);
+/* Parse an integer in [lo, hi] from the whole of s. */
+int kl_cli_long(const char *opt, const char *s, long lo, long hi, long *out);
+/* Parse a comma-separated list of finite doubles (at most cap) into out; sets *n. */
+int kl_cli_double_list(const char *opt, const char *s, double *out, int cap, int *n);
+/* Index of s in the NULL-terminated list names, or -1 with a message listing the choices. */
+int kl_cli_choice(const char *opt, const char *s, const char *const *names);
+
+/* Create the output folder (and parents) if needed; 0 on success, -1 with a message. */
+int kl_cli_mkdir(const char *dir);
+
+/* Atomic output file: written to "<path>.tmp.<pid>", renamed over <path> by kl_out_commit.
+ * kl_out_abort removes the temporary. Nothing half-written is ever left under the final name. */
+typedef struct kl_out {
+  FILE *f;
+  char path[4096];
+  char tmp[4200];
+} kl_out;
+int kl_out_open(kl_out *o, const char *dir, const char *name);
+int kl_out_commit(kl_out *o); /* fclose + rename; -1 with a message on error */
+void kl_out_abort(kl_out *o); /* fclose + unlink; safe on an unopened kl_out */
+
+/* Run gnuplot on a script (written next to the figure as <png>.gp) to make <dir>/<png>. Returns 0 on
+ * success, 1 if gnuplot is missing (a notice, not an error), -1 on failure. The script is kept so the
+ * user can restyle the figure. */
+int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, const char *script);
+
+/* Join dir and name into buf. */
+void kl_cli_path(char *buf, size_t cap, const char *dir, const char *name);
+
+#endif

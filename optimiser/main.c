@@ -1,0 +1,48 @@
+/* optimiser/main.c: `kelvin COMMAND [options] [file]` */
+#include <stdio.h>
+#include <string.h>
+
+#include "kelvin/kelvin.h"
+#include "optimiser/cli.h"
+#include "optimiser/commands.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+  {"bounce", kl_cmd_bounce, "the paper's bouncing-ball study (section 4.1): data, summary, figure"},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: kelvin COMMAND [options] [file]\n\n"
+             "Compliant-contact simulation and force-aware trajectory optimisation.\n\ncommands:\n");
+  for (int i = 0; i < NCOMMANDS; ++i) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\n'kelvin COMMAND --help' describes each command's options.\n"
+             "  --version  print the version\n  --help     this text\n"
+             "Exit status: 0 success, 1 runtime failure, 2 usage or input error.\n");
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return KL_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return KL_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("kelvin %s\n", kelvin_version());
+    return KL_EXIT_OK;
+  }
+  for (int i = 0; i < NCOMMANDS; ++i)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  kl_cli_error("unknown command '%s' (try 'kelvin --help')", argv[1]);
+  return KL_EXIT_USAGE;
+}
