@@ -1,0 +1,160 @@
+/* tests/cli_bounce_test.c: `kelvin bounce` end to end as a user runs it: good runs write every
+ * output, bad input gives one line naming the value, exit status 2, and nothing in the output folder. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char tmpdir[256];
+
+/* run "kelvin ARGS", capture stderr into err; returns the exit status */
+static int kelvin(const char *args, char *err, size_t cap)
+{
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s/kelvin' %s 2>&1 >/dev/null", KELVIN_BINARY_DIR, args);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t n = fread(err, 1, cap - 1, p);
+  err[n] = '\0';
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') ++n;
+  closedir(d);
+  return n;
+}
+
+static int has_tmp(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int found = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".tmp.")) found = 1;
+  closedir(d);
+  return found;
+}
+
+static int lines(const char *s)
+{
+  int n = 0;
+  for (; *s; ++s) n += *s == '\n';
+  return n;
+}
+
+/* each bad input: exit 2, exactly one line on stderr naming the offending value, folder untouched */
+static void test_bad_input(void **state)
+{
+  (void)state;
+  struct {
+    const char *args, *must;
+  } cases[] = {
+    {"--cr 1.5", "1.5"},          {"--cr 0.5,0", "0"},       {"--mass -1", "-1"},
+    {"--mass nan", "nan"},        {"--radius NaN", "NaN"},   {"--bogus", "--bogus"},
+    {"--model xyz", "xyz"},       {"--dt 0", "--dt"},        {"--cr", "--cr"},
+    {"--height 1e999", "1e999"},  {"--law nope --model hc", "nope"}, {"extra", "extra"},
+  };
+  char out[512], args[1024], err[4096];
+  snprintf(out, sizeof out, "%s/bad", tmpdir);
+  mkdir(out, 0777);
+  char keep[600];
+  snprintf(keep, sizeof keep, "%s/summary.csv", out);
+  FILE *f = fopen(keep, "w");
+  assert_non_null(f);
+  fputs("precious\n", f);
+  fclose(f);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    snprintf(args, sizeof args, "bounce %s --out '%s'", cases[i].args, out);
+    const int rc = kelvin(args, err, sizeof err);
+    printf("# kelvin %s -> %d: %s", cases[i].args, rc, err);
+    assert_int_equal(rc, 2);
+    assert_int_equal(lines(err), 1);
+    assert_non_null(strstr(err, "kelvin: "));
+    assert_non_null(strstr(err, cases[i].must));
+    assert_int_equal(count_files(out), 1);
+  }
+  f = fopen(keep, "r");
+  char buf[64] = "";
+  assert_non_null(fgets(buf, sizeof buf, f));
+  fclose(f);
+  assert_string_equal(buf, "precious\n");
+}
+
+static void test_good_run(void **state)
+{
+  (void)state;
+  char out[512], args[1024], err[8192], path[700];
+  snprintf(out, sizeof out, "%s/good", tmpdir);
+  snprintf(args, sizeof args, "bounce --cr 0.8,1 --duration 2 --dt 0.01 --quiet --out '%s'", out);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  const char *files[] = {"bounce_cr0.80.csv", "bounce_cr1.00.csv", "first_contact_cr0.80.csv",
+                         "first_contact_cr1.00.csv", "summary.csv", "summary.json"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+    snprintf(path, sizeof path, "%s/%s", out, files[i]);
+    assert_int_equal(access(path, R_OK), 0);
+  }
+  assert_false(has_tmp(out));
+  /* summary: header + 2 rows; cr_eff of cr = 1 is 1 */
+  snprintf(path, sizeof path, "%s/summary.csv", out);
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  int n = 0;
+  double cr = 0, v = 0, dm = 0, fp = 0, tc = 0, ce = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (n == 2) assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &cr, &v, &dm, &fp, &tc, &ce), 6);
+    ++n;
+  }
+  fclose(f);
+  assert_int_equal(n, 3);
+  assert_true(cr == 1.0);
+  assert_true(ce > 1 - 1e-9 && ce < 1 + 1e-9);
+  /* the time series has one row per output instant: 2 s / 0.01 s + 1, plus 2 header lines */
+  snprintf(path, sizeof path, "%s/bounce_cr1.00.csv", out);
+  f = fopen(path, "r");
+  n = 0;
+  while (fgets(line, sizeof line, f)) ++n;
+  fclose(f);
+  assert_int_equal(n, 201 + 2);
+}
+
+static void test_help_version(void **state)
+{
+  (void)state;
+  char err[4096];
+  assert_int_equal(kelvin("--version", err, sizeof err), 0);
+  assert_int_equal(kelvin("--help", err, sizeof err), 0);
+  assert_int_equal(kelvin("bounce --help", err, sizeof err), 0);
+  assert_int_equal(kelvin("frobnicate", err, sizeof err), 2);
+  assert_non_null(strstr(err, "frobnicate"));
+  assert_int_equal(kelvin("", err, sizeof err), 2);
+}
+
+int main(void)
+{
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-test-XXXXXX");
+  if (!mkdtemp(tmpdir)) return 1;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input), cmocka_unit_test(test_good_run),
+                                     cmocka_unit_test(test_help_version)};
+  const int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd) != 0) return 1;
+  return rc;
+}
