@@ -79,6 +79,11 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
     *u = 0.0;
     return -1.0;
   }
+  if (s > 700.0) { /* u = e^{-1-s} e^u with e^u = 1 to double precision; the iteration would meet
+                     * subnormal u (halving the smallest one gives 0, then log(0)) */
+    *u = exp(-1.0 - s);
+    return -1.0;
+  }
   kl_real v = exp(-1.0 - s);
   v = exp(v - 1.0 - s);
   for (int it = 0; it < 40; ++it) {
