@@ -10,8 +10,10 @@ core=(
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo   # OpenCL loader, headers, CPU device
   libclblast-dev                                               # dense algebra on the device
   libccd-dev                                                   # collision (engine/)
+  libassimp-dev                                                # mesh import, STL/OBJ/PLY (engine/)
   libnlopt-dev                                                 # optimiser/
   libyaml-dev                                                  # config files
+  libxml2-dev                                                  # URDF robot files (engine/robot_urdf.c)
   libgsl-dev                                                   # reference integrator, Lambert W reference, Sobol
   libcmocka-dev                                                # unit tests
   gnuplot-nox                                                  # figures

@@ -1,0 +1,383 @@
+/* optimiser/cmd_robot.c: `kelvin robot`, the arm's effective mass and feed-speed bound along a path
+ * (DESIGN.md section 6; engine/robot.h): inverse kinematics per sample, m_eff along the surface
+ * normal, the joint-speed bound on the feed, reachability and joint-limit margins. Writes a CSV and a
+ * figure; prints a summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/robot.h"
+#include "kernels/kl_common.h"
+#include "optimiser/cli.h"
+#include "optimiser/commands.h"
+#include "optimiser/robot_yaml.h"
+
+#define DEFAULT_NS 200
+#define MAXSAMPLES 1000000
+
+/* `kelvin robot --help` */
+static void help(void)
+{
+  printf(
+    "usage: kelvin robot [robot.yaml|robot.urdf] [options]\n\n"
+    "The robot's effective mass along the surface normal and the feed-speed bound from its joint speed\n"
+    "limits, at every sample of a grinding path (the paper's multi-joint effective inertia, Zhou et al.\n"
+    "2024). At each sample the tool's z-axis points into the surface (along -normal) and its x-axis along\n"
+    "the path; inverse kinematics picks the branch closest to the previous sample. m_eff = 1/(n^T J_v\n"
+    "M^-1 J_v^T n) with M(q) from the composite rigid body algorithm; the speed bound keeps every joint\n"
+    "within its limit, counting the tool's rotation along a curved path.\n\n"
+    "robot file: a YAML file of DH or modified-DH parameters (see examples/robot_er10.yaml) or a URDF;\n"
+    "without one, the built-in illustrative arm of the ESTUN ER10-900's size (0.9 m reach, 10 kg\n"
+    "payload class, 2.5 kg spindle; plausible numbers, not manufacturer data).\n\n"
+    "options:\n"
+    "  --path FILE     path CSV with a header line naming the columns x,y,z,nx,ny,nz (world frame, m;\n"
+    "                  outward unit surface normal, |n| = 1 within 1e-6; other columns are ignored;\n"
+    "                  '#' lines are comments). Tangents come from finite differences.\n"
+    "                  [built-in: 200 samples along a 200 mm straight line (x = 0.45..0.65 m, y = 0)\n"
+    "                  over a cylindrical panel of radius 0.4 m whose crest is 0.25 m above the base,\n"
+    "                  normal up at the crest]\n"
+    "  --base X,Y,Z    robot base position in the world, m [from the robot file; built-in: 0,0,0]\n"
+    "  --out DIR       output folder [kelvin-out/robot]\n"
+    "  --quiet         no summary\n"
+    "  --help          this text\n\n"
+    "writes, in DIR: robot_path.csv (s, position, normal, m_eff [kg], vmax [m/s], reach, smallest\n"
+    "joint-limit margin [rad], stiffness along the normal k_n [N/m] where joint stiffness is given,\n"
+    "joint angles [rad]) and robot_path.png (m_eff and vmax against the path position).\n"
+    "Exit status: 0 ok; 1 some sample is unreachable or outside a joint limit (the CSV still shows\n"
+    "every sample, the message names the first); 2 bad option, robot file or path file.\n");
+}
+
+typedef struct opts {
+  const char *robot;
+  const char *path;
+  double base[3];
+  int have_base;
+  kl_cli_common c;
+} opts;
+
+/* 0 ok, 1 help shown, -1 usage error (message printed) */
+static int parse(int argc, char **argv, opts *o)
+{
+  static const struct option lo[] = {{"path", required_argument, 0, 'p'}, {"base", required_argument, 0, 'b'},
+                                     {"out", required_argument, 0, 'o'},  {"quiet", no_argument, 0, 'q'},
+                                     {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+  memset(o, 0, sizeof *o);
+  o->c.out = "kelvin-out/robot";
+  opterr = 0;
+  optind = 1;
+  int ch, n;
+  while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+    switch (ch) {
+    case 'p': o->path = optarg; break;
+    case 'b':
+      if (kl_cli_double_list("--base", optarg, o->base, 3, &n) != 0) return -1;
+      if (n != 3) {
+        kl_cli_error("--base: expected X,Y,Z (three numbers, m), got '%s'", optarg);
+        return -1;
+      }
+      o->have_base = 1;
+      break;
+    case 'o': o->c.out = optarg; break;
+    case 'q': o->c.quiet = 1; break;
+    case 'h': help(); return 1;
+    case ':': kl_cli_error("robot: option '%s' needs a value (try 'kelvin robot --help')", argv[optind - 1]); return -1;
+    default: kl_cli_error("robot: unknown option '%s' (try 'kelvin robot --help')", argv[optind - 1]); return -1;
+    }
+  }
+  if (optind < argc) o->robot = argv[optind++];
+  if (optind < argc) {
+    kl_cli_error("robot: unexpected argument '%s' (one robot file at most; try 'kelvin robot --help')", argv[optind]);
+    return -1;
+  }
+  return 0;
+}
+
+/* split a CSV line in place at commas; fields trimmed of spaces; returns the count (<= cap) */
+static int split(char *line, char **f, int cap)
+{
+  int n = 0;
+  char *p = line;
+  while (n < cap) {
+    while (*p == ' ' || *p == '\t') ++p;
+    f[n++] = p;
+    char *c = strchr(p, ',');
+    char *e = c ? c : p + strlen(p);
+    char *t = e;
+    while (t > p && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\n')) --t;
+    *t = '\0';
+    if (!c) break;
+    p = c + 1;
+  }
+  return n;
+}
+
+/* read the path CSV: positions and normals (ns x 3, malloc'd) and each sample's line number;
+ * 0 ok, -1 with a message naming file, line and column */
+static int read_path(const char *file, int *ns_out, double **pos_out, double **nrm_out, long **line_out)
+{
+  static const char *const want[6] = {"x", "y", "z", "nx", "ny", "nz"};
+  FILE *f = fopen(file, "r");
+  if (!f) {
+    kl_cli_error("--path: cannot open '%s': %s", file, strerror(errno));
+    return -1;
+  }
+  char *line = NULL;
+  size_t lcap = 0;
+  long ln = 0;
+  int col[6], ncol = 0, ns = 0, cap = 0, rc = -1;
+  double *pos = NULL, *nrm = NULL;
+  long *lines = NULL;
+  char *fld[64];
+  int header = 0;
+  while (getline(&line, &lcap, f) >= 0) {
+    ++ln;
+    char *s = line;
+    while (*s == ' ' || *s == '\t') ++s;
+    if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0') continue;
+    const int nf = split(s, fld, 64);
+    if (!header) {
+      for (int k = 0; k < 6; ++k) {
+        col[k] = -1;
+        for (int i = 0; i < nf; ++i)
+          if (strcmp(fld[i], want[k]) == 0) {
+            if (col[k] >= 0) {
+              kl_cli_error("%s:%ld: column '%s' appears twice in the header", file, ln, want[k]);
+              goto done;
+            }
+            col[k] = i;
+          }
+        if (col[k] < 0) {
+          kl_cli_error("%s:%ld: missing column '%s' in the header (need x,y,z,nx,ny,nz)", file, ln, want[k]);
+          goto done;
+        }
+      }
+      ncol = nf;
+      header = 1;
+      continue;
+    }
+    if (ns >= MAXSAMPLES) {
+      kl_cli_error("%s:%ld: more than %d samples", file, ln, MAXSAMPLES);
+      goto done;
+    }
+    if (ns == cap) {
+      cap = cap ? 2 * cap : 256;
+      double *p2 = realloc(pos, sizeof(double) * 3 * (size_t)cap);
+      double *n2 = p2 ? realloc(nrm, sizeof(double) * 3 * (size_t)cap) : NULL;
+      long *l2 = n2 ? realloc(lines, sizeof(long) * (size_t)cap) : NULL;
+      if (p2) pos = p2;
+      if (n2) nrm = n2;
+      if (l2) lines = l2;
+      if (!p2 || !n2 || !l2) {
+        kl_cli_error("robot: out of memory reading '%s'", file);
+        goto done;
+      }
+    }
+    double v[6];
+    for (int k = 0; k < 6; ++k) {
+      if (col[k] >= nf || fld[col[k]][0] == '\0') {
+        kl_cli_error("%s:%ld: column '%s': missing value (the header has %d columns, this line %d)", file, ln, want[k],
+                     ncol, nf);
+        goto done;
+      }
+      char *end = NULL;
+      errno = 0;
+      v[k] = strtod(fld[col[k]], &end);
+      if (end == fld[col[k]] || *end != '\0' || errno == ERANGE || !isfinite(v[k])) {
+        kl_cli_error("%s:%ld: column '%s': must be a finite number, got '%s'", file, ln, want[k], fld[col[k]]);
+        goto done;
+      }
+    }
+    const double nn = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+    if (fabs(nn - 1.0) > 1e-6) {
+      kl_cli_error("%s:%ld: columns nx,ny,nz: the normal must be unit length (within 1e-6), got |n| = %.9g", file, ln, nn);
+      goto done;
+    }
+    for (int k = 0; k < 3; ++k) pos[3 * ns + k] = v[k], nrm[3 * ns + k] = v[3 + k];
+    lines[ns++] = ln;
+  }
+  if (!header) {
+    kl_cli_error("%s:%ld: no header line (need the columns x,y,z,nx,ny,nz)", file, ln);
+    goto done;
+  }
+  if (ns < 2) {
+    kl_cli_error("%s:%ld: need at least 2 samples, got %d", file, ln, ns);
+    goto done;
+  }
+  rc = 0;
+done:
+  free(line);
+  fclose(f);
+  if (rc) {
+    free(pos), free(nrm), free(lines);
+    return -1;
+  }
+  *ns_out = ns, *pos_out = pos, *nrm_out = nrm, *line_out = lines;
+  return 0;
+}
+
+/* the CSV of every sample */
+static int write_csv(const opts *o, const kl_robot *r, int ns, const double *pos, const double *nrm,
+                     const double *meff, const double *vmax, const int *reach, const double *margin, const double *kn,
+                     const double *q, const double *s, int have_kn)
+{
+  kl_out f;
+  if (kl_out_open(&f, o->c.out, "robot_path.csv") != 0) return -1;
+  fprintf(f.f, "# kelvin robot: %s, %d joints, base (%g, %g, %g) m, path %s, %d samples\n", r->name, r->ndof,
+          r->base_pos[0], r->base_pos[1], r->base_pos[2], o->path ? o->path : "built-in", ns);
+  fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,meff_kg,vmax_m_s,reach,margin_rad%s", have_kn ? ",kn_N_m" : "");
+  for (int i = 0; i < r->ndof; ++i) fprintf(f.f, ",q%d_rad", i + 1);
+  fprintf(f.f, "\n");
+  for (int k = 0; k < ns; ++k) {
+    fprintf(f.f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%d,%.9g", s[k], pos[3 * k], pos[3 * k + 1],
+            pos[3 * k + 2], nrm[3 * k], nrm[3 * k + 1], nrm[3 * k + 2], meff[k], vmax[k], reach[k], margin[k]);
+    if (have_kn) fprintf(f.f, ",%.12g", kn[k]);
+    for (int i = 0; i < r->ndof; ++i) fprintf(f.f, ",%.15g", q[(size_t)k * (size_t)r->ndof + (size_t)i]);
+    fprintf(f.f, "\n");
+  }
+  return kl_out_commit(&f);
+}
+
+/* robot_path.png: m_eff, vmax (and k_n) against the path position */
+static int figure(const opts *o, const kl_robot *r, int have_kn)
+{
+  char script[4096];
+  snprintf(script, sizeof script,
+           "# kelvin robot: effective mass and feed-speed bound along the path\n"
+           "if (!exists('OUTPUT')) OUTPUT = 'robot_path.png'\n"
+           "set terminal pngcairo size 1000,%d font ',11'\nset output OUTPUT\n"
+           "set datafile separator ','\nset datafile missing 'nan'\nset grid\nset key off\n"
+           "set autoscale xfix\nset lmargin 12\n"
+           "set multiplot layout %d,1 title '%s: effective mass and speed bound along the path'\n"
+           "set xlabel 'path position s [mm]'\n"
+           "set title '(a) effective mass along the surface normal, m_{eff} = 1/(n^T J_v M^{-1} J_v^T n)'\n"
+           "set ylabel 'm_{eff} [kg]'\nplot 'robot_path.csv' using ($1*1000):8 with lines lw 2 lc rgb '#1f77b4'\n"
+           "set title '(b) feed-speed bound from the joint speed limits'\n"
+           "set ylabel 'v_{max} [m/s]'\nplot 'robot_path.csv' using ($1*1000):9 with lines lw 2 lc rgb '#d62728'\n"
+           "%s"
+           "unset multiplot\n",
+           have_kn ? 1050 : 750, have_kn ? 3 : 2, r->name,
+           have_kn ? "set title '(c) stiffness along the normal from the joint stiffnesses'\n"
+                     "set ylabel 'k_n [N/mm]'\nplot 'robot_path.csv' using ($1*1000):($12/1000) with lines lw 2 lc rgb "
+                     "'#2ca02c'\n"
+                   : "");
+  return kl_cli_gnuplot(&o->c, o->c.out, "robot_path.png", script) < 0 ? -1 : 0;
+}
+
+/* `kelvin robot`: load, evaluate the path, write the CSV and figure, summarise */
+int kl_cmd_robot(int argc, char **argv)
+{
+  opts o;
+  const int pr = parse(argc, argv, &o);
+  if (pr > 0) return KL_EXIT_OK;
+  if (pr < 0) return KL_EXIT_USAGE;
+  kl_robot *r = NULL;
+  char msg[1024];
+  kelvin_status st = o.robot ? kl_robot_load(o.robot, &r, msg, sizeof msg) : kl_robot_builtin_er10(&r);
+  if (st != KELVIN_OK) {
+    if (o.robot)
+      kl_cli_error("robot: %s", msg);
+    else
+      kl_cli_error("robot: cannot create the built-in arm: %s", kelvin_status_str(st));
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  if (o.have_base && kl_robot_set_base(r, o.base, r->base_rpy) != KELVIN_OK) {
+    kl_cli_error("--base: must be three finite numbers");
+    kl_robot_free(r);
+    return KL_EXIT_USAGE;
+  }
+  int ns = DEFAULT_NS, rc = KL_EXIT_OK;
+  double *pos = NULL, *nrm = NULL;
+  long *lines = NULL;
+  if (o.path) {
+    if (read_path(o.path, &ns, &pos, &nrm, &lines) != 0) {
+      kl_robot_free(r);
+      return KL_EXIT_USAGE;
+    }
+  } else {
+    pos = malloc(sizeof(double) * 3 * DEFAULT_NS);
+    nrm = malloc(sizeof(double) * 3 * DEFAULT_NS);
+    if (pos && nrm) kl_robot_demo_path(ns, pos, nrm);
+  }
+  const size_t n = (size_t)ns, nd = (size_t)r->ndof;
+  double *tan = malloc(sizeof(double) * 3 * n), *meff = malloc(sizeof(double) * n), *vmax = malloc(sizeof(double) * n);
+  double *margin = malloc(sizeof(double) * n), *kn = malloc(sizeof(double) * n), *q = malloc(sizeof(double) * n * nd);
+  double *s = malloc(sizeof(double) * n);
+  int *reach = malloc(sizeof(int) * n);
+  if (!pos || !nrm || !tan || !meff || !vmax || !margin || !kn || !q || !s || !reach) {
+    kl_cli_error("robot: out of memory for %d samples", ns);
+    rc = KL_EXIT_RUNTIME;
+    goto done;
+  }
+  const int tr = kl_robot_path_tangents(ns, pos, tan);
+  if (tr < 0) {
+    const int k = -1 - tr;
+    if (lines)
+      kl_cli_error("%s:%ld: columns x,y,z: the point repeats the previous sample (no path direction)", o.path, lines[k]);
+    else
+      kl_cli_error("robot: sample %d repeats the previous one", k);
+    rc = KL_EXIT_USAGE;
+    goto done;
+  }
+  s[0] = 0;
+  for (int k = 1; k < ns; ++k) {
+    const double *a = pos + 3 * (k - 1), *b = pos + 3 * k;
+    s[k] = s[k - 1] + sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+  }
+  if (kl_cli_mkdir(o.c.out) != 0) {
+    rc = KL_EXIT_RUNTIME;
+    goto done;
+  }
+  st = kl_robot_path(r, ns, pos, nrm, tan, meff, vmax, reach, margin, q, msg, sizeof msg);
+  kl_robot_path_stiffness(r, ns, q, nrm, kn);
+  int have_kn = 0, nreach = 0;
+  for (int i = 0; i < r->ndof; ++i) have_kn |= r->jnt_stiffness[i] > 0;
+  for (int k = 0; k < ns; ++k) {
+    nreach += reach[k];
+    if (!reach[k] && isnan(meff[k])) kn[k] = NAN;
+  }
+  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 || figure(&o, r, have_kn) != 0) {
+    rc = KL_EXIT_RUNTIME;
+    goto done;
+  }
+  if (!o.c.quiet) {
+    double mlo = INFINITY, mhi = -INFINITY, vlo = INFINITY, vhi = -INFINITY, klo = INFINITY, khi = -INFINITY,
+           mg = INFINITY;
+    int kmlo = 0, kmhi = 0, kvlo = 0;
+    for (int k = 0; k < ns; ++k) {
+      if (!reach[k]) continue;
+      if (meff[k] < mlo) mlo = meff[k], kmlo = k;
+      if (meff[k] > mhi) mhi = meff[k], kmhi = k;
+      if (vmax[k] < vlo) vlo = vmax[k], kvlo = k;
+      vhi = fmax(vhi, vmax[k]);
+      klo = fmin(klo, kn[k]), khi = fmax(khi, kn[k]);
+      mg = fmin(mg, margin[k]);
+    }
+    printf("kelvin robot: %s, %d joints (%s IK), base at (%g, %g, %g) m\n", r->name, r->ndof,
+           r->ik_closed ? "closed-form spherical-wrist" : "damped least squares", r->base_pos[0], r->base_pos[1],
+           r->base_pos[2]);
+    printf("path: %s, %d samples, %.1f mm long\n", o.path ? o.path : "built-in (200 mm line over a curved panel)", ns,
+           1e3 * s[ns - 1]);
+    printf("reachable within the joint limits: %d of %d samples\n", nreach, ns);
+    if (nreach > 0) {
+      printf("effective mass along the normal: %.4g kg (s = %.1f mm) .. %.4g kg (s = %.1f mm)\n", mlo, 1e3 * s[kmlo], mhi,
+             1e3 * s[kmhi]);
+      printf("feed-speed bound from the joint speed limits: %.4g .. %.4g m/s (lowest at s = %.1f mm)\n", vlo, vhi,
+             1e3 * s[kvlo]);
+      if (have_kn) printf("stiffness along the normal: %.4g .. %.4g N/mm\n", klo / 1e3, khi / 1e3);
+      printf("smallest joint-limit margin: %.2f deg\n", mg * 180.0 / KL_PI);
+    }
+  }
+  if (st == KELVIN_OK) kl_cli_note(&o.c, "robot: wrote %s/{robot_path.csv, robot_path.png}", o.c.out);
+  if (st != KELVIN_OK) {
+    kl_cli_error("robot: %s (see the reach column of %s/robot_path.csv)", msg, o.c.out);
+    rc = KL_EXIT_RUNTIME;
+  }
+done:
+  free(pos), free(nrm), free(lines), free(tan), free(meff), free(vmax), free(margin), free(kn), free(q), free(s);
+  free(reach);
+  kl_robot_free(r);
+  return rc;
+}

@@ -1,0 +1,19 @@
+/* optimiser/robot_yaml.h: robot files for the CLI and the optimiser: a YAML description by DH or
+ * modified-DH parameters (read here, with libyaml) or a URDF (engine/robot.h reads it). The format is
+ * documented in examples/robot_er10.yaml. Nothing here prints; messages name file, line and field. */
+#ifndef KL_OPTIMISER_ROBOT_YAML_H
+#define KL_OPTIMISER_ROBOT_YAML_H
+
+#include "engine/robot.h"
+
+/* Load a robot from a .yaml/.yml (DH or modified DH, this module) or .urdf (kl_robot_load_urdf) file.
+ * On failure *out = NULL and msg (capacity cap) says why, e.g. "robot.yaml:23: robot.joints[2].mass:
+ * must be > 0 kg, got -3": KELVIN_ERR_IO (cannot read), KELVIN_ERR_CONFIG (bad content, unknown key,
+ * unknown file type) or KELVIN_ERR_NOMEM. Free the robot with kl_robot_free. It lives here, not in
+ * engine/, because the engine does not depend on the YAML layer. */
+kelvin_status kl_robot_load(const char *path, kl_robot **out, char *msg, int cap);
+
+/* The YAML reader alone. */
+kelvin_status kl_robot_load_yaml(const char *path, kl_robot **out, char *msg, int cap);
+
+#endif
