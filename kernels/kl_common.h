@@ -8,9 +8,11 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF /* no silent fma: host and device must round alike */
 #define KL_CONSTANT __constant
+#define KL_GLOBAL __global /* pointer into a device buffer; plain pointer on the host */
 #else
 #include <math.h>
 #define KL_CONSTANT static const
+#define KL_GLOBAL
 #endif
 
 #define KL_FN static inline /* safe in OpenCL C 1.2 and C; no symbols leak */

@@ -1,0 +1,204 @@
+/* host/rollout_batch.c: P grinding-pass candidates per call, OpenCL or OpenMP twin (rollout_batch.h). */
+#include "host/rollout_batch.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "host/blas.h"
+#include "host/host_impl.h"
+#include "kl_kernel_sources.h"
+
+struct kl_rollout {
+  kl_host *h;
+  int ns, nc;
+  double *gp, *geo, *basis; /* host copies */
+  /* OpenCL path */
+  cl_program prog;
+  cl_kernel k;
+  cl_mem dgp, dgeo, dbasis, dctrl, dov, dobj, dso;
+  size_t cap, socap; /* candidates the P-sized buffers hold */
+  /* OpenMP path */
+  double *ov;
+  size_t ovcap;
+  size_t count;
+  double seconds;
+};
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void release_mem(cl_mem *m)
+{
+  if (*m) clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+void kl_rollout_destroy(kl_rollout *r)
+{
+  if (!r) return;
+  release_mem(&r->dgp);
+  release_mem(&r->dgeo);
+  release_mem(&r->dbasis);
+  release_mem(&r->dctrl);
+  release_mem(&r->dov);
+  release_mem(&r->dobj);
+  release_mem(&r->dso);
+  if (r->k) clReleaseKernel(r->k);
+  if (r->prog) clReleaseProgram(r->prog);
+  free(r->gp);
+  free(r->geo);
+  free(r->basis);
+  free(r->ov);
+  free(r);
+}
+
+/* host copy of n doubles */
+static double *dup(const double *a, size_t n)
+{
+  double *b = malloc(n * sizeof *b);
+  if (b) memcpy(b, a, n * sizeof *b);
+  return b;
+}
+
+kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout **out)
+{
+  *out = NULL;
+  if (d->ns < 2 || d->nc < 1) return kl_host_fail(h, KELVIN_ERR_ARG, "rollout: need ns >= 2 and nc >= 1, got %d, %d",
+                                                   d->ns, d->nc);
+  kelvin_status st = KELVIN_OK;
+  kl_rollout *r = calloc(1, sizeof *r);
+  if (!r) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory");
+  r->h = h;
+  r->ns = d->ns;
+  r->nc = d->nc;
+  const size_t ns = (size_t)d->ns, nc = (size_t)d->nc;
+  r->gp = dup(d->gp, KL_GP_N);
+  r->geo = dup(d->geo, ns * KL_GG_N);
+  r->basis = dup(d->basis, 2 * ns * nc);
+  if (!r->gp || !r->geo || !r->basis) {
+    kl_rollout_destroy(r);
+    return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory");
+  }
+  if (kl_host_is_opencl(h)) {
+    cl_int err;
+    st = kl_host_build(h, "kernels/rollout.cl", kl_cl_src_rollout, &r->prog);
+    if (st != KELVIN_OK) goto cleanup;
+    KL_CL(h, (r->k = clCreateKernel(r->prog, "kl_grind_batch", &err), err));
+    KL_CL(h, (r->dgp = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, KL_GP_N * sizeof(double),
+                                      r->gp, &err),
+              err));
+    KL_CL(h, (r->dgeo = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       ns * KL_GG_N * sizeof(double), r->geo, &err),
+              err));
+    KL_CL(h, (r->dbasis = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                         2 * ns * nc * sizeof(double), r->basis, &err),
+              err));
+  }
+  *out = r;
+  return KELVIN_OK;
+cleanup:
+  kl_rollout_destroy(r);
+  return st;
+}
+
+/* grow the P-sized device buffers to hold P candidates (and so if wanted) */
+static kelvin_status reserve(kl_rollout *r, size_t P, int want)
+{
+  kl_host *h = r->h;
+  kelvin_status st = KELVIN_OK;
+  cl_int err;
+  const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
+  if (P > r->cap) {
+    release_mem(&r->dctrl);
+    release_mem(&r->dov);
+    release_mem(&r->dobj);
+    r->cap = 0;
+    KL_CL(h, (r->dctrl = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, nc * P * sizeof(double), NULL, &err), err));
+    KL_CL(h, (r->dov = clCreateBuffer(h->ctx, CL_MEM_READ_WRITE, 2 * ns * P * sizeof(double), NULL, &err), err));
+    KL_CL(h, (r->dobj = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_OBJ_N * P * sizeof(double), NULL, &err), err));
+    r->cap = P;
+  }
+  if (want && P > r->socap) {
+    release_mem(&r->dso);
+    r->socap = 0;
+    KL_CL(h, (r->dso = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_SO_N * ns * P * sizeof(double), NULL, &err),
+              err));
+    r->socap = P;
+  }
+  if (!r->dso) KL_CL(h, (r->dso = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, sizeof(double), NULL, &err), err));
+cleanup:
+  return st;
+}
+
+/* OpenCL path: upload control points, GEMM on the device, rollout kernel, download */
+static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+{
+  kl_host *h = r->h;
+  kelvin_status st = reserve(r, P, so != NULL);
+  if (st != KELVIN_OK) return st;
+  const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
+  const int iP = (int)P, ins = r->ns, want = so != NULL;
+  KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
+  st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
+  if (st != KELVIN_OK) return st;
+  KL_CL(h, clSetKernelArg(r->k, 0, sizeof iP, &iP));
+  KL_CL(h, clSetKernelArg(r->k, 1, sizeof ins, &ins));
+  KL_CL(h, clSetKernelArg(r->k, 2, sizeof r->dgp, &r->dgp));
+  KL_CL(h, clSetKernelArg(r->k, 3, sizeof r->dgeo, &r->dgeo));
+  KL_CL(h, clSetKernelArg(r->k, 4, sizeof r->dov, &r->dov));
+  KL_CL(h, clSetKernelArg(r->k, 5, sizeof r->dobj, &r->dobj));
+  KL_CL(h, clSetKernelArg(r->k, 6, sizeof want, &want));
+  KL_CL(h, clSetKernelArg(r->k, 7, sizeof r->dso, &r->dso));
+  /* small work-groups: one candidate's rollout is long and its cost varies, so many groups balance the
+   * compute units (pocl runs a work-group on one thread); KELVIN_ROLLOUT_WGS overrides for tuning */
+  const char *ev = getenv("KELVIN_ROLLOUT_WGS");
+  const kl_device_info *dev = kl_host_device(h);
+  const size_t dflt = (dev && (dev->type & CL_DEVICE_TYPE_CPU)) ? 1 : 32; /* measured on pocl: 1 is best */
+  size_t local = ev ? (size_t)strtoul(ev, NULL, 10) : dflt;
+  if (local < 1 || local > 1024) local = dflt;
+  const size_t global = (P + local - 1) / local * local;
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, r->k, 1, NULL, &global, &local, 0, NULL, NULL));
+  KL_CL(h, clEnqueueReadBuffer(h->q, r->dobj, CL_TRUE, 0, KL_OBJ_N * P * sizeof(double), obj, 0, NULL, NULL));
+  if (so) KL_CL(h, clEnqueueReadBuffer(h->q, r->dso, CL_TRUE, 0, KL_SO_N * ns * P * sizeof(double), so, 0, NULL, NULL));
+cleanup:
+  return st;
+}
+
+/* OpenMP twin: the same GEMM on the host, the same header function in a parallel loop */
+static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+{
+  kl_host *h = r->h;
+  const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
+  if (2 * ns * P > r->ovcap) {
+    free(r->ov);
+    r->ov = malloc(2 * ns * P * sizeof *r->ov);
+    r->ovcap = r->ov ? 2 * ns * P : 0;
+    if (!r->ov) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory for %zu candidates", P);
+  }
+  const kelvin_status st = kl_blas_dgemm(h, 2 * ns, P, nc, r->basis, ctrl, r->ov);
+  if (st != KELVIN_OK) return st;
+  const int iP = (int)P, want = so != NULL;
+  const int threads = kl_host_threads(h) > 0 ? kl_host_threads(h) : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+  for (int p = 0; p < iP; ++p) kl_grind_rollout(r->gp, r->ns, r->geo, r->ov, iP, p, obj, want, so);
+  return KELVIN_OK;
+}
+
+kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+{
+  if (P < 1 || P > (size_t)1 << 28) return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: P must be in [1, 2^28], got %zu", P);
+  const double t0 = now();
+  const kelvin_status st = kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so) : eval_omp(r, P, ctrl, obj, so);
+  r->seconds += now() - t0;
+  if (st == KELVIN_OK) r->count += P;
+  return st;
+}
+
+size_t kl_rollout_count(const kl_rollout *r) { return r->count; }
+double kl_rollout_seconds(const kl_rollout *r) { return r->seconds; }

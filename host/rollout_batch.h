@@ -1,0 +1,40 @@
+/* host/rollout_batch.h: grinding-pass rollouts of P candidates on the OpenCL device or the OpenMP twin
+ * (DESIGN.md sections 4-5). A candidate is a column of spline control points; one GEMM (CLBlast on the
+ * device) expands all of them into sampled offsets and speeds, then kernels/rollout.cl (or the same
+ * header function in an OpenMP loop) rolls each out and returns its objective terms. */
+#ifndef KL_HOST_ROLLOUT_BATCH_H
+#define KL_HOST_ROLLOUT_BATCH_H
+
+#include <stddef.h>
+
+#include "host/host.h"
+#include "kernels/kl_rollout.h"
+
+/* The problem every candidate shares (copied at create). */
+typedef struct kl_rollout_def {
+  int ns;              /* path samples >= 2 */
+  int nc;              /* control points per candidate (offset + speed) >= 1 */
+  const double *gp;    /* problem constants (KL_GP_N, kernels/kl_rollout.h) */
+  const double *geo;   /* geometry (ns x KL_GG_N) */
+  const double *basis; /* (2 ns x nc), row-major: [offsets; speeds] = basis . control points */
+} kl_rollout_def;
+
+typedef struct kl_rollout kl_rollout; /* opaque; host/rollout_batch.c */
+
+/* Set up on the handle's path: on OpenCL build kernels/rollout.cl and upload the shared data.
+ * *out = NULL on failure (message on h). */
+kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout **out);
+
+/* Free; NULL is a no-op. */
+void kl_rollout_destroy(kl_rollout *r);
+
+/* Evaluate P >= 1 candidates: ctrl (nc x P, candidate fastest) -> obj (KL_OBJ_N x P) and, if so is not
+ * NULL, the per-sample outputs so (KL_SO_N x ns x P). Per-candidate trouble is a status term in obj
+ * (KL_OBJ_STATUS) with the objective set huge, never an error; errors are OpenCL failures. */
+kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so);
+
+/* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s]. */
+size_t kl_rollout_count(const kl_rollout *r);
+double kl_rollout_seconds(const kl_rollout *r);
+
+#endif

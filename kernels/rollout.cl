@@ -1,0 +1,14 @@
+/* kernels/rollout.cl: the grinding-pass rollout of P candidates at once (DESIGN.md sections 4-5).
+ * One work-item per candidate: kl_grind_rollout (kernels/kl_rollout.h, the same function the OpenMP
+ * twin calls) reads the candidate's sampled offsets and speeds, which one CLBlast GEMM expanded from
+ * its spline control points, and writes its objective terms and optionally its per-sample outputs.
+ * Layouts (candidate index fastest): ov (2 ns x P), obj (KL_OBJ_N x P), so (KL_SO_N x ns x P). */
+#include "kl_rollout.h"
+
+__kernel void kl_grind_batch(const int P, const int ns, __global const double *gp, __global const double *geo,
+                             __global const double *ov, __global double *obj, const int want, __global double *so)
+{
+  const int p = (int)get_global_id(0);
+  if (p >= P) return;
+  kl_grind_rollout(gp, ns, geo, ov, P, p, obj, want, so);
+}

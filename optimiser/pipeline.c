@@ -1,0 +1,591 @@
+/* optimiser/pipeline.c: screening, refinement and verification of a grinding pass (pipeline.h). */
+#include "optimiser/pipeline.h"
+
+#include <math.h>
+#include <nlopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_qrng.h>
+
+#include "engine/grind.h"
+
+typedef struct run {
+  const kl_problem *pb;
+  kl_host *h;
+  kl_rollout *ro;
+  const double *basis; /* (2 ns x nc) of ro */
+  int nc;
+  kl_opt_result *res;
+  kl_opt_progress progress;
+  void *ctx;
+  kelvin_status st; /* failure inside an NLopt callback */
+  char *msg;
+  int cap;
+  double *ctrl, *obj; /* scratch for batches (nc x P, KL_OBJ_N x P) */
+  size_t pcap;
+  nlopt_opt opt;
+  long evals;
+} run;
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void say(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(run *r, const char *fmt, ...)
+{
+  if (!r->progress) return;
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  r->progress(r->ctx, buf);
+}
+
+int kl_opt_add(kl_opt_result *res, const char *label, const double *x, int nc)
+{
+  if (res->npass >= KL_MAXPASS) return -1;
+  kl_pass *p = &res->pass[res->npass];
+  memset(p, 0, sizeof *p);
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->x = malloc((size_t)nc * sizeof *p->x);
+  if (!p->x) return -1;
+  memcpy(p->x, x, (size_t)nc * sizeof *x);
+  p->nx = nc;
+  p->stop = "";
+  return res->npass++;
+}
+
+void kl_opt_result_free(kl_opt_result *res)
+{
+  for (int i = 0; i < res->npass; ++i) {
+    kl_pass *p = &res->pass[i];
+    free(p->x);
+    free(p->so);
+    free(p->vF);
+    free(p->vFavg);
+    free(p->vt);
+    free(p->vz);
+    free(p->vd);
+    free(p->vc);
+  }
+  res->npass = 0;
+}
+
+/* sampled offsets and speeds of control points x */
+static void expand(const run *r, const double *x, double *o, double *v)
+{
+  const int ns = r->pb->ns, nc = r->nc;
+  for (int k = 0; k < ns; ++k) {
+    double a = 0, b = 0;
+    for (int j = 0; j < nc; ++j) {
+      a += r->basis[(size_t)k * nc + j] * x[j];
+      b += r->basis[(size_t)(ns + k) * nc + j] * x[j];
+    }
+    o[k] = a;
+    v[k] = b;
+  }
+}
+
+/* evaluate P candidates xs (P x nc, one per row) on the device: objective into J (P) and, if so is
+ * not NULL, all terms into obj_out (KL_OBJ_N x P) and the per-sample outputs into so */
+static kelvin_status batch(run *r, size_t P, const double *xs, double *J, double *obj_out, double *so)
+{
+  const size_t nc = (size_t)r->nc;
+  if (P > r->pcap) {
+    free(r->ctrl);
+    free(r->obj);
+    r->ctrl = malloc(nc * P * sizeof *r->ctrl);
+    r->obj = malloc(KL_OBJ_N * P * sizeof *r->obj);
+    r->pcap = (r->ctrl && r->obj) ? P : 0;
+    if (!r->pcap) {
+      snprintf(r->msg, (size_t)r->cap, "out of memory for %zu candidates", P);
+      return KELVIN_ERR_NOMEM;
+    }
+  }
+  for (size_t p = 0; p < P; ++p)
+    for (size_t j = 0; j < nc; ++j) r->ctrl[j * P + p] = xs[p * nc + j];
+  const kelvin_status st = kl_rollout_eval(r->ro, P, r->ctrl, r->obj, so);
+  if (st != KELVIN_OK) {
+    snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
+    return st;
+  }
+  r->evals += (long)P;
+  for (size_t p = 0; p < P; ++p) {
+    if (J) J[p] = r->obj[KL_OBJ_J * P + p];
+    if (obj_out)
+      for (int t = 0; t < KL_OBJ_N; ++t) obj_out[t * P + p] = r->obj[t * P + p];
+  }
+  return KELVIN_OK;
+}
+
+//------------------------------------------------------------------------------------------------------
+// screening: Sobol candidates around the initial guess in one batch
+
+typedef struct scored {
+  double J;
+  size_t i;
+} scored;
+
+static int by_J(const void *a, const void *b)
+{
+  const double x = ((const scored *)a)->J, y = ((const scored *)b)->J;
+  if (x < y) return -1;
+  if (x > y) return 1;
+  return ((const scored *)a)->i < ((const scored *)b)->i ? -1 : 1; /* deterministic ties */
+}
+
+static kelvin_status screen(run *r, const double *guess, double *best, int keep, int *nbest)
+{
+  const kl_problem *pb = r->pb;
+  const kl_settings *s = &pb->set;
+  const size_t P = (size_t)s->screening, nc = (size_t)r->nc;
+  double *xs = malloc(P * nc * sizeof *xs), *J = malloc(P * sizeof *J);
+  scored *sc = malloc(P * sizeof *sc);
+  gsl_qrng *q = gsl_qrng_alloc(nc <= 40 ? gsl_qrng_sobol : gsl_qrng_halton, (unsigned)nc);
+  double *u = malloc(nc * sizeof *u);
+  kelvin_status st = KELVIN_OK;
+  if (!xs || !J || !sc || !q || !u) {
+    snprintf(r->msg, (size_t)r->cap, "out of memory for %zu screening candidates", P);
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  for (unsigned long i = 0; i < s->seed % 4096; ++i) gsl_qrng_get(q, u); /* the seed picks the Sobol block */
+  for (size_t p = 0; p < P; ++p) {
+    if (p > 0) gsl_qrng_get(q, u);
+    for (size_t j = 0; j < nc; ++j) {
+      double x = guess[j];
+      if (p > 0) {
+        const double half = (int)j < s->n_o ? s->screen_o : 0.5 * (pb->hi[j] - pb->lo[j]);
+        x += (2.0 * u[j] - 1.0) * half;
+      }
+      xs[p * nc + j] = fmin(pb->hi[j], fmax(pb->lo[j], x));
+    }
+  }
+  const size_t chunk = 1024;
+  for (size_t a = 0; a < P; a += chunk) {
+    const size_t n = (P - a < chunk) ? P - a : chunk;
+    if ((st = batch(r, n, xs + a * nc, J + a, NULL, NULL)) != KELVIN_OK) goto done;
+    say(r, "screening: %zu/%zu candidates", a + n, P);
+  }
+  for (size_t p = 0; p < P; ++p) {
+    sc[p].J = J[p];
+    sc[p].i = p;
+  }
+  qsort(sc, P, sizeof *sc, by_J);
+  *nbest = keep < (int)P ? keep : (int)P;
+  for (int k = 0; k < *nbest; ++k) memcpy(best + (size_t)k * nc, xs + sc[k].i * nc, nc * sizeof *xs);
+  r->res->screen_best = sc[0].J;
+  r->res->screened = (int)P;
+done:
+  free(xs);
+  free(J);
+  free(sc);
+  free(u);
+  if (q) gsl_qrng_free(q);
+  return st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// refinement: NLopt from each start
+
+/* NLopt objective: one rollout, or with a gradient one batch of nc + 1 (forward differences) */
+static double objective(unsigned n, const double *x, double *grad, void *data)
+{
+  run *r = data;
+  if (r->st != KELVIN_OK) return HUGE_VAL;
+  const kl_problem *pb = r->pb;
+  double J0;
+  if (!grad) {
+    r->st = batch(r, 1, x, &J0, NULL, NULL);
+  } else {
+    double *xs = malloc((size_t)(n + 1) * n * sizeof *xs), *J = malloc((size_t)(n + 1) * sizeof *J);
+    double *step = malloc(n * sizeof *step);
+    if (!xs || !J || !step) {
+      snprintf(r->msg, (size_t)r->cap, "out of memory");
+      r->st = KELVIN_ERR_NOMEM;
+    } else {
+      for (unsigned i = 0; i <= n; ++i) memcpy(xs + (size_t)i * n, x, n * sizeof *x);
+      for (unsigned j = 0; j < n; ++j) {
+        double hj = pb->set.fd_step * (pb->hi[j] - pb->lo[j]);
+        if (x[j] + hj > pb->hi[j]) hj = -hj; /* stay inside the bounds */
+        step[j] = hj;
+        xs[(size_t)(j + 1) * n + j] += hj;
+      }
+      r->st = batch(r, n + 1, xs, J, NULL, NULL);
+      if (r->st == KELVIN_OK)
+        for (unsigned j = 0; j < n; ++j) grad[j] = (J[j + 1] - J[0]) / step[j];
+      J0 = J[0];
+    }
+    free(xs);
+    free(J);
+    free(step);
+  }
+  if (r->st != KELVIN_OK) {
+    nlopt_force_stop(r->opt);
+    return HUGE_VAL;
+  }
+  return J0;
+}
+
+static const char *stop_reason(nlopt_result rc)
+{
+  switch (rc) {
+  case NLOPT_SUCCESS: return "success";
+  case NLOPT_STOPVAL_REACHED: return "stopval reached";
+  case NLOPT_FTOL_REACHED: return "ftol reached";
+  case NLOPT_XTOL_REACHED: return "xtol reached";
+  case NLOPT_MAXEVAL_REACHED: return "maxeval reached";
+  case NLOPT_MAXTIME_REACHED: return "maxtime reached";
+  case NLOPT_ROUNDOFF_LIMITED: return "roundoff limited";
+  case NLOPT_FORCED_STOP: return "forced stop";
+  default: return "failure";
+  }
+}
+
+static kelvin_status refine(run *r, nlopt_algorithm alg, double *x, int *evals, const char **stop)
+{
+  const kl_problem *pb = r->pb;
+  const kl_settings *s = &pb->set;
+  const unsigned n = (unsigned)r->nc;
+  nlopt_opt opt = nlopt_create(alg, n);
+  if (!opt) {
+    snprintf(r->msg, (size_t)r->cap, "NLopt could not create %s for %u variables", s->algorithm, n);
+    return KELVIN_ERR_NLOPT;
+  }
+  r->opt = opt;
+  nlopt_set_lower_bounds(opt, pb->lo);
+  nlopt_set_upper_bounds(opt, pb->hi);
+  nlopt_set_min_objective(opt, objective, r);
+  nlopt_set_xtol_rel(opt, s->xtol_rel);
+  nlopt_set_ftol_rel(opt, s->ftol_rel);
+  nlopt_set_maxeval(opt, s->maxeval);
+  nlopt_set_maxtime(opt, s->maxtime);
+  nlopt_opt local = NULL;
+  if (alg == NLOPT_AUGLAG || alg == NLOPT_G_MLSL_LDS || alg == NLOPT_G_MLSL) {
+    local = nlopt_create(NLOPT_LN_BOBYQA, n);
+    nlopt_set_xtol_rel(local, s->xtol_rel);
+    nlopt_set_local_optimizer(opt, local);
+  }
+  const long e0 = r->evals;
+  double f = 0;
+  const nlopt_result rc = nlopt_optimize(opt, x, &f);
+  *evals = (int)(r->evals - e0);
+  *stop = stop_reason(rc);
+  if (rc == NLOPT_MAXTIME_REACHED) r->res->time_limited = 1;
+  nlopt_destroy(opt);
+  nlopt_destroy(local);
+  r->opt = NULL;
+  if (r->st != KELVIN_OK) return r->st;
+  if (rc < 0 && rc != NLOPT_ROUNDOFF_LIMITED && rc != NLOPT_FORCED_STOP) {
+    snprintf(r->msg, (size_t)r->cap, "NLopt %s failed: %s", s->algorithm, nlopt_result_to_string(rc));
+    return KELVIN_ERR_NLOPT;
+  }
+  return KELVIN_OK;
+}
+
+//------------------------------------------------------------------------------------------------------
+// evaluation of every pass with outputs, and verification in the CPU engine
+
+static kelvin_status predict_all(run *r)
+{
+  kl_opt_result *res = r->res;
+  const size_t P = (size_t)res->npass, nc = (size_t)r->nc, ns = (size_t)r->pb->ns;
+  double *xs = calloc(P * nc, sizeof *xs), *obj = malloc(KL_OBJ_N * P * sizeof *obj);
+  double *so = malloc(KL_SO_N * ns * P * sizeof *so);
+  kelvin_status st = KELVIN_OK;
+  if (!xs || !obj || !so) {
+    snprintf(r->msg, (size_t)r->cap, "out of memory");
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  for (size_t p = 0; p < P; ++p) memcpy(xs + p * nc, res->pass[p].x, nc * sizeof *xs);
+  if ((st = batch(r, P, xs, NULL, obj, so)) != KELVIN_OK) goto done;
+  for (size_t p = 0; p < P; ++p) {
+    kl_pass *ps = &res->pass[p];
+    for (int t = 0; t < KL_OBJ_N; ++t) ps->obj[t] = obj[t * P + p];
+    free(ps->so);
+    ps->so = malloc(KL_SO_N * ns * sizeof *ps->so);
+    if (!ps->so) {
+      st = KELVIN_ERR_NOMEM;
+      goto done;
+    }
+    for (size_t f = 0; f < KL_SO_N; ++f)
+      for (size_t k = 0; k < ns; ++k) ps->so[f * ns + k] = so[(f * ns + k) * P + p];
+  }
+done:
+  free(xs);
+  free(obj);
+  free(so);
+  return st;
+}
+
+/* objective terms of verified forces, scored with the same functions as the device rollout */
+static void score_verified(const run *r, kl_pass *ps, const double *o, const double *v)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  kl_grind_acc a;
+  kl_grind_acc_init(&a);
+  for (int k = 1; k < ns; ++k) {
+    const double fk = pb->set.averaged ? ps->vFavg[k] : ps->vF[k];
+    const double dt = ps->vt[k] - ps->vt[k - 1];
+    kl_grind_acc_add(&a, pb->gp, fk, pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
+                     k >= 2 ? o[k - 2] : 0.0, k >= 2 ? v[k - 2] : 0.0, ps->vc[k] ? 0.0 : dt);
+  }
+  kl_grind_acc_finish(&a, pb->gp, ps->vt[ns - 1], (int)ps->vsub, KL_OK, 1, 0, ps->vobj);
+  /* agreement with the device, on the scored measure */
+  double se = 0, mx = 0;
+  const int f = pb->set.averaged ? KL_SO_FAVG : KL_SO_F;
+  for (int k = 1; k < ns; ++k) {
+    const double dev = ps->so[f * ns + k], cpu = pb->set.averaged ? ps->vFavg[k] : ps->vF[k];
+    const double e = fabs(dev - cpu) / pb->gp[KL_GP_FREF];
+    se += e * e;
+    mx = fmax(mx, e);
+  }
+  ps->agree_rms = sqrt(se / (ns - 1));
+  ps->agree_max = mx;
+  ps->disagree = ps->agree_rms > pb->set.agree_tol;
+}
+
+static kelvin_status verify(run *r, const int *which, int nv)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  if (nv <= 0) return KELVIN_OK;
+  kl_grind_scene g;
+  memset(&g, 0, sizeof g);
+  g.actual = pb->actual;
+  g.ns = ns;
+  g.s = pb->s;
+  g.p = pb->p;
+  g.nrm = pb->nrm;
+  g.tan = pb->tan;
+  g.meff = pb->meff;
+  g.fg = pb->fg;
+  g.tool_R = pb->set.tool_R;
+  g.holder_K = pb->set.holder_K;
+  g.holder_D = pb->set.holder_D;
+  g.model = pb->set.model;
+  g.K = pb->Kc;
+  g.n = pb->gp[KL_GP_NC];
+  g.D = pb->Dc;
+  g.chi = pb->chi;
+  g.ftol = pb->set.ftol;
+  double *ov = malloc((size_t)2 * nv * ns * sizeof *ov);
+  kl_grind_result *out = calloc((size_t)nv, sizeof *out);
+  kelvin_status st = KELVIN_OK;
+  if (!ov || !out) {
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  for (int i = 0; i < nv; ++i) {
+    kl_pass *ps = &r->res->pass[which[i]];
+    expand(r, ps->x, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
+    ps->vF = calloc((size_t)ns, sizeof(double));
+    ps->vFavg = calloc((size_t)ns, sizeof(double));
+    ps->vt = calloc((size_t)ns, sizeof(double));
+    ps->vz = calloc((size_t)ns, sizeof(double));
+    ps->vd = calloc((size_t)ns, sizeof(double));
+    ps->vc = calloc((size_t)ns, sizeof(int));
+    if (!ps->vF || !ps->vFavg || !ps->vt || !ps->vz || !ps->vd || !ps->vc) {
+      st = KELVIN_ERR_NOMEM;
+      goto done;
+    }
+    out[i].force = ps->vF;
+    out[i].favg = ps->vFavg;
+    out[i].time = ps->vt;
+    out[i].z = ps->vz;
+    out[i].depth = ps->vd;
+    out[i].contact = ps->vc;
+  }
+  say(r, "verification: %d pass%s in the CPU engine (3-D, libccd contact over the actual mesh)", nv, nv > 1 ? "es" : "");
+  st = kl_grind_run_many(&g, nv, ov, ov + (size_t)nv * ns, out, r->msg, r->cap);
+  if (st != KELVIN_OK) goto done;
+  for (int i = 0; i < nv; ++i) {
+    kl_pass *ps = &r->res->pass[which[i]];
+    ps->verified = 1;
+    ps->vsub = out[i].nsub;
+    score_verified(r, ps, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
+  }
+done:
+  if (st == KELVIN_ERR_NOMEM) snprintf(r->msg, (size_t)r->cap, "out of memory in verification");
+  free(ov);
+  free(out);
+  return st;
+}
+
+/* the winner: lowest verified objective among verified passes (device objective otherwise) */
+static void rank(kl_opt_result *res)
+{
+  int best = -1;
+  for (int i = 0; i < res->npass; ++i) {
+    const kl_pass *p = &res->pass[i];
+    if (i == res->naive) continue;
+    const double J = p->verified ? p->vobj[KL_OBJ_J] : p->obj[KL_OBJ_J];
+    const int bv = best >= 0 && res->pass[best].verified;
+    if (best < 0 || (p->verified && !bv) ||
+        (p->verified == bv && J < (bv ? res->pass[best].vobj[KL_OBJ_J] : res->pass[best].obj[KL_OBJ_J])))
+      best = i;
+  }
+  res->best = best;
+}
+
+static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const double *basis, int nc,
+                           kl_opt_progress progress, void *ctx, kl_opt_result *res, char *msg, int cap)
+{
+  memset(r, 0, sizeof *r);
+  r->pb = pb;
+  r->h = h;
+  r->basis = basis;
+  r->nc = nc;
+  r->res = res;
+  r->progress = progress;
+  r->ctx = ctx;
+  r->msg = msg;
+  r->cap = cap;
+  memset(res, 0, sizeof *res);
+  res->naive = res->initial = res->best = -1;
+  const kl_rollout_def def = {pb->ns, nc, pb->gp, pb->geo, basis};
+  const kelvin_status st = kl_rollout_create(h, &def, &r->ro);
+  if (st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_host_errmsg(h));
+  return st;
+}
+
+static void teardown(run *r)
+{
+  kl_rollout_destroy(r->ro);
+  free(r->ctrl);
+  free(r->obj);
+}
+
+kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress progress, void *ctx, kl_opt_result *res,
+                          char *msg, int cap)
+{
+  const double t0 = now();
+  run r;
+  kelvin_status st = setup(&r, pb, h, pb->basis, pb->nc, progress, ctx, res, msg, cap);
+  if (st != KELVIN_OK) return st;
+  const kl_settings *s = &pb->set;
+  const int nc = pb->nc;
+  double *best = NULL, *x = malloc((size_t)nc * sizeof *x);
+  const nlopt_algorithm alg = nlopt_algorithm_from_string(s->algorithm);
+  if ((int)alg < 0) {
+    snprintf(msg, (size_t)cap, "optimiser.algorithm: unknown NLopt algorithm '%s' (e.g. LN_BOBYQA, LN_SBPLX, LD_MMA, "
+                               "LD_LBFGS, GN_CRS2_LM, GN_DIRECT_L)",
+             s->algorithm);
+    st = KELVIN_ERR_CONFIG;
+    goto done;
+  }
+  if (!x) {
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  kl_problem_naive(pb, x);
+  res->naive = kl_opt_add(res, "naive", x, nc);
+  kl_problem_guess(pb, x);
+  res->initial = kl_opt_add(res, "initial", x, nc);
+  res->time.setup = now() - t0;
+  /* 1. screening */
+  const int global = s->algorithm[0] == 'G';
+  const int keep = global ? 1 : s->keep;
+  best = malloc((size_t)keep * nc * sizeof *best);
+  if (!best) {
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  int nbest = 1;
+  memcpy(best, x, (size_t)nc * sizeof *x);
+  double t1 = now();
+  if (s->screening > 0 && !global) {
+    if ((st = screen(&r, x, best, keep, &nbest)) != KELVIN_OK) goto done;
+    say(&r, "screening: %d candidates in %.2f s, best objective %.5g", res->screened, now() - t1, res->screen_best);
+  }
+  res->time.screening = now() - t1;
+  /* 2. refinement */
+  t1 = now();
+  for (int k = 0; k < nbest; ++k) {
+    char label[32];
+    snprintf(label, sizeof label, "refined-%d", k + 1);
+    memcpy(x, best + (size_t)k * nc, (size_t)nc * sizeof *x);
+    int evals = 0;
+    const char *stop = "";
+    const double t2 = now();
+    if ((st = refine(&r, alg, x, &evals, &stop)) != KELVIN_OK) goto done;
+    const int i = kl_opt_add(res, label, x, nc);
+    if (i < 0) break;
+    res->pass[i].evals = evals;
+    res->pass[i].stop = stop;
+    say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, now() - t2, stop);
+  }
+  res->time.refinement = now() - t1;
+  /* 3. predictions of every pass, then verification of the naive pass and the best `verify` */
+  if ((st = predict_all(&r)) != KELVIN_OK) goto done;
+  t1 = now();
+  {
+    int which[KL_MAXPASS], nv = 0;
+    scored sc[KL_MAXPASS];
+    int nref = 0;
+    for (int i = 0; i < res->npass; ++i)
+      if (i != res->naive) sc[nref++] = (scored){res->pass[i].obj[KL_OBJ_J], (size_t)i};
+    qsort(sc, (size_t)nref, sizeof *sc, by_J);
+    if (s->verify > 0) which[nv++] = res->naive;
+    for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
+    if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
+  }
+  res->time.verification = now() - t1;
+  rank(res);
+done:
+  res->evaluations = r.evals;
+  res->time.total = now() - t0;
+  free(best);
+  free(x);
+  teardown(&r);
+  return st;
+}
+
+kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
+                          void *ctx, kl_opt_result *res, char *msg, int cap)
+{
+  const double t0 = now();
+  const int ns = pb->ns, nc = 2 * ns;
+  double *id = calloc((size_t)nc * nc, sizeof *id), *x = malloc((size_t)nc * sizeof *x);
+  kelvin_status st = KELVIN_ERR_NOMEM;
+  run r;
+  memset(&r, 0, sizeof r);
+  if (!id || !x) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    goto out;
+  }
+  for (int i = 0; i < nc; ++i) id[(size_t)i * nc + i] = 1.0; /* samples are their own control points */
+  if ((st = setup(&r, pb, h, id, nc, progress, ctx, res, msg, cap)) != KELVIN_OK) goto out;
+  for (int k = 0; k < ns; ++k) {
+    x[k] = pb->naive_o;
+    x[ns + k] = pb->set.v_init;
+  }
+  res->naive = kl_opt_add(res, "naive", x, nc);
+  memcpy(x, o, (size_t)ns * sizeof *x);
+  memcpy(x + ns, v, (size_t)ns * sizeof *x);
+  res->initial = kl_opt_add(res, "user", x, nc);
+  if ((st = predict_all(&r)) != KELVIN_OK) goto out;
+  const double t1 = now();
+  const int which[2] = {res->naive, res->initial};
+  if ((st = verify(&r, which, 2)) != KELVIN_OK) goto out;
+  res->time.verification = now() - t1;
+  res->best = res->initial;
+out:
+  res->evaluations = r.evals;
+  res->time.total = now() - t0;
+  if (r.ro || r.ctrl) teardown(&r);
+  free(id);
+  free(x);
+  return st;
+}

@@ -1,0 +1,64 @@
+/* optimiser/pipeline.h: screening -> local refinement -> CPU verification of a grinding pass
+ * (DESIGN.md section 5, "Pipeline"). The only includer of <nlopt.h> is pipeline.c. */
+#ifndef KL_OPTIMISER_PIPELINE_H
+#define KL_OPTIMISER_PIPELINE_H
+
+#include "host/rollout_batch.h"
+#include "optimiser/problem.h"
+
+#define KL_MAXPASS 72
+
+/* One pass: control points, the device prediction and (if verified) the CPU engine's. */
+typedef struct kl_pass {
+  char label[32];           /* "naive", "initial", "refined-1", ... */
+  double *x;                /* control points (nx), owned */
+  int nx;
+  double obj[KL_OBJ_N];     /* device objective terms */
+  double *so;               /* device per-sample outputs (KL_SO_N x ns), owned */
+  int verified;
+  double vobj[KL_OBJ_N];    /* objective terms of the verified forces */
+  double *vF, *vFavg, *vt, *vz, *vd; /* verified per-sample (ns each), owned */
+  int *vc;                  /* verified contact flags (ns) */
+  long vsub;                /* CPU engine sub-steps */
+  double agree_rms, agree_max; /* device vs CPU, RMS and max of (F_dev - F_cpu)/F_ref, scored measure */
+  int disagree;             /* agree_rms above the tolerance */
+  int evals;                /* rollouts spent on this pass (refinement) */
+  const char *stop;         /* NLopt stop reason of its refinement, or "" */
+} kl_pass;
+
+typedef struct kl_stage_time {
+  double setup, screening, refinement, verification, total; /* wall seconds */
+} kl_stage_time;
+
+typedef struct kl_opt_result {
+  int npass;
+  kl_pass pass[KL_MAXPASS];
+  int best;                 /* index of the winner (by verified objective when verified) */
+  int naive, initial;       /* indices of the naive pass and the initial guess */
+  long evaluations;         /* rollouts on the device in total */
+  int screened;             /* screening candidates */
+  double screen_best;       /* best screening objective */
+  kl_stage_time time;
+  int time_limited;         /* a refinement stopped on maxtime (then runs may differ) */
+} kl_opt_result;
+
+/* Progress for a person: stage and a one-line text; the CLI prints it. */
+typedef void (*kl_opt_progress)(void *ctx, const char *text);
+
+/* The whole pipeline: the naive pass and the initial guess, screening, refinement from the best
+ * `keep`, verification of the best `verify` by the CPU engine, re-ranking. res starts empty. */
+kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress progress, void *ctx, kl_opt_result *res,
+                          char *msg, int cap);
+
+/* Evaluate a user's pass given per sample (offset o and speed v, ns each) on the device and in the CPU
+ * engine, without optimising (kelvin evaluate); res starts empty and gets the pass and the naive one. */
+kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
+                          void *ctx, kl_opt_result *res, char *msg, int cap);
+
+/* Release the per-pass arrays; the struct itself is the caller's. */
+void kl_opt_result_free(kl_opt_result *res);
+
+/* Add a pass with control points x to res (returns its index or -1 if full). */
+int kl_opt_add(kl_opt_result *res, const char *label, const double *x, int nc);
+
+#endif

@@ -1,0 +1,1027 @@
+/* optimiser/problem.c: settings, their YAML form, and the preparation of a grinding problem. */
+#include "optimiser/problem.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_bspline.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_rng.h>
+
+#include "kernels/kl_contact_hc.h"
+#include "kernels/kl_material.h"
+#include "engine/robot.h"
+#include "optimiser/config.h"
+#include "optimiser/robot_yaml.h"
+
+#define PI 3.14159265358979323846
+
+void kl_settings_default(kl_settings *s)
+{
+  memset(s, 0, sizeof *s);
+  s->surface = KL_SURF_CYLINDER;
+  s->radius = 0.4;
+  s->mesh_scale = 1.0;
+  s->extent[0] = 0.16;
+  s->extent[1] = 0.04;
+  s->resolution = 2.5e-4;
+  s->work_E = 70e9;
+  s->work_nu = 0.33;
+  s->bead_h = 4e-4;
+  s->bead_w = 1.5e-3;
+  s->bead_x = 0.01;
+  s->tilt_deg = 0.3;
+  s->rough_a = 3e-6;
+  s->rough_l = 2e-3;
+  s->rough_seed = 7;
+  s->path_x0 = -0.06;
+  s->path_x1 = 0.06;
+  s->ns = 241;
+  s->tool_R = 6e-3;
+  s->tool_E = 200e9;
+  s->tool_nu = 0.22;
+  s->tool_mass = 1.5;
+  s->tool_weight = 2.0;
+  s->holder_K = 5000.0;
+  s->holder_D = 35.0;
+  s->model = KL_MODEL_HC;
+  s->law = KL_LAW_EXACT;
+  s->cr = 0.5;
+  s->approach_speed = 0.01;
+  s->target_F = 5.0;
+  s->max_F = 10.0;
+  s->averaged = 1;
+  s->o_min = NAN;
+  s->o_max = NAN;
+  s->n_o = 48;
+  s->v_min = 0.005;
+  s->v_max = 0.03;
+  s->v_init = 0.015;
+  s->n_v = 6;
+  s->a_max = 0.05;
+  s->w_rms = 1.0;
+  s->w_loss = 5.0;
+  s->w_over = 10.0;
+  s->w_time = 0.02;
+  s->w_rough = 1e-4;
+  s->w_acc = 10.0;
+  s->screening = 2048;
+  s->screen_o = 1e-4;
+  s->keep = 2;
+  snprintf(s->algorithm, sizeof s->algorithm, "LD_LBFGS");
+  s->maxeval = 40;
+  s->maxtime = 60.0;
+  s->xtol_rel = 1e-6;
+  s->ftol_rel = 1e-8;
+  s->fd_step = 1e-4;
+  s->ftol = 1e-3;
+  s->verify = 2;
+  s->agree_tol = 0.02;
+  s->seed = 1;
+  s->robot_base[0] = -0.55;
+  s->robot_base[2] = -0.25;
+}
+
+//------------------------------------------------------------------------------------------------------
+// YAML
+
+static const char *const surface_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
+static const char *const model_names[] = {"kv", "hc", NULL};
+static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
+static const char *const measure_names[] = {"instantaneous", "averaged", NULL};
+
+typedef struct loader {
+  kl_cfg *c;
+  kelvin_status st;
+} loader;
+
+/* number field sec.key into *out if present, checked against (lo, hi] style bounds by the caller */
+static void num(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, double *out, double lo,
+                double hi, const char *rule)
+{
+  if (L->st != KELVIN_OK || !sec) return;
+  const kl_cfg_node *n = kl_cfg_get(sec, key);
+  if (!n) return;
+  char field[128];
+  snprintf(field, sizeof field, "%s.%s", secname, key);
+  double v;
+  if ((L->st = kl_cfg_number(L->c, n, field, &v)) != KELVIN_OK) return;
+  if (!(v >= lo && v <= hi)) {
+    L->st = kl_cfg_fail(L->c, n, field, "must be %s, got %g", rule, v);
+    return;
+  }
+  *out = v;
+}
+
+static void integer(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, int *out, long lo,
+                    long hi)
+{
+  if (L->st != KELVIN_OK || !sec) return;
+  const kl_cfg_node *n = kl_cfg_get(sec, key);
+  if (!n) return;
+  char field[128];
+  snprintf(field, sizeof field, "%s.%s", secname, key);
+  long v;
+  if ((L->st = kl_cfg_long(L->c, n, field, lo, hi, &v)) != KELVIN_OK) return;
+  *out = (int)v;
+}
+
+static void choice(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, const char *const *names,
+                   int *out)
+{
+  if (L->st != KELVIN_OK || !sec) return;
+  const kl_cfg_node *n = kl_cfg_get(sec, key);
+  if (!n) return;
+  char field[128];
+  snprintf(field, sizeof field, "%s.%s", secname, key);
+  L->st = kl_cfg_choice(L->c, n, field, names, out);
+}
+
+/* a file name relative to the config file's folder */
+static void file(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, char *out, size_t cap)
+{
+  if (L->st != KELVIN_OK || !sec) return;
+  const kl_cfg_node *n = kl_cfg_get(sec, key);
+  if (!n) return;
+  char field[128];
+  snprintf(field, sizeof field, "%s.%s", secname, key);
+  if (n->type != KL_CFG_SCALAR || !n->value[0]) {
+    L->st = kl_cfg_fail(L->c, n, field, "must be a file name");
+    return;
+  }
+  const char *cfgfile = kl_cfg_file(L->c);
+  const char *slash = strrchr(cfgfile, '/');
+  if (n->value[0] != '/' && slash)
+    snprintf(out, cap, "%.*s/%s", (int)(slash - cfgfile), cfgfile, n->value);
+  else
+    snprintf(out, cap, "%s", n->value);
+}
+
+/* a list of exactly n numbers */
+static void vec(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, double *out, int n)
+{
+  if (L->st != KELVIN_OK || !sec) return;
+  const kl_cfg_node *v = kl_cfg_get(sec, key);
+  if (!v) return;
+  char field[128];
+  snprintf(field, sizeof field, "%s.%s", secname, key);
+  if (v->type != KL_CFG_SEQ || v->n != n) {
+    L->st = kl_cfg_fail(L->c, v, field, "must be a list of %d numbers", n);
+    return;
+  }
+  for (int i = 0; i < n && L->st == KELVIN_OK; ++i) L->st = kl_cfg_number(L->c, v->items[i], field, &out[i]);
+}
+
+static const kl_cfg_node *section(loader *L, const kl_cfg_node *root, const char *name, const char *const *keys)
+{
+  if (L->st != KELVIN_OK) return NULL;
+  const kl_cfg_node *s = kl_cfg_get(root, name);
+  if (!s) return NULL;
+  L->st = kl_cfg_keys(L->c, s, name, keys);
+  return L->st == KELVIN_OK ? s : NULL;
+}
+
+kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap)
+{
+  kl_cfg *c = NULL;
+  kelvin_status st = kl_cfg_create(&c);
+  if (st != KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    return st;
+  }
+  st = kl_cfg_load(c, path);
+  if (st != KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(c));
+    kl_cfg_destroy(c);
+    return st;
+  }
+  loader L = {c, KELVIN_OK};
+  const kl_cfg_node *root = kl_cfg_root(c);
+  static const char *const top[] = {"workpiece", "path",   "tool",      "holder",    "contact", "target",
+                                    "offset",    "speed",  "objective", "optimiser", "verify",  "robot", NULL};
+  L.st = kl_cfg_keys(c, root, "(top level)", top);
+  static const char *const kw[] = {"surface", "radius", "mesh", "mesh_scale", "extent", "resolution", "E", "nu", "bead",
+                                   "tilt_deg", "shift", "roughness", NULL};
+  const kl_cfg_node *w = section(&L, root, "workpiece", kw);
+  choice(&L, w, "workpiece", "surface", surface_names, &s->surface);
+  num(&L, w, "workpiece", "radius", &s->radius, 1e-3, 1e3, "in [1e-3, 1e3] m");
+  file(&L, w, "workpiece", "mesh", s->mesh, sizeof s->mesh);
+  num(&L, w, "workpiece", "mesh_scale", &s->mesh_scale, 1e-9, 1e9, "> 0");
+  vec(&L, w, "workpiece", "extent", s->extent, 2);
+  num(&L, w, "workpiece", "resolution", &s->resolution, 1e-6, 1e-2, "in [1e-6, 1e-2] m");
+  num(&L, w, "workpiece", "E", &s->work_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
+  num(&L, w, "workpiece", "nu", &s->work_nu, -0.99, 0.4999, "in (-1, 0.5)");
+  num(&L, w, "workpiece", "tilt_deg", &s->tilt_deg, -45, 45, "in [-45, 45] degrees");
+  vec(&L, w, "workpiece", "shift", s->shift, 3);
+  static const char *const kb[] = {"height", "width", "x", NULL};
+  const kl_cfg_node *b = w ? kl_cfg_get(w, "bead") : NULL;
+  if (b && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, b, "workpiece.bead", kb);
+  num(&L, b, "workpiece.bead", "height", &s->bead_h, -0.01, 0.01, "in [-0.01, 0.01] m");
+  num(&L, b, "workpiece.bead", "width", &s->bead_w, 1e-5, 0.1, "in [1e-5, 0.1] m");
+  num(&L, b, "workpiece.bead", "x", &s->bead_x, -10, 10, "in [-10, 10] m");
+  static const char *const kr[] = {"amplitude", "wavelength", "seed", NULL};
+  const kl_cfg_node *r = w ? kl_cfg_get(w, "roughness") : NULL;
+  if (r && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, r, "workpiece.roughness", kr);
+  num(&L, r, "workpiece.roughness", "amplitude", &s->rough_a, 0, 1e-3, "in [0, 1e-3] m");
+  num(&L, r, "workpiece.roughness", "wavelength", &s->rough_l, 1e-5, 1, "in [1e-5, 1] m");
+  int seed = (int)s->rough_seed;
+  integer(&L, r, "workpiece.roughness", "seed", &seed, 0, 1000000000L);
+  s->rough_seed = (unsigned long)seed;
+  static const char *const kp[] = {"csv", "start", "end", "y", "samples", NULL};
+  const kl_cfg_node *p = section(&L, root, "path", kp);
+  file(&L, p, "path", "csv", s->path_csv, sizeof s->path_csv);
+  num(&L, p, "path", "start", &s->path_x0, -10, 10, "in [-10, 10] m");
+  num(&L, p, "path", "end", &s->path_x1, -10, 10, "in [-10, 10] m");
+  num(&L, p, "path", "y", &s->path_y, -10, 10, "in [-10, 10] m");
+  integer(&L, p, "path", "samples", &s->ns, 8, KL_PATH_MAX);
+  static const char *const kt[] = {"radius", "E", "nu", "mass", "weight", NULL};
+  const kl_cfg_node *t = section(&L, root, "tool", kt);
+  num(&L, t, "tool", "radius", &s->tool_R, 1e-4, 0.2, "in [1e-4, 0.2] m");
+  num(&L, t, "tool", "E", &s->tool_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
+  num(&L, t, "tool", "nu", &s->tool_nu, -0.99, 0.4999, "in (-1, 0.5)");
+  num(&L, t, "tool", "mass", &s->tool_mass, 1e-3, 1e4, "in [1e-3, 1e4] kg");
+  num(&L, t, "tool", "weight", &s->tool_weight, -1e5, 1e5, "in [-1e5, 1e5] N");
+  static const char *const kh[] = {"stiffness", "damping", NULL};
+  const kl_cfg_node *h = section(&L, root, "holder", kh);
+  num(&L, h, "holder", "stiffness", &s->holder_K, 1.0, 1e9, "in [1, 1e9] N/m");
+  num(&L, h, "holder", "damping", &s->holder_D, 0.0, 1e7, "in [0, 1e7] N s/m");
+  static const char *const kc[] = {"model", "law", "cr", "approach_speed", "stiffness", NULL};
+  const kl_cfg_node *ct = section(&L, root, "contact", kc);
+  int model = s->model == KL_MODEL_KV ? 0 : 1;
+  choice(&L, ct, "contact", "model", model_names, &model);
+  s->model = model == 0 ? KL_MODEL_KV : KL_MODEL_HC;
+  choice(&L, ct, "contact", "law", law_names, &s->law);
+  num(&L, ct, "contact", "cr", &s->cr, 1e-6, 1.0, "in (0, 1]");
+  num(&L, ct, "contact", "approach_speed", &s->approach_speed, 1e-6, 100, "in [1e-6, 100] m/s");
+  num(&L, ct, "contact", "stiffness", &s->contact_K, 1.0, 1e16, "> 0");
+  static const char *const kg[] = {"force", "csv", "max_force", "measure", NULL};
+  const kl_cfg_node *tg = section(&L, root, "target", kg);
+  num(&L, tg, "target", "force", &s->target_F, 1e-6, 1e6, "> 0 N");
+  file(&L, tg, "target", "csv", s->target_csv, sizeof s->target_csv);
+  num(&L, tg, "target", "max_force", &s->max_F, 1e-6, 1e7, "> 0 N");
+  choice(&L, tg, "target", "measure", measure_names, &s->averaged);
+  static const char *const ko[] = {"min", "max", "control_points", NULL};
+  const kl_cfg_node *o = section(&L, root, "offset", ko);
+  num(&L, o, "offset", "min", &s->o_min, -1, 1, "in [-1, 1] m");
+  num(&L, o, "offset", "max", &s->o_max, -1, 1, "in [-1, 1] m");
+  integer(&L, o, "offset", "control_points", &s->n_o, 4, 60);
+  static const char *const ks[] = {"min", "max", "initial", "control_points", "max_accel", NULL};
+  const kl_cfg_node *sp = section(&L, root, "speed", ks);
+  num(&L, sp, "speed", "min", &s->v_min, 1e-6, 100, "in [1e-6, 100] m/s");
+  num(&L, sp, "speed", "max", &s->v_max, 1e-6, 100, "in [1e-6, 100] m/s");
+  num(&L, sp, "speed", "initial", &s->v_init, 1e-6, 100, "in [1e-6, 100] m/s");
+  integer(&L, sp, "speed", "control_points", &s->n_v, 4, 60);
+  num(&L, sp, "speed", "max_accel", &s->a_max, 1e-6, 1e4, "> 0 m/s^2");
+  static const char *const kw2[] = {"rms", "loss", "over", "time", "roughness", "accel", NULL};
+  const kl_cfg_node *ob = section(&L, root, "objective", kw2);
+  num(&L, ob, "objective", "rms", &s->w_rms, 0, 1e9, ">= 0");
+  num(&L, ob, "objective", "loss", &s->w_loss, 0, 1e9, ">= 0");
+  num(&L, ob, "objective", "over", &s->w_over, 0, 1e9, ">= 0");
+  num(&L, ob, "objective", "time", &s->w_time, 0, 1e9, ">= 0");
+  num(&L, ob, "objective", "roughness", &s->w_rough, 0, 1e9, ">= 0");
+  num(&L, ob, "objective", "accel", &s->w_acc, 0, 1e9, ">= 0");
+  static const char *const kn[] = {"screening", "screen_offset", "keep", "algorithm", "maxeval", "maxtime",
+                                   "xtol_rel", "ftol_rel", "fd_step", "force_tol", "seed", NULL};
+  const kl_cfg_node *op = section(&L, root, "optimiser", kn);
+  integer(&L, op, "optimiser", "screening", &s->screening, 0, 1 << 22);
+  num(&L, op, "optimiser", "screen_offset", &s->screen_o, 0, 0.1, "in [0, 0.1] m");
+  integer(&L, op, "optimiser", "keep", &s->keep, 1, 64);
+  if (op && L.st == KELVIN_OK) {
+    const kl_cfg_node *a = kl_cfg_get(op, "algorithm");
+    if (a) {
+      if (a->type != KL_CFG_SCALAR || strlen(a->value) >= sizeof s->algorithm)
+        L.st = kl_cfg_fail(c, a, "optimiser.algorithm", "must be an NLopt algorithm name such as LN_BOBYQA");
+      else
+        snprintf(s->algorithm, sizeof s->algorithm, "%s", a->value);
+    }
+  }
+  integer(&L, op, "optimiser", "maxeval", &s->maxeval, 1, 100000000L);
+  num(&L, op, "optimiser", "maxtime", &s->maxtime, 0.01, 1e6, "in [0.01, 1e6] s");
+  num(&L, op, "optimiser", "xtol_rel", &s->xtol_rel, 0, 1, "in [0, 1]");
+  num(&L, op, "optimiser", "ftol_rel", &s->ftol_rel, 0, 1, "in [0, 1]");
+  num(&L, op, "optimiser", "fd_step", &s->fd_step, 1e-10, 0.1, "in [1e-10, 0.1]");
+  num(&L, op, "optimiser", "force_tol", &s->ftol, 1e-8, 0.1, "in [1e-8, 0.1]");
+  int sd = (int)s->seed;
+  integer(&L, op, "optimiser", "seed", &sd, 0, 1000000000L);
+  s->seed = (unsigned long)sd;
+  static const char *const kv[] = {"count", "tolerance", NULL};
+  const kl_cfg_node *vf = section(&L, root, "verify", kv);
+  integer(&L, vf, "verify", "count", &s->verify, 0, 64);
+  num(&L, vf, "verify", "tolerance", &s->agree_tol, 0, 10, "in [0, 10]");
+  static const char *const krb[] = {"model", "base", "rpy", NULL};
+  const kl_cfg_node *rb = section(&L, root, "robot", krb);
+  if (rb && L.st == KELVIN_OK) {
+    const kl_cfg_node *m = kl_cfg_get(rb, "model");
+    if (!m || m->type != KL_CFG_SCALAR || !m->value[0])
+      L.st = kl_cfg_fail(c, m ? m : rb, "robot.model", "must be 'builtin' or a .yaml/.urdf robot file");
+    else if (strcmp(m->value, "builtin") == 0)
+      snprintf(s->robot, sizeof s->robot, "builtin");
+    else
+      file(&L, rb, "robot", "model", s->robot, sizeof s->robot);
+  }
+  vec(&L, rb, "robot", "base", s->robot_base, 3);
+  vec(&L, rb, "robot", "rpy", s->robot_rpy, 3);
+  if (L.st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(c));
+  kl_cfg_destroy(c);
+  return L.st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// surfaces
+
+typedef struct rough_mode {
+  double kx, ky, phase;
+} rough_mode;
+
+#define NROUGH 6
+
+/* nominal height z = f(x, y) of an analytic surface and its gradient */
+static double nominal(const kl_settings *s, double x, double y, double *fx, double *fy)
+{
+  const double R = s->radius;
+  switch (s->surface) {
+  case KL_SURF_CYLINDER: { /* convex panel, axis along y */
+    const double r = sqrt(R * R - x * x);
+    *fx = -x / r;
+    *fy = 0;
+    return r - R;
+  }
+  case KL_SURF_SPHERE: {
+    const double r = sqrt(R * R - x * x - y * y);
+    *fx = -x / r;
+    *fy = -y / r;
+    return r - R;
+  }
+  case KL_SURF_SADDLE:
+    *fx = x / R;
+    *fy = -y / R;
+    return (x * x - y * y) / (2.0 * R);
+  default:
+    *fx = *fy = 0;
+    return 0.0;
+  }
+}
+
+/* actual height in the part's own frame: nominal + weld bead + roughness */
+static double actual_local(const kl_settings *s, const rough_mode *rm, double x, double y)
+{
+  double fx, fy;
+  double z = nominal(s, x, y, &fx, &fy);
+  if (s->bead_h != 0) {
+    const double u = (x - s->bead_x) / s->bead_w;
+    z += s->bead_h * exp(-0.5 * u * u);
+  }
+  if (s->rough_a > 0) {
+    double r = 0;
+    for (int i = 0; i < NROUGH; ++i) r += sin(rm[i].kx * x + rm[i].ky * y + rm[i].phase);
+    z += s->rough_a * sqrt(2.0 / NROUGH) * r; /* RMS = amplitude */
+  }
+  return z;
+}
+
+/* the actual part: the analytic patch meshed, rotated by the tilt about y and shifted */
+static kelvin_status mesh_actual(const kl_settings *s, double xc, double yc, kl_mesh **out, char *msg, int cap)
+{
+  rough_mode rm[NROUGH];
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!rng) return KELVIN_ERR_NOMEM;
+  gsl_rng_set(rng, s->rough_seed);
+  for (int i = 0; i < NROUGH; ++i) {
+    const double ang = 2 * PI * gsl_rng_uniform(rng), k = 2 * PI / s->rough_l * (0.7 + 0.6 * gsl_rng_uniform(rng));
+    rm[i].kx = k * cos(ang);
+    rm[i].ky = k * sin(ang);
+    rm[i].phase = 2 * PI * gsl_rng_uniform(rng);
+  }
+  gsl_rng_free(rng);
+  const double dx = s->resolution, dy = 4.0 * s->resolution;
+  const int nx = (int)ceil(s->extent[0] / dx) + 1, ny = (int)ceil(s->extent[1] / dy) + 1;
+  if ((double)nx * ny > 2e7) {
+    snprintf(msg, (size_t)cap, "workpiece.resolution: %g m over %g x %g m makes %.3g vertices; use a coarser one",
+             s->resolution, s->extent[0], s->extent[1], (double)nx * ny);
+    return KELVIN_ERR_CONFIG;
+  }
+  double *v = malloc((size_t)nx * ny * 3 * sizeof *v);
+  int *t = malloc((size_t)(nx - 1) * (ny - 1) * 6 * sizeof *t);
+  if (!v || !t) {
+    free(v);
+    free(t);
+    return KELVIN_ERR_NOMEM;
+  }
+  const double th = s->tilt_deg * PI / 180.0, c = cos(th), sn = sin(th);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const double x = xc - 0.5 * s->extent[0] + s->extent[0] * i / (nx - 1);
+      const double y = yc - 0.5 * s->extent[1] + s->extent[1] * j / (ny - 1);
+      const double z = actual_local(s, rm, x, y);
+      double *p = &v[3 * ((size_t)j * nx + i)];
+      p[0] = c * x + sn * z + s->shift[0];
+      p[1] = y + s->shift[1];
+      p[2] = -sn * x + c * z + s->shift[2];
+    }
+  size_t k = 0;
+  for (int j = 0; j + 1 < ny; ++j)
+    for (int i = 0; i + 1 < nx; ++i) {
+      const int a = j * nx + i, b = a + 1, d = a + nx, e = d + 1;
+      t[k++] = a;
+      t[k++] = b;
+      t[k++] = e;
+      t[k++] = a;
+      t[k++] = e;
+      t[k++] = d;
+    }
+  const kelvin_status st = kl_mesh_from_arrays(v, nx * ny, t, (nx - 1) * (ny - 1) * 2, out, msg, cap);
+  free(v);
+  free(t);
+  return st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// path
+
+static void normalise(double *v)
+{
+  const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (n > 0) {
+    v[0] /= n;
+    v[1] /= n;
+    v[2] /= n;
+  }
+}
+
+/* a dense polyline (points and normals) to be resampled */
+typedef struct poly {
+  int n, cap;
+  double *p, *nrm, *s;
+} poly;
+
+static int poly_push(poly *q, const double p[3], const double n[3])
+{
+  if (q->n == q->cap) {
+    const int cap = q->cap ? 2 * q->cap : 1024;
+    double *a = realloc(q->p, (size_t)cap * 3 * sizeof *a);
+    if (!a) return -1;
+    q->p = a;
+    double *b = realloc(q->nrm, (size_t)cap * 3 * sizeof *b);
+    if (!b) return -1;
+    q->nrm = b;
+    double *c = realloc(q->s, (size_t)cap * sizeof *c);
+    if (!c) return -1;
+    q->s = c;
+    q->cap = cap;
+  }
+  memcpy(&q->p[3 * q->n], p, 3 * sizeof *p);
+  memcpy(&q->nrm[3 * q->n], n, 3 * sizeof *n);
+  q->s[q->n] = q->n ? q->s[q->n - 1] + sqrt(pow(p[0] - q->p[3 * (q->n - 1)], 2) + pow(p[1] - q->p[3 * (q->n - 1) + 1], 2) +
+                                            pow(p[2] - q->p[3 * (q->n - 1) + 2], 2))
+                    : 0.0;
+  q->n++;
+  return 0;
+}
+
+static void poly_free(poly *q)
+{
+  free(q->p);
+  free(q->nrm);
+  free(q->s);
+}
+
+/* read x,y,z,nx,ny,nz rows (a header line naming the columns) */
+static kelvin_status read_path_csv(const char *path, poly *q, char *msg, int cap)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(msg, (size_t)cap, "%s: cannot read the path: %s", path, strerror(errno));
+    return KELVIN_ERR_CONFIG;
+  }
+  char line[1024];
+  int ln = 0, col[6] = {-1, -1, -1, -1, -1, -1};
+  static const char *const names[] = {"x", "y", "z", "nx", "ny", "nz"};
+  kelvin_status st = KELVIN_OK;
+  while (fgets(line, sizeof line, f)) {
+    ++ln;
+    if (line[0] == '#' || line[0] == '\n') continue;
+    if (col[0] < 0 && col[1] < 0) { /* header */
+      char *save = NULL;
+      int c = 0;
+      for (char *tok = strtok_r(line, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save), ++c) {
+        while (*tok == ' ') ++tok;
+        for (int k = 0; k < 6; ++k)
+          if (strcmp(tok, names[k]) == 0) col[k] = c;
+      }
+      for (int k = 0; k < 6; ++k)
+        if (col[k] < 0) {
+          snprintf(msg, (size_t)cap, "%s:%d: missing column '%s' (need x,y,z,nx,ny,nz)", path, ln, names[k]);
+          st = KELVIN_ERR_CONFIG;
+          goto done;
+        }
+      continue;
+    }
+    double val[32];
+    int c = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(line, ",\r\n", &save); tok && c < 32; tok = strtok_r(NULL, ",\r\n", &save), ++c) {
+      char *end;
+      val[c] = strtod(tok, &end);
+      while (*end == ' ') ++end;
+      if (end == tok || *end || !isfinite(val[c])) {
+        snprintf(msg, (size_t)cap, "%s:%d: column %d: must be a number, got '%s'", path, ln, c + 1, tok);
+        st = KELVIN_ERR_CONFIG;
+        goto done;
+      }
+    }
+    double p[3], n[3];
+    for (int k = 0; k < 3; ++k) {
+      if (col[k] >= c || col[k + 3] >= c) {
+        snprintf(msg, (size_t)cap, "%s:%d: row has %d columns, fewer than the header", path, ln, c);
+        st = KELVIN_ERR_CONFIG;
+        goto done;
+      }
+      p[k] = val[col[k]];
+      n[k] = val[col[k + 3]];
+    }
+    const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (fabs(nn - 1.0) > 1e-3) {
+      snprintf(msg, (size_t)cap, "%s:%d: nx,ny,nz: the normal must be a unit vector, got length %.6g", path, ln, nn);
+      st = KELVIN_ERR_CONFIG;
+      goto done;
+    }
+    normalise(n);
+    if (q->n && fabs(p[0] - q->p[3 * (q->n - 1)]) + fabs(p[1] - q->p[3 * (q->n - 1) + 1]) +
+                        fabs(p[2] - q->p[3 * (q->n - 1) + 2]) ==
+                    0)
+      continue; /* repeated point */
+    if (poly_push(q, p, n) != 0) {
+      st = KELVIN_ERR_NOMEM;
+      goto done;
+    }
+  }
+  if (q->n < 2) {
+    snprintf(msg, (size_t)cap, "%s: the path needs at least 2 distinct points, got %d", path, q->n);
+    st = KELVIN_ERR_CONFIG;
+  }
+done:
+  fclose(f);
+  return st;
+}
+
+/* the nominal path: intersection of the analytic surface with the plane y = path_y */
+static kelvin_status analytic_path(const kl_settings *s, poly *q)
+{
+  const int n = 20 * s->ns;
+  for (int i = 0; i <= n; ++i) {
+    const double x = s->path_x0 + (s->path_x1 - s->path_x0) * i / n, y = s->path_y;
+    double fx, fy;
+    const double z = nominal(s, x, y, &fx, &fy);
+    double p[3] = {x, y, z}, nv[3] = {-fx, -fy, 1.0};
+    normalise(nv);
+    if (poly_push(q, p, nv) != 0) return KELVIN_ERR_NOMEM;
+  }
+  return KELVIN_OK;
+}
+
+/* the path on a mesh part: vertical rays at y = path_y (the plane intersection) */
+static kelvin_status mesh_path(const kl_settings *s, const kl_mesh *m, poly *q, char *msg, int cap)
+{
+  double lo[3], hi[3];
+  kl_mesh_bounds(m, lo, hi);
+  const int n = 20 * s->ns;
+  const double down[3] = {0, 0, -1};
+  for (int i = 0; i <= n; ++i) {
+    const double x = s->path_x0 + (s->path_x1 - s->path_x0) * i / n;
+    const double o[3] = {x, s->path_y, hi[2] + 1.0};
+    double t, nv[3];
+    if (!kl_mesh_raycast(m, o, down, 0.0, hi[2] - lo[2] + 2.0, &t, nv)) {
+      snprintf(msg, (size_t)cap,
+               "path: the line y = %g at x = %g m misses the workpiece mesh (bounds x %g..%g, y %g..%g); "
+               "set path.start/end/y inside it or give path.csv",
+               s->path_y, x, lo[0], hi[0], lo[1], hi[1]);
+      return KELVIN_ERR_CONFIG;
+    }
+    if (nv[2] < 0) {
+      nv[0] = -nv[0];
+      nv[1] = -nv[1];
+      nv[2] = -nv[2];
+    }
+    const double p[3] = {x, s->path_y, o[2] - t};
+    if (poly_push(q, p, nv) != 0) return KELVIN_ERR_NOMEM;
+  }
+  return KELVIN_OK;
+}
+
+/* resample the polyline at ns equal arc-length steps (linear in s; normals renormalised) */
+static void resample(const poly *q, kl_problem *pb)
+{
+  const int ns = pb->ns;
+  const double L = q->s[q->n - 1];
+  int j = 0;
+  for (int k = 0; k < ns; ++k) {
+    const double sk = L * k / (ns - 1);
+    while (j + 2 < q->n && q->s[j + 1] < sk) ++j;
+    const double w = (q->s[j + 1] > q->s[j]) ? (sk - q->s[j]) / (q->s[j + 1] - q->s[j]) : 0.0;
+    pb->s[k] = sk;
+    for (int d = 0; d < 3; ++d) {
+      pb->p[3 * k + d] = q->p[3 * j + d] + w * (q->p[3 * (j + 1) + d] - q->p[3 * j + d]);
+      pb->nrm[3 * k + d] = q->nrm[3 * j + d] + w * (q->nrm[3 * (j + 1) + d] - q->nrm[3 * j + d]);
+    }
+    normalise(&pb->nrm[3 * k]);
+  }
+  pb->length = L;
+  for (int k = 0; k < ns; ++k) {
+    const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
+    for (int d = 0; d < 3; ++d) pb->tan[3 * k + d] = pb->p[3 * b + d] - pb->p[3 * a + d];
+    normalise(&pb->tan[3 * k]);
+  }
+}
+
+/* target profile s,force from CSV, linear in s, held constant beyond its ends */
+static kelvin_status read_target(const char *path, kl_problem *pb, char *msg, int cap)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(msg, (size_t)cap, "%s: cannot read the target profile: %s", path, strerror(errno));
+    return KELVIN_ERR_CONFIG;
+  }
+  double *ss = NULL, *ff = NULL;
+  int n = 0, capn = 0, ln = 0, header = 0;
+  kelvin_status st = KELVIN_OK;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    ++ln;
+    if (line[0] == '#' || line[0] == '\n' || line[0] == '\r') continue;
+    double a, b;
+    char extra;
+    if (sscanf(line, " %lf , %lf %c", &a, &b, &extra) != 2 || !isfinite(a) || !isfinite(b)) {
+      if (!header && n == 0 && strstr(line, "s") && strstr(line, "force")) {
+        header = 1;
+        continue;
+      }
+      snprintf(msg, (size_t)cap, "%s:%d: expected 's,force' (two numbers), got '%.60s'", path, ln, strtok(line, "\r\n"));
+      st = KELVIN_ERR_CONFIG;
+      break;
+    }
+    if (b <= 0) {
+      snprintf(msg, (size_t)cap, "%s:%d: force: must be > 0 N, got %g", path, ln, b);
+      st = KELVIN_ERR_CONFIG;
+      break;
+    }
+    if (n && a <= ss[n - 1]) {
+      snprintf(msg, (size_t)cap, "%s:%d: s: must increase, got %g after %g", path, ln, a, ss[n - 1]);
+      st = KELVIN_ERR_CONFIG;
+      break;
+    }
+    if (n == capn) {
+      capn = capn ? 2 * capn : 64;
+      double *a2 = realloc(ss, (size_t)capn * sizeof *a2);
+      double *b2 = a2 ? realloc(ff, (size_t)capn * sizeof *b2) : NULL;
+      if (!a2 || !b2) {
+        free(a2 ? a2 : ss);
+        st = KELVIN_ERR_NOMEM;
+        ss = NULL;
+        break;
+      }
+      ss = a2;
+      ff = b2;
+    }
+    ss[n] = a;
+    ff[n] = b;
+    ++n;
+  }
+  fclose(f);
+  if (st == KELVIN_OK && n < 1) {
+    snprintf(msg, (size_t)cap, "%s: no 's,force' rows", path);
+    st = KELVIN_ERR_CONFIG;
+  }
+  if (st == KELVIN_OK) {
+    int j = 0;
+    for (int k = 0; k < pb->ns; ++k) {
+      const double s = pb->s[k];
+      if (n == 1 || s <= ss[0]) {
+        pb->ft[k] = ff[0];
+        continue;
+      }
+      if (s >= ss[n - 1]) {
+        pb->ft[k] = ff[n - 1];
+        continue;
+      }
+      while (j + 2 < n && ss[j + 1] < s) ++j;
+      pb->ft[k] = ff[j] + (ff[j + 1] - ff[j]) * (s - ss[j]) / (ss[j + 1] - ss[j]);
+    }
+  }
+  free(ss);
+  free(ff);
+  return st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// build
+
+void kl_problem_free(kl_problem *pb)
+{
+  if (!pb) return;
+  free(pb->s);
+  free(pb->p);
+  free(pb->nrm);
+  free(pb->tan);
+  free(pb->h);
+  free(pb->dh);
+  free(pb->meff);
+  free(pb->fg);
+  free(pb->ft);
+  free(pb->geo);
+  free(pb->basis);
+  kl_mesh_free(pb->actual);
+  free(pb);
+}
+
+/* static penetration of the contact carrying F */
+static double static_pen(const kl_problem *pb, double F)
+{
+  if (F <= 0) return 0;
+  return pb->set.model == KL_MODEL_KV ? F / pb->Kc : pow(F / pb->Kc, 1.0 / 1.5);
+}
+
+/* the arm holding the tool: its effective mass along the normal at each sample and its speed bound
+ * (kl_robot_path: IK per sample, m_eff = 1 / (n' J_v M^-1 J_v' n), DESIGN.md section 6) */
+static kelvin_status robot_mass(kl_problem *pb, char *msg, int cap)
+{
+  const kl_settings *s = &pb->set;
+  const int ns = pb->ns;
+  kl_robot *r = NULL;
+  char m2[1024];
+  kelvin_status st = strcmp(s->robot, "builtin") == 0 ? kl_robot_builtin_er10(&r) : kl_robot_load(s->robot, &r, m2, sizeof m2);
+  if (st != KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "robot.model: %s", strcmp(s->robot, "builtin") == 0 ? "out of memory" : m2);
+    return KELVIN_ERR_CONFIG;
+  }
+  double *meff = malloc((size_t)ns * sizeof *meff), *vmax = malloc((size_t)ns * sizeof *vmax);
+  double *margin = malloc((size_t)ns * sizeof *margin), *q = malloc((size_t)ns * 16 * sizeof *q);
+  int *reach = malloc((size_t)ns * sizeof *reach);
+  if (!meff || !vmax || !margin || !q || !reach) {
+    st = KELVIN_ERR_NOMEM;
+    snprintf(msg, (size_t)cap, "out of memory");
+  } else if ((st = kl_robot_set_base(r, s->robot_base, s->robot_rpy)) != KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "robot.base/rpy: must be finite");
+    st = KELVIN_ERR_CONFIG;
+  } else if ((st = kl_robot_path(r, ns, pb->p, pb->nrm, pb->tan, meff, vmax, reach, margin, q, m2, sizeof m2)) !=
+             KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "robot: the path is not reachable from base (%g, %g, %g): %s", s->robot_base[0],
+             s->robot_base[1], s->robot_base[2], m2);
+    st = KELVIN_ERR_CONFIG;
+  } else {
+    double vmin = INFINITY;
+    for (int k = 0; k < ns; ++k) {
+      pb->meff[k] = meff[k];
+      vmin = fmin(vmin, vmax[k]);
+    }
+    pb->robot_vmax = vmin;
+    if (pb->set.v_max > vmin) pb->set.v_max = vmin; /* the joint speed limits bound the feed */
+    if (pb->set.v_init > pb->set.v_max) pb->set.v_init = pb->set.v_max;
+    if (!(pb->set.v_min < pb->set.v_max)) {
+      snprintf(msg, (size_t)cap, "robot: the joint speed limits allow at most %.4g m/s along the path, below speed.min (%g)",
+               vmin, pb->set.v_min);
+      st = KELVIN_ERR_CONFIG;
+    }
+  }
+  free(meff);
+  free(vmax);
+  free(margin);
+  free(q);
+  free(reach);
+  kl_robot_free(r);
+  return st;
+}
+
+#define FAIL(code, ...)                                                                                      \
+  do {                                                                                                       \
+    snprintf(msg, (size_t)cap, __VA_ARGS__);                                                                 \
+    st = (code);                                                                                             \
+    goto fail;                                                                                               \
+  } while (0)
+
+kelvin_status kl_problem_build(const kl_settings *set, kl_problem **out, char *msg, int cap)
+{
+  *out = NULL;
+  kelvin_status st = KELVIN_OK;
+  poly q = {0, 0, NULL, NULL, NULL};
+  gsl_bspline_workspace *bw = NULL;
+  gsl_vector *bv = NULL;
+  kl_problem *pb = calloc(1, sizeof *pb);
+  if (!pb) return KELVIN_ERR_NOMEM;
+  pb->set = *set;
+  const kl_settings *s = &pb->set;
+  /* cross-field checks */
+  if (!(s->v_min < s->v_max)) FAIL(KELVIN_ERR_CONFIG, "speed.min (%g) must be < speed.max (%g)", s->v_min, s->v_max);
+  if (!(s->v_init >= s->v_min && s->v_init <= s->v_max))
+    FAIL(KELVIN_ERR_CONFIG, "speed.initial: must be within [speed.min, speed.max] = [%g, %g], got %g", s->v_min,
+         s->v_max, s->v_init);
+  if (isfinite(s->o_min) && isfinite(s->o_max) && !(s->o_min < s->o_max))
+    FAIL(KELVIN_ERR_CONFIG, "offset.min (%g) must be < offset.max (%g)", s->o_min, s->o_max);
+  if (s->surface != KL_SURF_MESH && !s->path_csv[0] && !(s->path_x0 < s->path_x1))
+    FAIL(KELVIN_ERR_CONFIG, "path.start (%g) must be < path.end (%g)", s->path_x0, s->path_x1);
+  if (s->surface == KL_SURF_MESH && !s->mesh[0]) FAIL(KELVIN_ERR_CONFIG, "workpiece.mesh: needed with surface: mesh");
+  if ((s->surface == KL_SURF_CYLINDER || s->surface == KL_SURF_SPHERE) &&
+      !(fabs(s->path_x0) < s->radius && fabs(s->path_x1) < s->radius && fabs(s->path_y) < s->radius))
+    FAIL(KELVIN_ERR_CONFIG, "path: the path leaves the %s of radius %g m (path.start/end/y)",
+         surface_names[s->surface], s->radius);
+  if (s->surface != KL_SURF_MESH && !s->path_csv[0] &&
+      (s->path_x1 - s->path_x0 > s->extent[0] - 2 * s->tool_R))
+    FAIL(KELVIN_ERR_CONFIG, "path: path.end - path.start (%g m) must fit in workpiece.extent[0] (%g m) less two tool radii",
+         s->path_x1 - s->path_x0, s->extent[0]);
+  pb->ns = s->ns;
+  pb->nc = s->n_o + s->n_v;
+  const int ns = s->ns;
+  pb->s = calloc((size_t)ns, sizeof(double));
+  pb->p = calloc((size_t)ns * 3, sizeof(double));
+  pb->nrm = calloc((size_t)ns * 3, sizeof(double));
+  pb->tan = calloc((size_t)ns * 3, sizeof(double));
+  pb->h = calloc((size_t)ns, sizeof(double));
+  pb->dh = calloc((size_t)ns, sizeof(double));
+  pb->meff = calloc((size_t)ns, sizeof(double));
+  pb->fg = calloc((size_t)ns, sizeof(double));
+  pb->ft = calloc((size_t)ns, sizeof(double));
+  pb->geo = calloc((size_t)ns * KL_GG_N, sizeof(double));
+  pb->basis = calloc((size_t)2 * ns * pb->nc, sizeof(double));
+  if (!pb->s || !pb->p || !pb->nrm || !pb->tan || !pb->h || !pb->dh || !pb->meff || !pb->fg || !pb->ft || !pb->geo ||
+      !pb->basis)
+    FAIL(KELVIN_ERR_NOMEM, "out of memory");
+  /* workpiece: the part as it is */
+  if (s->surface == KL_SURF_MESH) {
+    st = kl_mesh_load(s->mesh, s->mesh_scale, &pb->actual, msg, cap);
+    if (st != KELVIN_OK) {
+      st = KELVIN_ERR_CONFIG;
+      goto fail;
+    }
+  } else {
+    const double xc = 0.5 * (s->path_x0 + s->path_x1);
+    st = mesh_actual(s, s->path_csv[0] ? 0.0 : xc, s->path_csv[0] ? 0.0 : s->path_y, &pb->actual, msg, cap);
+    if (st != KELVIN_OK) goto fail;
+  }
+  /* path on the nominal surface */
+  if (s->path_csv[0])
+    st = read_path_csv(s->path_csv, &q, msg, cap);
+  else if (s->surface == KL_SURF_MESH)
+    st = mesh_path(s, pb->actual, &q, msg, cap);
+  else
+    st = analytic_path(s, &q);
+  if (st != KELVIN_OK) goto fail;
+  resample(&q, pb);
+  /* protrusion of the actual part into the tool, from the tool centre on the nominal contact */
+  const double R = s->tool_R, reach = R + 0.5 * R;
+  for (int k = 0; k < ns; ++k) {
+    double c[3], d, qq[3], nn[3];
+    for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
+    if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn))
+      FAIL(KELVIN_ERR_CONFIG,
+           "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
+           "tool centre",
+           k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
+    pb->h[k] = R - d;
+  }
+  for (int k = 0; k < ns; ++k) {
+    const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
+    pb->dh[k] = (pb->h[b] - pb->h[a]) / (pb->s[b] - pb->s[a]);
+  }
+  /* mass, weight (a downward weight pushes along -n by w n_z), target */
+  for (int k = 0; k < ns; ++k) {
+    pb->meff[k] = s->tool_mass;
+    pb->fg[k] = s->tool_weight * pb->nrm[3 * k + 2];
+    pb->ft[k] = s->target_F;
+  }
+  if (s->target_csv[0] && (st = read_target(s->target_csv, pb, msg, cap)) != KELVIN_OK) goto fail;
+  if (s->robot[0] && (st = robot_mass(pb, msg, cap)) != KELVIN_OK) goto fail;
+  /* contact constants: Hertz ball-end on a locally flat part */
+  const double Khertz = kl_hertz_K(kl_estar(s->tool_E, s->tool_nu, s->work_E, s->work_nu), s->tool_R);
+  double fmean = 0, fgmean = 0;
+  for (int k = 0; k < ns; ++k) {
+    fmean += pb->ft[k] / ns;
+    fgmean += pb->fg[k] / ns;
+  }
+  if (s->model == KL_MODEL_KV) {
+    /* linear stiffness: the Hertz tangent at the mean target force, unless given */
+    pb->Kc = s->contact_K > 0 ? s->contact_K : 1.5 * Khertz * sqrt(pow(fmean / Khertz, 2.0 / 3.0));
+    pb->Dc = kl_kv_damping(s->cr, pb->Kc, s->tool_mass);
+  } else {
+    pb->Kc = s->contact_K > 0 ? s->contact_K : Khertz;
+    pb->chi = kl_hc_chi(s->law, s->cr, s->approach_speed);
+  }
+  /* the planner's naive offset: static equilibrium on the CAD at the mean target */
+  pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
+  if (!isfinite(s->o_min)) pb->set.o_min = pb->naive_o - 1e-3;
+  if (!isfinite(s->o_max)) pb->set.o_max = pb->naive_o + 2e-3;
+  if (!(pb->set.o_min < pb->naive_o && pb->naive_o < pb->set.o_max))
+    FAIL(KELVIN_ERR_CONFIG, "offset: the naive offset %.4g m (static equilibrium at the target) is outside [offset.min, "
+                            "offset.max] = [%g, %g]",
+         pb->naive_o, pb->set.o_min, pb->set.o_max);
+  /* packed constants */
+  double *gp = pb->gp;
+  gp[KL_GP_KH] = s->holder_K;
+  gp[KL_GP_DH] = s->holder_D;
+  gp[KL_GP_KC] = pb->Kc;
+  gp[KL_GP_NC] = s->model == KL_MODEL_KV ? 1.0 : 1.5;
+  gp[KL_GP_DC] = pb->Dc;
+  gp[KL_GP_CHI] = pb->chi;
+  gp[KL_GP_MODEL] = s->model;
+  gp[KL_GP_FTOL] = s->ftol;
+  gp[KL_GP_FREF] = fmean;
+  gp[KL_GP_FMAX] = s->max_F;
+  gp[KL_GP_AMAX] = s->a_max;
+  gp[KL_GP_OSCALE] = 1e-3;
+  gp[KL_GP_VSCALE] = s->v_max;
+  gp[KL_GP_TREF] = pb->length / s->v_init;
+  gp[KL_GP_AVG] = s->averaged;
+  gp[KL_GP_MAXSUB] = 20000;
+  gp[KL_GP_W_RMS] = s->w_rms;
+  gp[KL_GP_W_LOSS] = s->w_loss;
+  gp[KL_GP_W_OVER] = s->w_over;
+  gp[KL_GP_W_TIME] = s->w_time;
+  gp[KL_GP_W_ROUGH] = s->w_rough;
+  gp[KL_GP_W_ACC] = s->w_acc;
+  for (int k = 0; k < ns; ++k) {
+    double *g = &pb->geo[k * KL_GG_N];
+    g[KL_GG_S] = pb->s[k];
+    g[KL_GG_H] = pb->h[k];
+    g[KL_GG_DH] = pb->dh[k];
+    g[KL_GG_M] = pb->meff[k];
+    g[KL_GG_FG] = pb->fg[k];
+    g[KL_GG_FT] = pb->ft[k];
+  }
+  /* clamped cubic B-splines on the normalised arc length (GSL) */
+  for (int part = 0; part < 2; ++part) {
+    const int nco = part ? s->n_v : s->n_o, col0 = part ? s->n_o : 0;
+    bw = gsl_bspline_alloc(4, (size_t)(nco - 2));
+    bv = gsl_vector_alloc((size_t)nco);
+    if (!bw || !bv) FAIL(KELVIN_ERR_NOMEM, "out of memory");
+    gsl_bspline_knots_uniform(0.0, 1.0, bw);
+    for (int k = 0; k < ns; ++k) {
+      gsl_bspline_eval((double)k / (ns - 1), bv, bw);
+      for (int j = 0; j < nco; ++j)
+        pb->basis[((size_t)(part * ns + k)) * pb->nc + col0 + j] = gsl_vector_get(bv, (size_t)j);
+    }
+    gsl_bspline_free(bw);
+    gsl_vector_free(bv);
+    bw = NULL;
+    bv = NULL;
+  }
+  for (int j = 0; j < pb->nc; ++j) {
+    pb->lo[j] = j < s->n_o ? pb->set.o_min : s->v_min;
+    pb->hi[j] = j < s->n_o ? pb->set.o_max : s->v_max;
+  }
+  poly_free(&q);
+  *out = pb;
+  return KELVIN_OK;
+fail:
+  poly_free(&q);
+  if (bw) gsl_bspline_free(bw);
+  if (bv) gsl_vector_free(bv);
+  kl_problem_free(pb);
+  return st;
+}
+
+void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v)
+{
+  const int ns = pb->ns, nc = pb->nc;
+  for (int k = 0; k < ns; ++k) {
+    double a = 0, b = 0;
+    for (int j = 0; j < nc; ++j) {
+      a += pb->basis[(size_t)k * nc + j] * x[j];
+      b += pb->basis[(size_t)(ns + k) * nc + j] * x[j];
+    }
+    o[k] = a;
+    v[k] = b;
+  }
+}
+
+void kl_problem_naive(const kl_problem *pb, double *x)
+{
+  for (int j = 0; j < pb->nc; ++j) x[j] = j < pb->set.n_o ? pb->naive_o : pb->set.v_init;
+}
+
+void kl_problem_guess(const kl_problem *pb, double *x)
+{
+  /* per-sample static equilibrium on the actual part, o_k = d*(F*_k) + (F*_k - F_g,k)/K_h - h_k,
+   * fitted by least squares onto the offset spline (the speed stays at its initial value) */
+  const int ns = pb->ns, no = pb->set.n_o;
+  gsl_matrix *X = gsl_matrix_alloc((size_t)ns, (size_t)no);
+  gsl_vector *y = gsl_vector_alloc((size_t)ns), *c = gsl_vector_alloc((size_t)no);
+  gsl_matrix *cov = gsl_matrix_alloc((size_t)no, (size_t)no);
+  gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc((size_t)ns, (size_t)no);
+  kl_problem_naive(pb, x);
+  if (X && y && c && cov && w) {
+    for (int k = 0; k < ns; ++k) {
+      for (int j = 0; j < no; ++j) gsl_matrix_set(X, (size_t)k, (size_t)j, pb->basis[(size_t)k * pb->nc + j]);
+      gsl_vector_set(y, (size_t)k, static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]);
+    }
+    double chisq;
+    if (gsl_multifit_linear(X, y, c, cov, &chisq, w) == 0)
+      for (int j = 0; j < no; ++j) x[j] = fmin(pb->hi[j], fmax(pb->lo[j], gsl_vector_get(c, (size_t)j)));
+  }
+  gsl_matrix_free(X);
+  gsl_vector_free(y);
+  gsl_vector_free(c);
+  gsl_matrix_free(cov);
+  gsl_multifit_linear_free(w);
+}

@@ -1,0 +1,123 @@
+/* optimiser/problem.h: a grinding problem (DESIGN.md section 5): its settings (the config, with a
+ * documented default for every field) and what is prepared from them once on the host: the workpiece
+ * as designed (nominal) and as it is (actual, a triangle mesh), the path on the nominal surface
+ * resampled at arc-length samples, the protrusion of the actual surface into the ball-end tool, the
+ * effective mass and weight per sample, the target force profile, and the packed rollout constants. */
+#ifndef KL_OPTIMISER_PROBLEM_H
+#define KL_OPTIMISER_PROBLEM_H
+
+#include "engine/mesh.h"
+#include "kelvin/kelvin.h"
+#include "kernels/kl_rollout.h"
+
+#define KL_SURF_PLANE 0
+#define KL_SURF_CYLINDER 1
+#define KL_SURF_SPHERE 2
+#define KL_SURF_SADDLE 3
+#define KL_SURF_MESH 4
+
+#define KL_PATH_MAX 4096 /* most path samples */
+
+typedef struct kl_settings {
+  /* workpiece */
+  int surface;           /* KL_SURF_* [cylinder] */
+  double radius;         /* radius of curvature of cylinder/sphere/saddle [m] [0.4] */
+  char mesh[1024];       /* surface: mesh: STL/OBJ/PLY file of the part ("" otherwise) */
+  double mesh_scale;     /* mesh units to metres [1] */
+  double extent[2];      /* analytic patch meshed for the actual part, x and y size [m] [0.16, 0.04] */
+  double resolution;     /* mesh spacing along x of analytic parts [m] [2.5e-4] (4x coarser in y) */
+  double work_E, work_nu; /* workpiece material [70e9 Pa, 0.33] (aluminium) */
+  double bead_h, bead_w, bead_x; /* weld bead: height [m], width (1 sigma) [m], position x [m] [4e-4, 1.5e-3, 0.01] */
+  double tilt_deg;       /* actual part rotated about y against its CAD [deg] [0.3] */
+  double shift[3];       /* actual part translated against its CAD [m] [0, 0, 0] */
+  double rough_a, rough_l; /* roughness amplitude [m] and wavelength [m] [3e-6, 2e-3] */
+  unsigned long rough_seed; /* [7] */
+  /* path */
+  char path_csv[1024];   /* points + normals x,y,z,nx,ny,nz ("": plane intersection) */
+  double path_x0, path_x1, path_y; /* plane intersection y = path_y from x0 to x1 [m] [-0.06, 0.06, 0] */
+  int ns;                /* path samples [241] */
+  /* tool and holder */
+  double tool_R;         /* ball-end radius [m] [6e-3] */
+  double tool_E, tool_nu; /* abrasive ball-end [200e9 Pa, 0.22] */
+  double tool_mass;      /* effective moving mass along the normal [kg] [1.5] */
+  double tool_weight;    /* weight pushing on a horizontal part [N] [2] (counterbalanced spindle) */
+  double holder_K, holder_D; /* [5000 N/m, 35 N s/m] */
+  /* contact */
+  int model;             /* KL_MODEL_KV or KL_MODEL_HC [hc] */
+  int law;               /* KL_LAW_* [exact] */
+  double cr;             /* restitution [0.5] */
+  double approach_speed; /* speed that sets chi for hc, or D for kv via eq. 10 [m/s] [0.01] */
+  double contact_K;      /* stiffness override (0: Hertz from materials) */
+  /* target */
+  double target_F;       /* constant target [N] [5] */
+  char target_csv[1024]; /* s,force profile ("": constant) */
+  double max_F;          /* over-force threshold [N] [10] */
+  int averaged;          /* objective on the step-averaged force (1) or instantaneous (0) [1] */
+  /* decision variables */
+  double o_min, o_max;   /* offset bounds [m] (NaN: naive offset -1 mm .. +2 mm) */
+  int n_o;               /* offset control points [48] */
+  double v_min, v_max, v_init; /* feed speed bounds and initial [m/s] [0.005, 0.03, 0.015] */
+  int n_v;               /* speed control points [6] */
+  double a_max;          /* feed acceleration limit [m/s^2] [0.05] */
+  /* objective weights */
+  double w_rms, w_loss, w_over, w_time, w_rough, w_acc; /* [1, 5, 10, 0.02, 1e-4, 10] */
+  /* robot: the arm that holds the tool (issue 7); "" none, "builtin" (the ER10-900-sized arm) or a
+   * .yaml/.urdf file. Then the effective mass per sample is the arm's along the normal, and the speed
+   * bound is capped by its joint speed limits. */
+  char robot[1024];
+  double robot_base[3], robot_rpy[3]; /* base pose in the workpiece frame [m, rad] [-0.55, 0, -0.25], [0, 0, 0] */
+  /* pipeline */
+  int screening;         /* Sobol candidates in one batch [2048] (0: skip) */
+  double screen_o;       /* half-width of the offset box around the initial guess [m] [1e-4] */
+  int keep;              /* starts of the local refinement [2] */
+  char algorithm[64];    /* NLopt algorithm name [LD_LBFGS] (LD_*: finite-difference gradients, one batch each) */
+  int maxeval;           /* NLopt evaluations per start [40] (a gradient evaluation is one batch of nc + 1 rollouts) */
+  double maxtime;        /* per start [s] [60], a safety net: a run stopped by it is not reproducible */
+  double xtol_rel, ftol_rel; /* [1e-6, 1e-8] */
+  double fd_step;        /* finite-difference step of gradient algorithms, relative to the bounds [1e-4] */
+  double ftol;           /* sub-step force tolerance, relative [1e-3] */
+  int verify;            /* winners re-simulated by the CPU engine, besides the naive pass [2] */
+  double agree_tol;      /* device vs CPU RMS disagreement flagged above [0.02] */
+  unsigned long seed;    /* [1] */
+} kl_settings;
+
+/* What is prepared from the settings. */
+typedef struct kl_problem {
+  kl_settings set;
+  int ns, nc;            /* samples; control points n_o + n_v */
+  double *s;             /* arc length (ns) [m] */
+  double *p, *nrm, *tan; /* nominal points, unit normals, unit tangents (ns x 3) */
+  double *h, *dh;        /* protrusion (ns) [m] and dh/ds (ns) */
+  double *meff, *fg, *ft; /* effective mass [kg], weight component [N], target force [N] (ns) */
+  double *geo;           /* packed (ns x KL_GG_N) */
+  double *basis;         /* (2 ns x nc) */
+  double gp[KL_GP_N];    /* packed constants */
+  double lo[2 * 64], hi[2 * 64]; /* bounds of the control points (nc) */
+  double naive_o;        /* the constant offset a planner would command on the CAD */
+  double Kc, chi, Dc;    /* contact constants in use */
+  kl_mesh *actual;       /* the part as it is */
+  double length;         /* path length [m] */
+  double robot_vmax;     /* smallest robot speed bound along the path [m/s] (0: no robot) */
+} kl_problem;
+
+/* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead). */
+void kl_settings_default(kl_settings *s);
+
+/* Load settings from a YAML file over the defaults. KELVIN_ERR_CONFIG/IO with "FILE:LINE: field: ..." */
+kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap);
+
+/* Prepare the problem. KELVIN_ERR_CONFIG (bad values, path off the workpiece, unreadable mesh) with a
+ * message; *out = NULL on failure. */
+kelvin_status kl_problem_build(const kl_settings *s, kl_problem **out, char *msg, int cap);
+
+void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
+
+/* Sampled offsets and speeds (ns each) of control points x (nc). */
+void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v);
+
+/* The naive pass (constant offset on the CAD, initial speed) and the physics-based initial guess,
+ * as control points (nc). */
+void kl_problem_naive(const kl_problem *pb, double *x);
+void kl_problem_guess(const kl_problem *pb, double *x);
+
+#endif
