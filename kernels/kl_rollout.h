@@ -228,11 +228,11 @@ KL_FN void kl_grind_event(const KL_GLOBAL kl_real *gp, int contact, int which, k
 
 /* impulse of the linearised contact force over a sub-step of length tau of system s from (z0, zd0):
  * int F0 + Kt (z - z0 + hr t) + Dt (z' - zd0) dt, with int z dt = (J - D dz)/K from the step's J */
-KL_FN kl_real kl_grind_impulse(kl_kv_sys s, kl_kv_out o, kl_real z0, kl_real tau, kl_real F0, kl_real Kt,
-                               kl_real Dt, kl_real hr)
+KL_FN kl_real kl_grind_impulse(kl_kv_sys s, kl_kv_out o, kl_real z0, kl_real zd0, kl_real tau, kl_real F0,
+                               kl_real Kt, kl_real Dt, kl_real hr)
 {
   const kl_real intz = (o.J - s.D * o.dx) / s.K;
-  return F0 * tau + Kt * (intz - z0 * tau + 0.5 * hr * tau * tau) + Dt * o.dx;
+  return F0 * tau + Kt * (intz - z0 * tau + 0.5 * hr * tau * tau) + Dt * (o.dx - zd0 * tau);
 }
 
 /* Advance the state across one sample interval with controlled sub-steps. */
@@ -313,8 +313,8 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
     ++nsub;
     flips = 0;
     if (st->contact) {
-      out.J += kl_grind_impulse(s, mid, st->z, 0.5 * h, F0, Kt, Dt, hr) +
-               kl_grind_impulse(s2, two, mid.x, 0.5 * h, F02, Kt2, Dt2, hr2);
+      out.J += kl_grind_impulse(s, mid, st->z, st->zd, 0.5 * h, F0, Kt, Dt, hr) +
+               kl_grind_impulse(s2, two, mid.x, mid.v, 0.5 * h, F02, Kt2, Dt2, hr2);
     } else {
       out.tfree += h;
     }

@@ -29,6 +29,7 @@ typedef struct run {
   size_t pcap;
   nlopt_opt opt;
   long evals;
+  double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
 } run;
 
 static double now(void)
@@ -233,6 +234,10 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     nlopt_force_stop(r->opt);
     return HUGE_VAL;
   }
+  if (J0 < r->best_f) {
+    r->best_f = J0;
+    memcpy(r->best_x, x, n * sizeof *x);
+  }
   return J0;
 }
 
@@ -247,6 +252,7 @@ static const char *stop_reason(nlopt_result rc)
   case NLOPT_MAXTIME_REACHED: return "maxtime reached";
   case NLOPT_ROUNDOFF_LIMITED: return "roundoff limited";
   case NLOPT_FORCED_STOP: return "forced stop";
+  case NLOPT_FAILURE: return "stopped: line search failed (best point kept)";
   default: return "failure";
   }
 }
@@ -277,7 +283,20 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double *x, int *evals, 
   }
   const long e0 = r->evals;
   double f = 0;
+  r->best_f = HUGE_VAL;
+  r->best_x = malloc(n * sizeof *r->best_x);
+  if (!r->best_x) {
+    nlopt_destroy(opt);
+    nlopt_destroy(local);
+    snprintf(r->msg, (size_t)r->cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  memcpy(r->best_x, x, n * sizeof *x);
   const nlopt_result rc = nlopt_optimize(opt, x, &f);
+  /* a failed line search (NLOPT_FAILURE on a noisy objective) still leaves the best point seen */
+  if (r->best_f < HUGE_VAL && (rc < 0 || r->best_f < f)) memcpy(x, r->best_x, n * sizeof *x);
+  free(r->best_x);
+  r->best_x = NULL;
   *evals = (int)(r->evals - e0);
   *stop = stop_reason(rc);
   if (rc == NLOPT_MAXTIME_REACHED) r->res->time_limited = 1;
@@ -285,7 +304,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double *x, int *evals, 
   nlopt_destroy(local);
   r->opt = NULL;
   if (r->st != KELVIN_OK) return r->st;
-  if (rc < 0 && rc != NLOPT_ROUNDOFF_LIMITED && rc != NLOPT_FORCED_STOP) {
+  if (rc == NLOPT_INVALID_ARGS || rc == NLOPT_OUT_OF_MEMORY || r->best_f == HUGE_VAL) {
     snprintf(r->msg, (size_t)r->cap, "NLopt %s failed: %s", s->algorithm, nlopt_result_to_string(rc));
     return KELVIN_ERR_NLOPT;
   }
