@@ -1,0 +1,705 @@
+/* engine/integrate.c: the variable-time-step integrator of the 3-D engine (see world.h for the method;
+ * paper section 2 and Algorithm 1, DESIGN.md section 3). One sub-step:
+ *   1. narrow phase at the start; active contacts take their features' new geometry, new touching
+ *      and approaching features become contacts (parameters blended per pair, DESIGN.md 2.4);
+ *   2. the sub-step length: output instant, rotation and holder limits, conservative advancement of
+ *      the pairs not in contact, the coupled-contact limit, and every contact's located end;
+ *   3. each contact's 1-D closed form over the step gives its impulse and first moment, friction its
+ *      implicit regularised-Coulomb impulse, and the bodies move (exact ballistic + the contact terms);
+ *   4. an onset missed inside the step (a new penetration beyond onset_tol) is located by Illinois
+ *      iteration on the step length, and the step is cut there. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/util3.h"
+#include "engine/world_impl.h"
+#include "kernels/kl_impact.h"
+#include "kernels/kl_material.h"
+
+#define MAX_SUBSTEPS_PER_CALL 100000000L
+#define ROT_STEP 0.05       /* rad of free rotation per sub-step (semi-implicit Euler accuracy) */
+#define HOLDER_STEP 0.025   /* fraction of the holder's period per sub-step (explicit spring) */
+
+//------------------------------------------------------------------------------------------------------
+// body kinematics
+
+/* rotation matrices and world inverse inertia of every body */
+static void frames(const kl_world_model *m, const kl_world_data *d, kl_scratch *S)
+{
+  for (int b = 0; b < m->nbody; ++b) {
+    q_to_m3(S->R + 9 * b, d->xquat + 4 * b);
+    if (m->body_type[b] == KL_BODY_DYNAMIC)
+      inv_inertia_world(S->Iinv + 9 * b, S->R + 9 * b, m->body_inertia + 3 * b);
+    else
+      memset(S->Iinv + 9 * b, 0, 9 * sizeof(double));
+  }
+}
+
+/* external force on body b at time t: gravity and the holder's spring-damper; and its rate from the
+ * moving anchor (df/dt at fixed body state) */
+static void ext_force(const kl_world_model *m, const kl_world_data *d, int b, double t, double f[3], double fdot[3])
+{
+  v3_scl(f, m->gravity, m->body_mass[b]);
+  v3_zero(fdot);
+  if (!m->body_holder[b]) return;
+  for (int a = 0; a < 3; ++a) {
+    const double K = m->body_holder_K[3 * b + a], D = m->body_holder_D[3 * b + a];
+    const double anc = m->body_anchor[3 * b + a] + m->body_anchor_vel[3 * b + a] * t;
+    f[a] += K * (anc - d->xpos[3 * b + a]) + D * (m->body_anchor_vel[3 * b + a] - d->vel[3 * b + a]);
+    fdot[a] += K * m->body_anchor_vel[3 * b + a];
+  }
+}
+
+/* velocity of the body point p */
+static void point_vel(const kl_world_model *m, const kl_world_data *d, int b, const double p[3], double v[3])
+{
+  if (m->body_type[b] == KL_BODY_STATIC) {
+    v3_zero(v);
+    return;
+  }
+  double r[3];
+  v3_sub(r, p, d->xpos + 3 * b);
+  v3_cross(v, d->angvel + 3 * b, r);
+  v3_add(v, v, d->vel + 3 * b);
+}
+
+/* approach acceleration source of a contact point on body b: the external force on the body's centre
+ * of mass. Velocity terms (centripetal, gyroscopic) are left out on purpose: the gap between two
+ * surfaces does not follow the material point (a spinning ball's gap follows its centre only), and
+ * each sub-step restarts the contact from the exact geometry anyway. */
+static void point_acc(const kl_world_model *m, const kl_world_data *d, int b, double a[3])
+{
+  v3_zero(a);
+  if (m->body_type[b] != KL_BODY_DYNAMIC) return;
+  double f[3], fd[3];
+  ext_force(m, d, b, d->t, f, fd);
+  v3_addscl(a, f, 1.0 / m->body_mass[b]);
+}
+
+/* velocity change of body b's point p per unit impulse J applied at q (sign s: +1 on body[0]) */
+static void response(const kl_world_model *m, const kl_world_data *d, const kl_scratch *S, int b, const double q[3],
+                     const double J[3], const double p[3], double du[3])
+{
+  v3_zero(du);
+  if (m->body_type[b] != KL_BODY_DYNAMIC) return;
+  double rq[3], rp[3], L[3], dw[3];
+  v3_sub(rq, q, d->xpos + 3 * b);
+  v3_sub(rp, p, d->xpos + 3 * b);
+  v3_cross(L, rq, J);
+  m3_mulv(dw, S->Iinv + 9 * b, L);
+  v3_cross(du, dw, rp);
+  v3_addscl(du, J, 1.0 / m->body_mass[b]);
+}
+
+/* relative velocity change at contact i (body[0] minus body[1]) per unit impulse along u at contact j */
+static void rel_response(const kl_world_model *m, const kl_world_data *d, const kl_scratch *S, const kl_contact *ci,
+                         const kl_contact *cj, const double u[3], double dr[3])
+{
+  double J0[3], J1[3], du[3];
+  v3_copy(J0, u);
+  v3_scl(J1, u, -1.0);
+  v3_zero(dr);
+  for (int s = 0; s < 2; ++s) {
+    const int b = ci->body[s];
+    double acc[3] = {0, 0, 0};
+    for (int k = 0; k < 2; ++k)
+      if (cj->body[k] == b) {
+        response(m, d, S, b, cj->pos, k == 0 ? J0 : J1, ci->pos, du);
+        v3_add(acc, acc, du);
+      }
+    v3_addscl(dr, acc, s == 0 ? 1.0 : -1.0);
+  }
+}
+
+//------------------------------------------------------------------------------------------------------
+// contact parameters and force law
+
+/* blended (or explicit) parameters of the body pair (DESIGN.md 2.4) */
+static void pair_params(const kl_world_model *m, int a, int b, double *K, double *cr, double *D, double *mu)
+{
+  for (int p = 0; p < m->npair; ++p) {
+    const int x = m->pair_body[2 * p], y = m->pair_body[2 * p + 1];
+    if ((x == a && y == b) || (x == b && y == a)) {
+      *K = m->pair_K[p], *cr = m->pair_cr[p], *D = m->pair_D[p], *mu = m->pair_mu[p];
+      return;
+    }
+  }
+  *K = kl_blend_harmonic(m->body_K[a], m->body_K[b]);
+  *cr = kl_blend_mean(m->body_cr[a], m->body_cr[b]);
+  *D = (m->body_D[a] > 0 && m->body_D[b] > 0) ? kl_blend_harmonic(m->body_D[a], m->body_D[b]) : 0.0;
+  *mu = kl_blend_harmonic(m->body_mu[a], m->body_mu[b]);
+}
+
+/* normal force of the contact law at (d, rate) (no clamping: the rule decides about tension) */
+static double law_force(const kl_world_model *m, const kl_contact *c, double x, double v)
+{
+  if (m->model == KL_MODEL_KV) return c->K * x + c->D * v;
+  if (!(x > 0)) return 0.0;
+  return c->K * pow(x, m->n) * (1.0 + c->chi * v);
+}
+
+/* the Hunt-Crossley contact linearised about (x, v) as a 1-D system under the external force fe
+ * (DESIGN.md 2.3: tangent stiffness n K x^{n-1} (1 + chi v), damping chi K x^n) */
+static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mass, double fe, double x, double v)
+{
+  double F0 = 0, kt = 0, ct = 0;
+  if (x > 0) {
+    const double xn = pow(x, m->n);
+    F0 = c->K * xn * (1.0 + c->chi * v);
+    kt = fmax(m->n * c->K * (xn / x) * (1.0 + c->chi * v), 0.0);
+    ct = c->chi * c->K * xn;
+  }
+  const kl_kv_sys s = {mass, kt, ct, fe - F0 + kt * x + ct * v, 0.0};
+  return s;
+}
+
+/* the contact's 1-D motion over h: one exact step (Kelvin-Voigt), or two linearised half steps, the
+ * second about the midpoint (Hunt-Crossley); *mid receives the second half's system */
+static kl_kv_out contact_step(const kl_world_model *m, const kl_contact *c, const kl_csys *cs, double h, kl_kv_sys *mid)
+{
+  const kl_kv_sys s0 = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+  if (m->model == KL_MODEL_KV) {
+    if (mid) *mid = s0;
+    return kl_kv_step(s0, cs->d0, cs->v0, h);
+  }
+  const kl_kv_out a = kl_kv_step(s0, cs->d0, cs->v0, 0.5 * h);
+  const kl_kv_sys s1 = hc_sys(m, c, cs->m, cs->fe_ext, a.x, a.v);
+  if (mid) *mid = s1;
+  kl_kv_out o = kl_kv_step(s1, a.x, a.v, 0.5 * h);
+  o.dx = o.x - cs->d0;
+  o.dv = o.v - cs->v0;
+  return o;
+}
+
+//------------------------------------------------------------------------------------------------------
+// events log
+
+/* append a finished contact to the event log (overflow counted) */
+static void log_end(const kl_world_model *m, kl_world_data *d, const kl_contact *c, double t1, double v_out)
+{
+  d->nend++;
+  if (d->nlog >= m->nlog_max) {
+    d->nlog_overflow++;
+    return;
+  }
+  kl_contact_event *e = &d->log[d->nlog++];
+  e->shape[0] = c->shape[0], e->shape[1] = c->shape[1];
+  e->body[0] = c->body[0], e->body[1] = c->body[1];
+  e->t0 = c->t0;
+  e->t1 = t1;
+  e->v_in = c->v_in;
+  e->v_out = v_out;
+  e->dmax = c->dmax;
+  e->fpeak = c->fpeak;
+}
+
+/* remove contact i (order of the others kept) and remember its feature as just ended */
+static void drop_contact(kl_world_data *d, kl_scratch *S, const kl_world_model *m, int i)
+{
+  if (S->ended_t != d->t) S->nended = 0;
+  S->ended_t = d->t;
+  if (S->nended < m->ncon_max) {
+    kl_feature *f = &S->ended[S->nended++];
+    f->shape[0] = d->con[i].shape[0], f->shape[1] = d->con[i].shape[1];
+    f->key = d->con[i].key;
+  }
+  memmove(d->con + i, d->con + i + 1, (size_t)(d->ncon - i - 1) * sizeof *d->con);
+  d->ncon--;
+}
+
+/* 1 if feature f is (s0, s1, key) */
+static int same_feature(const kl_feature *f, int s0, int s1, int key)
+{
+  return f->shape[0] == s0 && f->shape[1] == s1 && f->key == key;
+}
+
+//------------------------------------------------------------------------------------------------------
+// 1. contacts at the start of a sub-step
+
+/* normal rate d' of feature geometry (pos, n) between bodies b0, b1: approach speed */
+static double approach_rate(const kl_world_model *m, const kl_world_data *d, int b0, int b1, const double pos[3],
+                            const double n[3])
+{
+  double va[3], vb[3], dv[3];
+  point_vel(m, d, b0, pos, va);
+  point_vel(m, d, b1, pos, vb);
+  v3_sub(dv, va, vb);
+  return -v3_dot(n, dv);
+}
+
+/* active contacts take their features' new geometry (or end); touching, approaching features start */
+static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratch *S, int nf, double eps)
+{
+  memset(S->fused, 0, (size_t)nf * sizeof(int));
+  /* active contacts follow their features */
+  for (int i = 0; i < d->ncon;) {
+    kl_contact *c = &d->con[i];
+    int best = -1;
+    double bd = 0.5;
+    for (int f = 0; f < nf; ++f) {
+      if (S->fused[f] || !same_feature(&S->feat[f], c->shape[0], c->shape[1], c->key)) continue;
+      const double dd = v3_dot(S->feat[f].normal, c->normal);
+      if (dd > bd) {
+        bd = dd;
+        best = f;
+      }
+    }
+    if (best < 0) { /* the feature is gone (moved away beyond the margin): the contact has ended */
+      log_end(m, d, c, d->t, -c->rate);
+      drop_contact(d, S, m, i);
+      continue;
+    }
+    S->fused[best] = 1;
+    const kl_feature *f = &S->feat[best];
+    v3_copy(c->pos, f->pos);
+    v3_copy(c->normal, f->normal);
+    c->depth = f->depth;
+    c->rate = approach_rate(m, d, c->body[0], c->body[1], c->pos, c->normal);
+    ++i;
+  }
+  /* new contacts: touching (within eps) and approaching, or (force rule) inside and pushing */
+  S->npre = 0;
+  for (int f = 0; f < nf; ++f) {
+    if (S->fused[f]) continue;
+    const kl_feature *g = &S->feat[f];
+    const double rate = approach_rate(m, d, g->body[0], g->body[1], g->pos, g->normal);
+    double K, cr, D, mu;
+    pair_params(m, g->body[0], g->body[1], &K, &cr, &D, &mu);
+    /* force rule: a point left inside after a no-tension separation resumes once it stops moving out */
+    const int on = (g->depth >= -eps && rate > 0) || (m->rule == KL_SEP_FORCE && g->depth > 0 && rate >= 0);
+    int dup = 0; /* an ended contact does not restart in the same sub-step */
+    for (int e = 0; e < S->nended && !dup; ++e)
+      dup = same_feature(&S->ended[e], g->shape[0], g->shape[1], g->key) && (rate <= 0 || S->ended_t == d->t);
+    if (!on || dup) {
+      if (S->npre < S->nfeat_max) S->pre[S->npre++] = *g;
+      continue;
+    }
+    if (d->ncon >= m->ncon_max) {
+      d->ncon_overflow++;
+      continue;
+    }
+    kl_contact *c = &d->con[d->ncon++];
+    memset(c, 0, sizeof *c);
+    c->shape[0] = g->shape[0], c->shape[1] = g->shape[1];
+    c->body[0] = g->body[0], c->body[1] = g->body[1];
+    c->key = g->key;
+    v3_copy(c->pos, g->pos);
+    v3_copy(c->normal, g->normal);
+    c->depth = g->depth;
+    c->rate = rate;
+    c->K = K, c->cr = cr, c->D = D, c->mu = mu;
+    c->dgiven = D > 0;
+    c->t0 = d->t;
+    c->v_in = rate;
+    c->dmax = fmax(g->depth, 0.0);
+    c->dstart = fmin(g->depth, 0.0);
+    /* Hunt-Crossley: chi from the impact speed (floored at the friction regularisation speed so a
+     * contact that starts at rest gets a finite factor) */
+    c->chi = m->model == KL_MODEL_HC ? kl_hc_chi(m->law, cr, fmax(rate, m->vreg)) : 0.0;
+    S->fused[f] = 1;
+    d->nonset++;
+  }
+}
+
+//------------------------------------------------------------------------------------------------------
+// 2-3. the step
+
+/* one step of length h from the saved start state (S->s_*) into d, with the contact systems S->cs */
+static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, double t0, double h, int record)
+{
+  const int nb = m->nbody;
+  memcpy(d->xpos, S->s_xpos, (size_t)nb * 3 * sizeof(double));
+  memcpy(d->xquat, S->s_xquat, (size_t)nb * 4 * sizeof(double));
+  memcpy(d->vel, S->s_vel, (size_t)nb * 3 * sizeof(double));
+  memcpy(d->angvel, S->s_angvel, (size_t)nb * 3 * sizeof(double));
+  d->t = t0;
+  memset(S->acc, 0, (size_t)nb * 12 * sizeof(double));
+  for (int i = 0; i < d->ncon; ++i) {
+    kl_contact *c = &d->con[i];
+    const kl_csys *cs = &S->cs[i];
+    const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+    const kl_kv_out o = contact_step(m, c, cs, h, NULL);
+    /* impulse and first moment of the contact force from the 1-D momentum balance (paper eq. 5):
+     * the external force alone, whatever the (linearised) contact law inside */
+    const double fe = cs->fe_ext;
+    const double J = fe * h - cs->m * o.dv;
+    const double G = 0.5 * fe * h * h - cs->m * (o.dx - cs->v0 * h);
+    double Pn[3], Gn[3], Jt[3] = {0, 0, 0};
+    v3_scl(Pn, c->normal, J);
+    v3_scl(Gn, c->normal, G);
+    /* regularised Coulomb friction, implicit in the slip speed with the tangential effective mass */
+    if (c->mu > 0 && J > 0) {
+      double va[3], vb[3], u[3], vt[3];
+      point_vel(m, d, c->body[0], c->pos, va);
+      point_vel(m, d, c->body[1], c->pos, vb);
+      v3_sub(u, va, vb);
+      v3_copy(vt, u);
+      v3_addscl(vt, c->normal, -v3_dot(u, c->normal));
+      const double s = v3_norm(vt);
+      if (s > 0) {
+        double tt[3], dr[3];
+        v3_scl(tt, vt, 1.0 / s);
+        rel_response(m, d, S, c, c, tt, dr);
+        const double inv_mt = v3_dot(tt, dr);
+        if (inv_mt > 0) {
+          const double mt = 1.0 / inv_mt;
+          const double muJ = c->mu * J;
+          double jt;
+          if (s - muJ / mt >= m->vreg) {
+            jt = muJ; /* sliding: full Coulomb */
+          } else {
+            const double a = muJ / (mt * m->vreg); /* viscous below vreg: |v'| = |v| / (1 + a) */
+            int share = 0;
+            for (int k = 0; k < d->ncon; ++k)
+              share += d->con[k].shape[0] == c->shape[0] && d->con[k].shape[1] == c->shape[1];
+            jt = mt * s * a / (1.0 + a) / (share > 0 ? share : 1);
+          }
+          v3_scl(Jt, tt, -jt);
+        }
+      }
+    }
+    double Ptot[3], Gtot[3];
+    v3_add(Ptot, Pn, Jt);
+    v3_copy(Gtot, Gn);
+    v3_addscl(Gtot, Jt, 0.5 * h);
+    for (int k = 0; k < 2; ++k) {
+      const int b = c->body[k];
+      if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
+      const double sg = k == 0 ? 1.0 : -1.0;
+      double *A = S->acc + 12 * b;
+      double r[3], L[3];
+      v3_copy(r, cs->r[k]);
+      v3_addscl(A, Ptot, sg);
+      v3_cross(L, r, Ptot);
+      v3_addscl(A + 3, L, sg);
+      v3_addscl(A + 6, Gtot, sg);
+      v3_cross(L, r, Gtot);
+      v3_addscl(A + 9, L, sg);
+    }
+    if (record) {
+      const double x1 = o.x, v1 = o.v;
+      c->favg = h > 0 ? J / h : 0.0;
+      v3_scl(c->ftan, Jt, h > 0 ? 1.0 / h : 0.0);
+      /* extrema inside the step: maximum penetration where d' = 0 */
+      double tr;
+      c->dmax = fmax(c->dmax, fmax(cs->d0, x1));
+      c->fpeak = fmax(c->fpeak, fmax(law_force(m, c, cs->d0, cs->v0), law_force(m, c, x1, v1)));
+      if (m->model == KL_MODEL_KV && cs->v0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr)) {
+        const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
+        c->dmax = fmax(c->dmax, e.x);
+      }
+      if (m->model == KL_MODEL_KV) { /* peak force: dF/dt = K d' + D d'' = 0 (as in ball.c) */
+        const double al = -c->D * cs->K / cs->m, be = c->K - c->D * cs->D / cs->m, g0 = c->D * cs->fe / cs->m;
+        if (al * cs->d0 + be * cs->v0 + g0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, al, be, g0, 0.0, h, &tr)) {
+          const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
+          c->fpeak = fmax(c->fpeak, law_force(m, c, e.x, e.v));
+        }
+      }
+      c->depth = x1 + c->dstart;
+      c->rate = v1;
+      c->force = law_force(m, c, x1, v1);
+    }
+  }
+  /* bodies: exact ballistic translation + contact terms; semi-implicit Euler rotation (paper eq. 14) */
+  for (int b = 0; b < nb; ++b) {
+    double *x = d->xpos + 3 * b, *v = d->vel + 3 * b, *w = d->angvel + 3 * b, *q = d->xquat + 4 * b;
+    if (m->body_type[b] == KL_BODY_STATIC) continue;
+    if (m->body_type[b] == KL_BODY_KINEMATIC) {
+      double th[3];
+      v3_addscl(x, v, h);
+      v3_scl(th, w, h);
+      q_rotate(q, th);
+      continue;
+    }
+    const double *A = S->acc + 12 * b;
+    const double im = 1.0 / m->body_mass[b];
+    double f[3], fd[3];
+    ext_force(m, d, b, t0, f, fd);
+    double xn[3], vn[3];
+    for (int a = 0; a < 3; ++a) {
+      const double acc = f[a] * im, jerk = fd[a] * im;
+      xn[a] = x[a] + v[a] * h + 0.5 * acc * h * h + jerk * h * h * h / 6.0 + A[6 + a] * im;
+      vn[a] = v[a] + acc * h + 0.5 * jerk * h * h + A[a] * im;
+    }
+    /* rotation: the world angular momentum L = I_w w takes the contact angular impulses (it is
+     * conserved in free flight, so a body that stops rocking keeps no spurious spin); the orientation
+     * turns by w h plus the contact's angular first moment; then w = I_w(q_new)^-1 L */
+    const double *Iinv = S->Iinv + 9 * b;
+    double I[9], L[3], th[3], gm[3], R1[9], Iinv1[9];
+    inertia_world(I, S->R + 9 * b, m->body_inertia + 3 * b);
+    m3_mulv(L, I, w);
+    v3_add(L, L, A + 3);
+    m3_mulv(gm, Iinv, A + 9);
+    for (int a = 0; a < 3; ++a) th[a] = w[a] * h + gm[a];
+    v3_copy(x, xn);
+    v3_copy(v, vn);
+    q_rotate(q, th);
+    q_to_m3(R1, q);
+    inv_inertia_world(Iinv1, R1, m->body_inertia + 3 * b);
+    m3_mulv(w, Iinv1, L);
+  }
+  d->t = t0 + h;
+}
+
+/* save the start state for repeated do_step calls */
+static void save_state(const kl_world_model *m, const kl_world_data *d, kl_scratch *S)
+{
+  const size_t nb = (size_t)m->nbody;
+  memcpy(S->s_xpos, d->xpos, nb * 3 * sizeof(double));
+  memcpy(S->s_xquat, d->xquat, nb * 4 * sizeof(double));
+  memcpy(S->s_vel, d->vel, nb * 3 * sizeof(double));
+  memcpy(S->s_angvel, d->angvel, nb * 3 * sizeof(double));
+}
+
+/* deepest missed onset among the features that are not active contacts; a feature that was already
+ * inside at the start (left there by a separation) counts by how much deeper it went; -INFINITY if none */
+static double missed_onset(const kl_world_model *m, kl_world_data *d, kl_scratch *S, double margin)
+{
+  kl_collide_pose(m, d, S);
+  const int nf = kl_collide(m, d, S, margin, 0.0, S->abound, NULL);
+  double worst = -INFINITY;
+  for (int f = 0; f < nf; ++f) {
+    const kl_feature *g = &S->feat[f];
+    int skip = 0;
+    for (int c = 0; c < d->ncon && !skip; ++c) skip = same_feature(g, d->con[c].shape[0], d->con[c].shape[1], d->con[c].key);
+    if (skip) continue;
+    double deeper = g->depth;
+    for (int p = 0; p < S->npre; ++p)
+      if (same_feature(&S->pre[p], g->shape[0], g->shape[1], g->key) && S->pre[p].depth > 0) {
+        deeper = g->depth - S->pre[p].depth;
+        break;
+      }
+    worst = fmax(worst, deeper);
+  }
+  return worst;
+}
+
+/* one sub-step towards t_out; returns 0, or -1 if the state went non-finite */
+static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
+{
+  kl_scratch *S = d->scratch;
+  const double eps = 0.5 * m->onset_tol;
+  const double margin = fmax(100.0 * m->onset_tol, 1e-7);
+  if (S->ended_t != d->t) S->nended = 0; /* contacts ended at this very instant may not restart */
+  frames(m, d, S);
+  for (int b = 0; b < m->nbody; ++b) {
+    S->abound[b] = 0;
+    if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
+    double f[3], fd[3];
+    ext_force(m, d, b, d->t, f, fd);
+    S->abound[b] = v3_norm(f) / m->body_mass[b];
+  }
+  kl_collide_pose(m, d, S);
+  double h_ca = INFINITY;
+  const int nf = kl_collide(m, d, S, margin, eps, S->abound, &h_ca);
+  update_contacts(m, d, S, nf, eps);
+  const double t0 = d->t;
+  double h = t_out - t0;
+  /* free-motion limits */
+  for (int b = 0; b < m->nbody; ++b) {
+    if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
+    const double *I = m->body_inertia + 3 * b;
+    const double w = v3_norm(d->angvel + 3 * b);
+    const int iso = fabs(I[0] - I[1]) <= 1e-12 * I[0] && fabs(I[1] - I[2]) <= 1e-12 * I[0];
+    if (!iso && w > 0) h = fmin(h, ROT_STEP / w);
+    if (m->body_holder[b]) {
+      const double *K = m->body_holder_K + 3 * b;
+      const double kmax = fmax(K[0], fmax(K[1], K[2]));
+      if (kmax > 0) h = fmin(h, HOLDER_STEP * 2.0 * KL_PI * sqrt(m->body_mass[b] / kmax));
+    }
+  }
+  h = fmin(h, fmax(h_ca, 1e-12 * (1.0 + fabs(t0))));
+  /* contact systems: effective mass, coupling, external force along the normal */
+  const int nc = d->ncon;
+  int coupled = nc > 1;
+  for (int i = 0; i < nc; ++i) {
+    kl_contact *c = &d->con[i];
+    kl_csys *cs = &S->cs[i];
+    for (int k = 0; k < 2; ++k) v3_sub(cs->r[k], c->pos, d->xpos + 3 * c->body[k]);
+    for (int j = 0; j < nc; ++j) {
+      double dr[3];
+      rel_response(m, d, S, c, &d->con[j], d->con[j].normal, dr);
+      S->A[i * nc + j] = v3_dot(c->normal, dr);
+    }
+    const double Aii = S->A[i * nc + i];
+    cs->m = 1.0 / Aii;
+    double red = 0; /* translational part only: equal to Aii when the normal passes through the centres */
+    for (int k = 0; k < 2; ++k)
+      if (m->body_type[c->body[k]] == KL_BODY_DYNAMIC) red += 1.0 / m->body_mass[c->body[k]];
+    if (fabs(Aii - red) > 1e-9 * Aii) coupled = 1;
+    if (c->mu > 0) {
+      double va[3], vb[3], u[3];
+      point_vel(m, d, c->body[0], c->pos, va);
+      point_vel(m, d, c->body[1], c->pos, vb);
+      v3_sub(u, va, vb);
+      if (v3_norm(u) * v3_norm(u) - v3_dot(u, c->normal) * v3_dot(u, c->normal) > 1e-24) coupled = 1;
+    }
+  }
+  for (int i = 0; i < nc; ++i) {
+    kl_contact *c = &d->con[i];
+    kl_csys *cs = &S->cs[i];
+    double aa[3], ab[3], da[3];
+    point_acc(m, d, c->body[0], aa);
+    point_acc(m, d, c->body[1], ab);
+    v3_sub(da, aa, ab);
+    double ae = -v3_dot(c->normal, da);
+    for (int j = 0; j < nc; ++j)
+      if (j != i) ae -= S->A[i * nc + j] * d->con[j].force;
+    cs->fe = cs->m * ae;
+    cs->fe_ext = cs->fe;
+    /* penetration measured from where the contact began (dstart: the gap of at most eps at which
+     * conservative advancement handed it over), so the closed form is the paper's from d = 0 */
+    cs->d0 = c->depth - c->dstart;
+    cs->v0 = c->rate;
+    if (m->model == KL_MODEL_KV) {
+      if (!c->dgiven) c->D = kl_kv_damping(c->cr, c->K, cs->m); /* paper eq. (10) with the effective mass */
+      cs->K = c->K;
+      cs->D = c->D;
+      cs->tscale = 2.0 * KL_PI * sqrt(cs->m / c->K);
+    } else {
+      /* linearised Hunt-Crossley (DESIGN.md 2.3) */
+      const kl_kv_sys s0 = hc_sys(m, c, cs->m, cs->fe_ext, cs->d0, cs->v0);
+      cs->K = s0.K;
+      cs->D = s0.D;
+      cs->fe = s0.f0;
+      const double vi = fmax(c->v_in, m->vreg);
+      const double tc = 3.0 * kl_hc_delta_max(cs->m, c->K, m->n, c->chi, vi) / vi;
+      cs->tscale = s0.K > 0 ? fmin(2.0 * KL_PI * sqrt(cs->m / s0.K), tc) : tc;
+    }
+    c->meff = cs->m;
+    c->force = law_force(m, c, cs->d0, c->rate);
+  }
+  if (coupled)
+    for (int i = 0; i < nc; ++i) h = fmin(h, m->substep_fraction * S->cs[i].tscale);
+  if (m->model == KL_MODEL_HC) {
+    /* step doubling on each contact's 1-D model: one linearised step of h against two halves */
+    for (int i = 0; i < nc; ++i) {
+      kl_contact *c = &d->con[i];
+      const kl_csys *cs = &S->cs[i];
+      const double vi = fmax(c->v_in, m->vreg);
+      const double xs = fmax(kl_hc_delta_max(cs->m, c->K, m->n, c->chi, vi), fabs(cs->d0));
+      const double vs = fmax(vi, fabs(cs->v0));
+      double hh = fmin(h, c->hstep > 0 ? 4.0 * c->hstep : 0.01 * cs->tscale);
+      const kl_kv_sys s0 = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+      for (int it = 0; it < 200; ++it) {
+        const kl_kv_out one = kl_kv_step(s0, cs->d0, cs->v0, hh);
+        const kl_kv_out two = contact_step(m, c, cs, hh, NULL);
+        const double err = fmax(fabs(one.x - two.x) / xs, fabs(one.v - two.v) / vs);
+        if (err <= m->hc_tol || hh <= 1e-15 * (1.0 + fabs(t0))) break;
+        hh *= fmax(0.1, 0.9 * cbrt(m->hc_tol / err));
+      }
+      c->hstep = hh;
+      h = fmin(h, hh);
+    }
+  }
+  /* contact ends inside the step, located on the 1-D closed form */
+  int nzero = 0;
+  for (int i = 0; i < nc; ++i) {
+    kl_csys *cs = &S->cs[i];
+    const kl_contact *c = &d->con[i];
+    const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+    double al = 1, be = 0, g0 = 0, tr;
+    if (m->rule == KL_SEP_FORCE) {
+      if (m->model == KL_MODEL_KV) {
+        al = c->K, be = c->D;
+      } else if (cs->d0 > 0) { /* linearised force kt d + ct d' + (F0 - kt d0 - ct d0') */
+        al = cs->K, be = cs->D;
+        g0 = law_force(m, c, cs->d0, cs->v0) - cs->K * cs->d0 - cs->D * cs->v0;
+      }
+    }
+    cs->tend = INFINITY;
+    int found = kl_kv_first_root(sys, cs->d0, cs->v0, al, be, g0, 0.0, m->model == KL_MODEL_KV ? h : 0.5 * h, &tr);
+    if (!found && m->model == KL_MODEL_HC) { /* the second half, about the midpoint */
+      kl_kv_sys s1;
+      const kl_kv_out a = kl_kv_step(sys, cs->d0, cs->v0, 0.5 * h);
+      contact_step(m, c, cs, h, &s1);
+      if (m->rule == KL_SEP_FORCE && a.x > 0) {
+        al = s1.K, be = s1.D;
+        g0 = law_force(m, c, a.x, a.v) - s1.K * a.x - s1.D * a.v;
+      }
+      if (kl_kv_first_root(s1, a.x, a.v, al, be, g0, 0.0, 0.5 * h, &tr)) {
+        found = 1;
+        tr += 0.5 * h;
+      }
+    }
+    if (found) {
+      cs->tend = tr;
+      if (tr <= 0) nzero++;
+      h = fmin(h, tr);
+    }
+  }
+  if (nzero > 0) { /* contacts that end right now: no step */
+    for (int i = nc - 1; i >= 0; --i)
+      if (S->cs[i].tend <= 0) {
+        log_end(m, d, &d->con[i], d->t, -d->con[i].rate);
+        drop_contact(d, S, m, i);
+      }
+    return 0;
+  }
+  /* 3. step; 4. a missed onset inside it is located and the step cut there */
+  save_state(m, d, S);
+  do_step(m, d, S, t0, h, 0);
+  double worst = missed_onset(m, d, S, margin);
+  double hacc = h;
+  if (worst > m->onset_tol) {
+    double lo = 0, flo = -0.5 * m->onset_tol, hi = h, fhi = worst - 0.5 * m->onset_tol;
+    int side = 0;
+    for (int it = 0; it < 80; ++it) {
+      double c = (lo * fhi - hi * flo) / (fhi - flo);
+      if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
+      do_step(m, d, S, t0, c, 0);
+      const double w = missed_onset(m, d, S, margin);
+      const double fc = (w == -INFINITY ? -margin : w) - 0.5 * m->onset_tol;
+      if (w > 0 && w <= m->onset_tol) {
+        hi = c;
+        break;
+      }
+      if (fc > 0) {
+        hi = c;
+        fhi = fc;
+        if (side == 1) flo *= 0.5;
+        side = 1;
+      } else {
+        lo = c;
+        flo = fc;
+        if (side == -1) fhi *= 0.5;
+        side = -1;
+      }
+      if (hi - lo <= 1e-13 * (1.0 + fabs(t0))) break;
+    }
+    hacc = hi;
+  }
+  do_step(m, d, S, t0, hacc, 1);
+  d->nsub++;
+  if (hacc == t_out - t0) d->t = t_out; /* land on the output instant exactly */
+  /* contacts whose located end is this step's end */
+  for (int i = nc - 1; i >= 0; --i)
+    if (S->cs[i].tend <= hacc) {
+      log_end(m, d, &d->con[i], d->t, -d->con[i].rate);
+      drop_contact(d, S, m, i);
+    }
+  for (int b = 0; b < m->nbody; ++b)
+    for (int a = 0; a < 3; ++a)
+      if (!isfinite(d->xpos[3 * b + a]) || !isfinite(d->vel[3 * b + a]) || !isfinite(d->angvel[3 * b + a])) return -1;
+  return 0;
+}
+
+kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double t_out, char *msg, int cap)
+{
+  if (msg && cap > 0) msg[0] = '\0';
+  long guard = 0;
+  while (d->t < t_out) {
+    if (substep(m, d, t_out) != 0) {
+      d->warn_nonfinite++;
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "the state went non-finite at t = %g s", d->t);
+      return KELVIN_ERR_NUMERIC;
+    }
+    if (++guard > MAX_SUBSTEPS_PER_CALL) {
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "more than %ld sub-steps before t = %g s (event storm?)", MAX_SUBSTEPS_PER_CALL, t_out);
+      return KELVIN_ERR_NUMERIC;
+    }
+  }
+  return KELVIN_OK;
+}

@@ -1,0 +1,60 @@
+/* engine/mesh.h: static triangle meshes (workpieces, meshed planes) with a bounding-volume hierarchy,
+ * imported from STL/OBJ/PLY by a mesh library, and the proximity queries the engine and the
+ * optimiser need. Arrays follow the model convention: sizes n<thing>, arrays <thing>_<field>. */
+#ifndef KL_ENGINE_MESH_H
+#define KL_ENGINE_MESH_H
+
+#include "kelvin/kelvin.h"
+
+typedef struct kl_mesh kl_mesh; /* opaque; engine/mesh.c */
+
+/* Build a mesh from arrays (copied): vert (nvert x 3) [m], tri (ntri x 3) vertex indices. Validates:
+ * non-empty, finite coordinates, indices in range, no degenerate (zero-area) triangles. On failure
+ * *out = NULL and msg names the problem (e.g. "triangle 17 is degenerate (area 0)"). */
+kelvin_status kl_mesh_from_arrays(const double *vert, int nvert, const int *tri, int ntri, kl_mesh **out, char *msg,
+                                  int cap);
+
+/* Import STL, OBJ or PLY (by content, via the mesh library), scaled by `scale` (e.g. 1e-3 for mm).
+ * On failure *out = NULL and msg names the file and the problem. */
+kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap);
+
+void kl_mesh_free(kl_mesh *m); /* NULL is a no-op */
+
+int kl_mesh_ntri(const kl_mesh *m);
+int kl_mesh_nvert(const kl_mesh *m);
+/* axis-aligned bounds: lo[3], hi[3] */
+void kl_mesh_bounds(const kl_mesh *m, double lo[3], double hi[3]);
+
+/* Closest point of the mesh to p among triangles within distance rmax (BVH-pruned). Returns 1 and
+ * sets *dist, q[3] (closest point) and nrm[3] (unit normal of the surface at q, oriented towards p;
+ * at edges/vertices the direction from q to p), or 0 if nothing is within rmax. */
+int kl_mesh_closest(const kl_mesh *m, const double p[3], double rmax, double *dist, double q[3], double nrm[3]);
+
+/* Ray p + t d (d unit), t in [tmin, tmax]: first hit. Returns 1 and *t, nrm[3] (triangle normal) or 0. */
+int kl_mesh_raycast(const kl_mesh *m, const double p[3], const double d[3], double tmin, double tmax, double *t,
+                    double nrm[3]);
+
+/* --- additions for the engine's narrow phase (engine/collision.c) --- */
+
+/* Triangle t: corners a, b, c [m] and its unit normal by the right-hand rule on the winding. */
+void kl_mesh_triangle(const kl_mesh *m, int t, double a[3], double b[3], double c[3], double nrm[3]);
+
+/* Indices of the triangles whose bounding boxes overlap the box [lo, hi] (BVH-pruned). Writes at most
+ * cap of them into idx and returns how many there are (a return > cap means idx overflowed). */
+int kl_mesh_query_box(const kl_mesh *m, const double lo[3], const double hi[3], int *idx, int cap);
+
+/* Indices of the triangles within distance r of the point c (exact triangle distance, BVH-pruned); same
+ * overflow convention as kl_mesh_query_box. */
+int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx, int cap);
+
+/* Vertex coordinates (nvert x 3) and triangle indices (ntri x 3), read-only views. */
+const double *kl_mesh_vertices(const kl_mesh *m);
+const int *kl_mesh_indices(const kl_mesh *m);
+
+/* Closest point q of triangle (a, b, c) to p; returns the feature it lies on. */
+#define KL_TRI_FACE 0
+#define KL_TRI_EDGE 1
+#define KL_TRI_VERTEX 2
+int kl_tri_closest(const double p[3], const double a[3], const double b[3], const double c[3], double q[3]);
+
+#endif

@@ -1,0 +1,263 @@
+/* engine/mesh_test.c: the BVH queries against brute force, validation messages, import via assimp. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "engine/mesh.h"
+
+/* deterministic uniform in [0, 1) (64-bit LCG, top 53 bits) */
+static uint64_t rng = 88172645463325252ULL;
+static double urand(void)
+{
+  rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* an n x n bumpy height field over [0,1]^2: z = 0.05 sin(7x) cos(5y) */
+static kl_mesh *bumpy(int n)
+{
+  const int nv = (n + 1) * (n + 1), nt = 2 * n * n;
+  double *v = malloc((size_t)nv * 3 * sizeof *v);
+  int *t = malloc((size_t)nt * 3 * sizeof *t);
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) {
+      const double x = (double)i / n, y = (double)j / n;
+      double *p = v + 3 * (j * (n + 1) + i);
+      p[0] = x;
+      p[1] = y;
+      p[2] = 0.05 * sin(7 * x) * cos(5 * y);
+    }
+  int k = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const int a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
+      t[3 * k] = a, t[3 * k + 1] = b, t[3 * k + 2] = d, ++k;
+      t[3 * k] = a, t[3 * k + 1] = d, t[3 * k + 2] = c, ++k;
+    }
+  kl_mesh *m = NULL;
+  char msg[256];
+  assert_int_equal(kl_mesh_from_arrays(v, nv, t, nt, &m, msg, sizeof msg), KELVIN_OK);
+  free(v);
+  free(t);
+  return m;
+}
+
+/* closest point: BVH result equals brute force over all triangles, distances to the last bit (the
+ * same per-triangle routine runs on both sides), points within 1e-15 m */
+static void test_closest_vs_brute(void **state)
+{
+  (void)state;
+  kl_mesh *m = bumpy(40);
+  const int nt = kl_mesh_ntri(m);
+  for (int it = 0; it < 300; ++it) {
+    const double p[3] = {1.4 * urand() - 0.2, 1.4 * urand() - 0.2, 0.6 * urand() - 0.3};
+    double best = INFINITY, bq[3] = {0};
+    for (int t = 0; t < nt; ++t) {
+      double a[3], b[3], c[3], n[3], q[3];
+      kl_mesh_triangle(m, t, a, b, c, n);
+      kl_tri_closest(p, a, b, c, q);
+      const double d = sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+      if (d < best) {
+        best = d;
+        memcpy(bq, q, sizeof bq);
+      }
+    }
+    double d, q[3], nrm[3];
+    assert_int_equal(kl_mesh_closest(m, p, 10.0, &d, q, nrm), 1);
+    assert_true(d == best);
+    for (int k = 0; k < 3; ++k) assert_true(fabs(q[k] - bq[k]) < 1e-15);
+    /* unit normal pointing from q towards p */
+    const double nn = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+    assert_true(fabs(nn - 1) < 1e-14);
+    assert_true(nrm[0] * (p[0] - q[0]) + nrm[1] * (p[1] - q[1]) + nrm[2] * (p[2] - q[2]) >= -1e-15);
+    /* rmax prunes: nothing within a radius below the distance */
+    if (best > 1e-3) assert_int_equal(kl_mesh_closest(m, p, 0.999 * best, &d, q, nrm), 0);
+  }
+  kl_mesh_free(m);
+}
+
+/* a flat unit square: distance above the face is the height, the normal is +z exactly */
+static void test_closest_flat(void **state)
+{
+  (void)state;
+  const double v[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+  const int t[] = {0, 1, 2, 0, 2, 3};
+  kl_mesh *m = NULL;
+  char msg[128];
+  assert_int_equal(kl_mesh_from_arrays(v, 4, t, 2, &m, msg, sizeof msg), KELVIN_OK);
+  const double p[3] = {0.5, 0.5, 0.25}; /* on the shared diagonal: a face wins over the edge */
+  double d, q[3], n[3];
+  assert_int_equal(kl_mesh_closest(m, p, 1.0, &d, q, n), 1);
+  assert_true(d == 0.25);
+  assert_true(n[0] == 0 && n[1] == 0 && n[2] == 1);
+  const double p2[3] = {0.3, 0.6, -0.5}; /* below: normal turned towards p */
+  assert_int_equal(kl_mesh_closest(m, p2, 1.0, &d, q, n), 1);
+  assert_true(d == 0.5 && n[2] == -1);
+  const double p3[3] = {2.0, 0.5, 1.0}; /* beyond the edge x = 1: direction from the edge point */
+  assert_int_equal(kl_mesh_closest(m, p3, 5.0, &d, q, n), 1);
+  assert_true(fabs(d - sqrt(2.0)) < 1e-15 && fabs(n[0] - sqrt(0.5)) < 1e-15 && fabs(n[2] - sqrt(0.5)) < 1e-15);
+  double lo[3], hi[3];
+  kl_mesh_bounds(m, lo, hi);
+  assert_true(lo[0] == 0 && hi[1] == 1 && lo[2] == 0 && hi[2] == 0);
+  kl_mesh_free(m);
+}
+
+/* raycast and box queries against brute force */
+static void test_raycast_and_box(void **state)
+{
+  (void)state;
+  kl_mesh *m = bumpy(30);
+  const int nt = kl_mesh_ntri(m);
+  int *idx = malloc((size_t)nt * sizeof *idx);
+  for (int it = 0; it < 200; ++it) {
+    const double p[3] = {urand(), urand(), 1.0};
+    double d[3] = {0.2 * (urand() - 0.5), 0.2 * (urand() - 0.5), -1.0};
+    const double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    for (int k = 0; k < 3; ++k) d[k] /= l;
+    /* brute force with the same Moller-Trumbore arithmetic is not available: compare against the
+     * vertical-distance definition instead: the hit point must lie on the mesh (closest distance 0) */
+    double th, n[3];
+    if (kl_mesh_raycast(m, p, d, 0.0, 10.0, &th, n)) {
+      const double x[3] = {p[0] + th * d[0], p[1] + th * d[1], p[2] + th * d[2]};
+      double dist, q[3], nn[3];
+      assert_int_equal(kl_mesh_closest(m, x, 1.0, &dist, q, nn), 1);
+      assert_true(dist < 1e-12);
+      /* and nothing is hit before it: the segment up to 0.999 th stays above the surface */
+      double th2, n2[3];
+      assert_int_equal(kl_mesh_raycast(m, p, d, 0.0, 0.999 * th, &th2, n2), 0);
+    } else {
+      /* missing is only allowed when the ray leaves the square before reaching z = -0.05 */
+      const double tz = (1.0 + 0.05) / -d[2];
+      const double xe = p[0] + tz * d[0], ye = p[1] + tz * d[1];
+      assert_true(xe < 0 || xe > 1 || ye < 0 || ye > 1);
+    }
+    /* box query: every triangle whose box overlaps is reported, and only those */
+    const double c[3] = {urand(), urand(), 0.0}, h = 0.1 * urand();
+    const double lo[3] = {c[0] - h, c[1] - h, -1}, hi[3] = {c[0] + h, c[1] + h, 1};
+    const int nq = kl_mesh_query_box(m, lo, hi, idx, nt);
+    int nb = 0;
+    for (int t = 0; t < nt; ++t) {
+      double a[3], b[3], cc[3], nn[3];
+      kl_mesh_triangle(m, t, a, b, cc, nn);
+      int in = 1;
+      for (int k = 0; k < 2; ++k)
+        if (fmin(a[k], fmin(b[k], cc[k])) > hi[k] || fmax(a[k], fmax(b[k], cc[k])) < lo[k]) in = 0;
+      if (!in) continue;
+      ++nb;
+      int found = 0;
+      for (int i = 0; i < nq; ++i) found |= idx[i] == t;
+      assert_true(found);
+    }
+    assert_int_equal(nq, nb);
+  }
+  /* overflow: a query that would return more than cap says how many there are */
+  const double lo[3] = {-1, -1, -1}, hi[3] = {2, 2, 2};
+  assert_int_equal(kl_mesh_query_box(m, lo, hi, idx, 10), nt);
+  free(idx);
+  kl_mesh_free(m);
+}
+
+/* validation names the problem */
+static void test_validation(void **state)
+{
+  (void)state;
+  char msg[256];
+  kl_mesh *m = (kl_mesh *)1;
+  const double v[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0};
+  const int ok[] = {0, 1, 2};
+  assert_int_equal(kl_mesh_from_arrays(v, 0, ok, 0, &m, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_null(m);
+  assert_non_null(strstr(msg, "empty"));
+  const double vn[] = {0, 0, 0, NAN, 0, 0, 0, 1, 0};
+  assert_int_equal(kl_mesh_from_arrays(vn, 3, ok, 1, &m, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "vertex 1 has a non-finite"));
+  const int bad[] = {0, 1, 7};
+  assert_int_equal(kl_mesh_from_arrays(v, 4, bad, 1, &m, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "index 7 out of range"));
+  const int deg[] = {0, 1, 2, 0, 1, 3}; /* 0, 1, 3 are collinear */
+  assert_int_equal(kl_mesh_from_arrays(v, 4, deg, 2, &m, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "triangle 1 is degenerate"));
+  const double v5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1};
+  const int fan[] = {0, 1, 2, 1, 0, 3, 0, 1, 4}; /* edge 0-1 in three triangles */
+  assert_int_equal(kl_mesh_from_arrays(v5, 5, fan, 3, &m, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "non-manifold"));
+}
+
+/* write a file into dir */
+static void put(const char *dir, const char *name, const char *text)
+{
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* import through assimp: OBJ and ASCII STL give the same welded square; bad files name the file */
+static void test_load(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/kl_mesh_test_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  put(dir, "sq.obj", "v 0 0 0\nv 1000 0 0\nv 1000 1000 0\nv 0 1000 0\nf 1 2 3\nf 1 3 4\n");
+  put(dir, "sq.stl", "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1000 0 0\nvertex 1000 1000 0\n"
+                     "endloop\nendfacet\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1000 1000 0\n"
+                     "vertex 0 1000 0\nendloop\nendfacet\nendsolid s\n");
+  put(dir, "empty.stl", "");
+  put(dir, "nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n");
+  put(dir, "junk.stl", "this is not a mesh\n");
+  const char *good[] = {"sq.obj", "sq.stl"};
+  char p[512], msg[512];
+  for (int i = 0; i < 2; ++i) {
+    snprintf(p, sizeof p, "%s/%s", dir, good[i]);
+    kl_mesh *m = NULL;
+    assert_int_equal(kl_mesh_load(p, 1e-3, &m, msg, sizeof msg), KELVIN_OK); /* mm -> m */
+    assert_int_equal(kl_mesh_ntri(m), 2);
+    assert_int_equal(kl_mesh_nvert(m), 4); /* the STL corners are welded */
+    double lo[3], hi[3];
+    kl_mesh_bounds(m, lo, hi);
+    assert_true(fabs(hi[0] - 1.0) < 1e-12 && fabs(hi[1] - 1.0) < 1e-12);
+    kl_mesh_free(m);
+  }
+  struct {
+    const char *file, *must;
+    kelvin_status st;
+  } bad[] = {{"empty.stl", "empty", KELVIN_ERR_ARG},
+             {"nan.obj", "non-finite", KELVIN_ERR_ARG},
+             {"junk.stl", "cannot read mesh", KELVIN_ERR_ARG},
+             {"missing.obj", "No such file", KELVIN_ERR_IO}};
+  for (int i = 0; i < 4; ++i) {
+    snprintf(p, sizeof p, "%s/%s", dir, bad[i].file);
+    kl_mesh *m = (kl_mesh *)1;
+    assert_int_equal(kl_mesh_load(p, 1.0, &m, msg, sizeof msg), bad[i].st);
+    assert_null(m);
+    printf("# %s\n", msg);
+    assert_non_null(strstr(msg, bad[i].file));
+    assert_non_null(strstr(msg, bad[i].must));
+    unlink(p);
+  }
+  const char *rest[] = {"sq.obj", "sq.stl"};
+  for (int i = 0; i < 2; ++i) {
+    snprintf(p, sizeof p, "%s/%s", dir, rest[i]);
+    unlink(p);
+  }
+  rmdir(dir);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_closest_vs_brute), cmocka_unit_test(test_closest_flat),
+    cmocka_unit_test(test_raycast_and_box),  cmocka_unit_test(test_validation),
+    cmocka_unit_test(test_load),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,235 @@
+/* engine/world.h: the variable-time-step 3-D engine (DESIGN.md section 3; paper section 2, Algorithm 1).
+ *
+ * Rigid 6-DoF bodies (mass, principal inertia, quaternion orientation) carry shapes: sphere, box,
+ * capsule, cylinder, convex hull (dynamic or static), plane and triangle mesh (static only). Contacts
+ * come from exact formulas where they are trivial (sphere-plane, sphere-sphere, sphere-triangle,
+ * vertex-plane, vertex-triangle) and from libccd's MPR otherwise (convex-convex, convex-triangle).
+ * A sphere against a mesh gives one contact per distinct local minimum of the distance (candidates
+ * clustered by normal within 10 degrees, as Klamp't clusters), so a fine tessellation of a smooth
+ * surface gives the smooth surface's single contact. Convex-convex pairs give one MPR contact.
+ *
+ * Contact solver (DESIGN.md 2): every contact i is a 1-D compliant contact along its normal with the
+ * effective mass of the pair at the contact point, rotational inertia included,
+ *   1/m_i = A_ii = n.(M_a^-1 n) + (r_a x n).I_a^-1 (r_a x n) + the same for body b,
+ * and advanced in closed form over the sub-step (kl_kv_step, paper eq. 3-4):
+ *   m_i d'' + D_i d' + K_i d = F_e,i,   F_e,i = m_i (a_e,i - sum_{j != i} A_ij F_j),
+ * where a_e,i is the approach acceleration of the contact points from gravity and the holders,
+ * and the coupling to the other contacts j of the same bodies uses their forces at the sub-step start
+ * (A is the contact-space inverse inertia). With one contact whose normal passes through the centres of
+ * mass (a ball) the coupling terms vanish and the step is the paper's exact solution, of any length.
+ * The contact's impulse J_i = F_e,i h - m_i (d'(h) - d'(0)) and first moment
+ * G_i = int_0^h (h - t) F dt = F_e,i h^2/2 - m_i (d(h) - d(0) - d'(0) h) then move the bodies:
+ * v += a_ext h + M^-1 sum J n, x += v h + a_ext h^2/2 + M^-1 sum G n (and the same for rotation),
+ * which reproduces the 1-D solution exactly for a single central contact. Hunt-Crossley contacts use
+ * the linearised step of DESIGN.md 2.3 (tangent stiffness n K d^{n-1} (1 + chi d'), damping chi K d^n):
+ * two half steps, the second re-linearised at the midpoint, with the sub-step controlled by comparing
+ * them with one full step (step doubling, relative tolerance hc_tol, default 1e-8 of the impact's
+ * maximum penetration and speed). Several contacts or rotational coupling limit the sub-step to a fraction
+ * (substep_fraction, default 1/20) of the shortest contact period 2 pi sqrt(m_i / K_i).
+ *
+ * Friction: regularised Coulomb, F_t = -mu F_N phi(|v_t|) v_t/|v_t| with phi(v) = v / vreg below the
+ * regularisation velocity vreg and 1 above it (default vreg = 1e-3 m/s). It is applied per sub-step
+ * as an implicit (backward-Euler) impulse in the tangential velocity with the tangential effective
+ * mass, so it never reverses the slip and is stable for any step; when several contacts of one pair
+ * stick, each takes an equal share of the sticking impulse (Jacobi).
+ *
+ * Per-body parameters are blended per pair (DESIGN.md 2.4, Klamp't): restitution by arithmetic
+ * mean, stiffness, damping and friction by harmonic mean, unless the pair is given explicitly.
+ * Stiffness is per contact point (a box resting flat has four contacts, each with K).
+ *
+ * Integrator: free motion is exact ballistic translation under constant gravity (plus the holders'
+ * springs, explicit, with the sub-step limited to 1/40 of their period) and semi-implicit Euler
+ * (paper eq. 14) for rotation on the world angular momentum (conserved in free flight), with a
+ * rotation step limit (0.05 rad per sub-step) for bodies of unequal principal moments. The approach
+ * acceleration a_e,i of a contact comes from the external forces on the centres of mass only (a
+ * spinning ball's gap follows its centre, not the material point). Contact
+ * onset: conservative advancement on exact gaps (sphere, plane, vertex) or bounding-sphere gaps
+ * (everything else) brings pairs to touching; an onset that still happens inside a step (penetration
+ * beyond onset_tol after the step) is located by Illinois iteration on the step length against the
+ * libccd/exact penetration depth, and the step is split there. Contact end (penetration rule d = 0,
+ * or force rule F = 0) is located in the 1-D closed form (kl_kv_first_root) and splits the step too.
+ * The caller's output period is only where states are reported.
+ *
+ * Model/data split as in MuJoCo: kl_world_model is built once (kl_world_create, kl_world_add_*,
+ * kl_world_compile) and read-only during simulation; kl_world_data holds one rollout in one
+ * allocation; fixed-capacity contact arrays count overflow instead of growing. */
+#ifndef KL_ENGINE_WORLD_H
+#define KL_ENGINE_WORLD_H
+
+#include "engine/mesh.h"
+#include "kelvin/kelvin.h"
+
+/* shape types; size[] meaning in brackets */
+#define KL_SHAPE_SPHERE 0   /* [radius] */
+#define KL_SHAPE_BOX 1      /* [half extents x, y, z] */
+#define KL_SHAPE_CAPSULE 2  /* [radius, half length of the axis (local z)] */
+#define KL_SHAPE_CYLINDER 3 /* [radius, half length (local z)] */
+#define KL_SHAPE_HULL 4     /* vertices in hull_vert (convex hull of them) */
+#define KL_SHAPE_PLANE 5    /* static half-space below the local xy plane; normal = local z */
+#define KL_SHAPE_MESH 6     /* static triangle mesh (kl_mesh, BVH) */
+#define KL_NSHAPE 7
+
+/* body types */
+#define KL_BODY_DYNAMIC 0
+#define KL_BODY_STATIC 1    /* never moves; infinite mass */
+#define KL_BODY_KINEMATIC 2 /* moves with its prescribed (initial) velocity and angular velocity */
+
+typedef struct kl_body_def {
+  int type;             /* KL_BODY_* */
+  double mass;          /* [kg] > 0 for dynamic bodies */
+  double inertia[3];    /* principal moments about the centre of mass, body frame [kg m^2]; all 0 =
+                           computed from the shapes (uniform density) at compile */
+  double pos[3];        /* initial position of the centre of mass [m] */
+  double quat[4];       /* initial orientation (w, x, y, z); normalised at compile */
+  double vel[3];        /* initial (kinematic: constant) velocity [m/s] */
+  double angvel[3];     /* initial (kinematic: constant) angular velocity, world frame [rad/s] */
+  /* contact material (DESIGN.md 2.4) */
+  double K;             /* stiffness [N/m^n] > 0 */
+  double cr;            /* restitution in (0, 1] */
+  double D;             /* damping [N s/m] (Kelvin-Voigt); 0 = from cr by paper eq. (10) */
+  double mu;            /* friction coefficient >= 0 */
+  /* holder driver (optional): a spring-damper per world axis to an anchor moving at constant velocity */
+  int holder;           /* 1: held */
+  double anchor[3];     /* anchor position at t = 0 [m] */
+  double anchor_vel[3]; /* [m/s] */
+  double holder_K[3];   /* [N/m] >= 0 */
+  double holder_D[3];   /* [N s/m] >= 0 */
+} kl_body_def;
+
+typedef struct kl_shape_def {
+  int type;             /* KL_SHAPE_* */
+  double size[3];       /* see the type */
+  double pos[3];        /* position in the body frame [m] */
+  double quat[4];       /* orientation in the body frame (w, x, y, z) */
+  double pad;           /* padding (boundary layer) [m] >= 0 */
+  const kl_mesh *mesh;  /* KL_SHAPE_MESH: not owned, must outlive the model */
+  const double *hull;   /* KL_SHAPE_HULL: vertices (nhull x 3), copied */
+  int nhull;
+} kl_shape_def;
+
+typedef struct kl_world_model {
+  double gravity[3];       /* [m/s^2] */
+  int model;               /* KL_MODEL_KV or KL_MODEL_HC (kernels/kl_impact.h) */
+  double n;                /* force exponent (1 for KV) */
+  int law;                 /* KL_LAW_* damping law for HC */
+  int rule;                /* KL_SEP_PENETRATION or KL_SEP_FORCE */
+  double vreg;             /* friction regularisation velocity [m/s] > 0 */
+  double substep_fraction; /* coupled sub-step as a fraction of the shortest contact period */
+  double onset_tol;        /* penetration at which an onset inside a step is located [m] */
+  double hc_tol;           /* Hunt-Crossley step-doubling tolerance (relative) */
+  int ncon_max;            /* contact capacity of a data object */
+  int nlog_max;            /* contact-event log capacity */
+  /* bodies */
+  int nbody;
+  int *body_type;          /* (nbody) */
+  double *body_mass;       /* (nbody) [kg]; 0 for static and kinematic */
+  double *body_inertia;    /* (nbody x 3) principal moments [kg m^2] */
+  double *body_pos;        /* (nbody x 3) initial positions [m] */
+  double *body_quat;       /* (nbody x 4) initial orientations */
+  double *body_vel;        /* (nbody x 3) initial velocities [m/s] */
+  double *body_angvel;     /* (nbody x 3) initial angular velocities [rad/s] */
+  double *body_K, *body_cr, *body_D, *body_mu; /* (nbody) materials */
+  int *body_holder;        /* (nbody) */
+  double *body_anchor;     /* (nbody x 3) [m] */
+  double *body_anchor_vel; /* (nbody x 3) [m/s] */
+  double *body_holder_K;   /* (nbody x 3) [N/m] */
+  double *body_holder_D;   /* (nbody x 3) [N s/m] */
+  /* shapes */
+  int nshape;
+  int *shape_body;         /* (nshape) */
+  int *shape_type;         /* (nshape) */
+  double *shape_size;      /* (nshape x 3) */
+  double *shape_pos;       /* (nshape x 3) in the body frame */
+  double *shape_quat;      /* (nshape x 4) in the body frame */
+  double *shape_pad;       /* (nshape) [m] */
+  double *shape_rbound;    /* (nshape) bounding-sphere radius about the shape origin, padding included */
+  double *shape_thick;     /* (nshape) smallest half-thickness (tunnelling guard) [m] */
+  const kl_mesh **shape_mesh; /* (nshape) */
+  int *shape_hull_adr, *shape_hull_num; /* (nshape) into hull_vert */
+  int nhull_vert;
+  double *hull_vert;       /* (nhull_vert x 3) */
+  /* explicit pair parameters (override blending) */
+  int npair;
+  int *pair_body;          /* (npair x 2) */
+  double *pair_K, *pair_cr, *pair_D, *pair_mu; /* (npair) */
+  int compiled;
+  int cap_body, cap_shape, cap_hull, cap_pair; /* builder capacities */
+} kl_world_model;
+
+/* One active contact (persistent across sub-steps while it lasts). */
+typedef struct kl_contact {
+  int shape[2], body[2]; /* force +F n acts on body[0], -F n on body[1] */
+  int key;               /* feature of the pair (vertex index, ...) */
+  double pos[3];         /* contact point, world [m] */
+  double normal[3];      /* unit, from shape[1] towards shape[0] */
+  double depth;          /* penetration d [m] (padding included) */
+  double rate;           /* d' [m/s] */
+  double force;          /* normal force at the state [N] */
+  double favg;           /* step-averaged normal force of the last sub-step [N] */
+  double ftan[3];        /* step-averaged friction force on body[0] of the last sub-step [N] */
+  double K, cr, D, mu, chi; /* parameters of this contact (D per contact from its effective mass) */
+  int dgiven;            /* D was given (pair or bodies), not computed from cr */
+  double meff;           /* effective mass along the normal [kg] */
+  double t0, v_in;       /* onset time and approach speed */
+  double dstart;         /* penetration at onset if negative (a gap within the touching tolerance), else 0 */
+  double dmax, fpeak;    /* running maxima */
+  double hstep;          /* Hunt-Crossley: last accepted sub-step of the step-doubling control [s] */
+} kl_contact;
+
+/* A finished contact (onset to separation) */
+typedef struct kl_contact_event {
+  int shape[2], body[2];
+  double t0, t1;         /* onset and end [s] */
+  double v_in, v_out;    /* approach speed at onset, separation speed at the end [m/s] */
+  double dmax, fpeak;    /* maximum penetration [m] and peak normal force [N] */
+} kl_contact_event;
+
+typedef struct kl_world_data {
+  /* state: what resumes a rollout */
+  double t;
+  double *xpos;     /* (nbody x 3) centre of mass [m] */
+  double *xquat;    /* (nbody x 4) */
+  double *vel;      /* (nbody x 3) [m/s] */
+  double *angvel;   /* (nbody x 3) world frame [rad/s] */
+  int ncon;
+  kl_contact *con;  /* (ncon_max) active contacts */
+  /* derived and statistics */
+  long nsub;        /* sub-steps */
+  long nonset, nend;/* located onsets and ends */
+  long ncon_overflow;
+  int nlog;
+  long nlog_overflow;
+  kl_contact_event *log; /* (nlog_max) */
+  int warn_nonfinite;
+  /* scratch (one allocation; see world.c) */
+  void *scratch;
+} kl_world_data;
+
+/* Build a model: create, add bodies and shapes, then compile. Functions return the new index, or -1
+ * on allocation failure. kl_world_compile validates everything (msg names the body/shape and field)
+ * and computes derived fields; the model is read-only afterwards. */
+kl_world_model *kl_world_create(void);
+void kl_world_default_body(kl_body_def *b); /* dynamic, 1 kg, identity, K = 1e6, cr = 1, mu = 0 */
+void kl_world_default_shape(kl_shape_def *s);
+int kl_world_add_body(kl_world_model *m, const kl_body_def *b);
+int kl_world_add_shape(kl_world_model *m, int body, const kl_shape_def *s);
+int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, double cr, double D, double mu);
+kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap);
+void kl_world_free(kl_world_model *m); /* NULL is a no-op; meshes are not freed */
+
+/* Data object for a compiled model (one allocation); NULL on failure. Starts at the initial state. */
+kl_world_data *kl_world_data_create(const kl_world_model *m);
+void kl_world_data_free(kl_world_data *d); /* NULL is a no-op */
+void kl_world_reset(const kl_world_model *m, kl_world_data *d);
+
+/* Advance to t_out >= d->t exactly. Returns KELVIN_OK, or KELVIN_ERR_NUMERIC (msg says where) when
+ * the state went non-finite or the sub-step count ran away. Contact overflow is counted in data. */
+kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double t_out, char *msg, int cap);
+
+/* Mechanical energy: kinetic + gravity potential + elastic energy in the active contacts [J]. */
+double kl_world_energy(const kl_world_model *m, const kl_world_data *d);
+
+/* Sum of the normal forces of the active contacts on body b, as a world vector [N]. */
+void kl_world_contact_force(const kl_world_model *m, const kl_world_data *d, int b, double f[3]);
+
+#endif

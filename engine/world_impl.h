@@ -1,0 +1,65 @@
+/* engine/world_impl.h: internals shared by world.c, collision_ccd.c and integrate.c (not installed). */
+#ifndef KL_ENGINE_WORLD_IMPL_H
+#define KL_ENGINE_WORLD_IMPL_H
+
+#include "engine/world.h"
+
+#define KL_TRI_CAP 8192 /* triangles per convex-mesh query; more are counted as overflow */
+#define KL_CYL_RIM 16   /* rim samples per cylinder end used as contact points on planes and meshes */
+
+/* A candidate contact from the narrow phase */
+typedef struct kl_feature {
+  int shape[2], body[2]; /* +F n on body[0] */
+  int key;               /* feature within the pair */
+  double pos[3];         /* contact point [m] */
+  double normal[3];      /* unit, from shape[1] towards shape[0] */
+  double depth;          /* penetration, padding included [m]; < 0 is a gap */
+} kl_feature;
+
+/* Per-contact 1-D system of the current sub-step */
+typedef struct kl_csys {
+  double m, K, D, fe;   /* effective mass, stiffness, damping, external force along the normal */
+  double d0, v0;        /* start penetration and rate */
+  double tend;          /* located end inside the step (INFINITY if none) */
+  double r[2][3];       /* contact point relative to the two centres of mass */
+  double tscale;        /* time scale of the contact (period or impact duration) [s] */
+  double fe_ext;        /* external force alone (Hunt-Crossley re-linearises about the midpoint) */
+} kl_csys;
+
+/* Scratch of a data object; carved from its single allocation */
+typedef struct kl_scratch {
+  int nfeat_max, nfeat;
+  kl_feature *feat;      /* (nfeat_max) */
+  long feat_overflow, tri_overflow;
+  int *tri;              /* (KL_TRI_CAP) */
+  double *sx, *sR;       /* (nshape x 3), (nshape x 9) world pose of each shape */
+  double *R, *Iinv;      /* (nbody x 9) body rotation and world inverse inertia */
+  double *acc;           /* (nbody x 12) impulse, angular impulse, moment, angular moment */
+  double *A;             /* (ncon_max x ncon_max) contact-space inverse inertia */
+  kl_csys *cs;           /* (ncon_max) */
+  /* saved start of a sub-step (for the onset search) */
+  double *s_xpos, *s_xquat, *s_vel, *s_angvel;
+  /* inactive features present at the start (not counted as missed onsets) */
+  kl_feature *pre;       /* (nfeat_max) */
+  int npre;
+  kl_feature *ended;     /* (ncon_max) contacts ended in this sub-step */
+  int nended;
+  double ended_t;        /* time at which the ended list was made */
+  double *abound;        /* (nbody) bound on the external acceleration [m/s^2] */
+  int *fused;            /* (nfeat_max) feature matched to an active contact */
+} kl_scratch;
+
+/* world pose of every shape from the body state into S->sx, S->sR */
+void kl_collide_pose(const kl_world_model *m, const kl_world_data *d, kl_scratch *S);
+
+/* Narrow phase over all shape pairs: features with depth >= -margin into S->feat. For pairs that
+ * have no active contact, *h_ca is lowered to a conservative-advancement time: no feature of the pair
+ * can come within eps of touching before it, given the relative speed and the acceleration bounds
+ * abound (nbody, [m/s^2]). Returns the number of features. */
+int kl_collide(const kl_world_model *m, const kl_world_data *d, kl_scratch *S, double margin, double eps,
+               const double *abound, double *h_ca);
+
+/* support point of shape s in world direction dir (padding included): for tests and hull checks */
+void kl_shape_support(const kl_world_model *m, const kl_scratch *S, int s, const double dir[3], double out[3]);
+
+#endif

@@ -1,0 +1,412 @@
+/* engine/world_test.c: the 3-D engine (engine/world.h) against exact results: the paper's ball on an
+ * analytic and on a meshed plane, the cr = 1 stability criterion at output steps up to 1 s, a box
+ * resting flat, two-sphere impacts (effective mass), the shapes at rest, and model checks. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine/ball.h"
+#include "engine/world.h"
+#include "kernels/kl_impact.h"
+
+#define G 9.81
+
+/* an n x n grid over [-1, 1]^2 in the plane z = 0, normals +z */
+static kl_mesh *grid(int n)
+{
+  const int nv = (n + 1) * (n + 1), nt = 2 * n * n;
+  double *v = malloc((size_t)nv * 3 * sizeof *v);
+  int *t = malloc((size_t)nt * 3 * sizeof *t);
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) {
+      double *p = v + 3 * (j * (n + 1) + i);
+      p[0] = -1.0 + 2.0 * i / n;
+      p[1] = -1.0 + 2.0 * j / n;
+      p[2] = 0;
+    }
+  int k = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const int a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
+      t[3 * k] = a, t[3 * k + 1] = b, t[3 * k + 2] = d, ++k;
+      t[3 * k] = a, t[3 * k + 1] = d, t[3 * k + 2] = c, ++k;
+    }
+  kl_mesh *m = NULL;
+  char msg[256];
+  assert_int_equal(kl_mesh_from_arrays(v, nv, t, nt, &m, msg, sizeof msg), KELVIN_OK);
+  free(v);
+  free(t);
+  return m;
+}
+
+/* the ground: an analytic plane (mesh NULL) or a mesh, with material K, cr, mu */
+static int ground(kl_world_model *m, const kl_mesh *mesh, double K, double cr, double mu)
+{
+  kl_body_def b;
+  kl_world_default_body(&b);
+  b.type = KL_BODY_STATIC;
+  b.K = K, b.cr = cr, b.mu = mu;
+  const int g = kl_world_add_body(m, &b);
+  kl_shape_def s;
+  kl_world_default_shape(&s);
+  s.type = mesh ? KL_SHAPE_MESH : KL_SHAPE_PLANE;
+  s.mesh = mesh;
+  kl_world_add_shape(m, g, &s);
+  return g;
+}
+
+/* the paper's section 4.1 ball (m = 1 kg, R = 0.1 m, K = 140e6 N/m, Kelvin-Voigt), lowest point 1 m
+ * above the ground at (x, y) */
+static kl_world_model *ball_world(const kl_mesh *mesh, double cr, double x, double y)
+{
+  kl_world_model *m = kl_world_create();
+  ground(m, mesh, 140e6, cr, 0);
+  kl_body_def b;
+  kl_world_default_body(&b);
+  b.mass = 1, b.K = 140e6, b.cr = cr;
+  b.pos[0] = x, b.pos[1] = y, b.pos[2] = 1.1;
+  const int i = kl_world_add_body(m, &b);
+  kl_shape_def s;
+  kl_world_default_shape(&s);
+  s.size[0] = 0.1;
+  kl_world_add_shape(m, i, &s);
+  char msg[256];
+  assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  return m;
+}
+
+typedef struct run_stats {
+  double emax;  /* worst |E - E0| / E0 at the outputs */
+  double zmin;  /* lowest height of the ball's lowest point at the outputs [m] */
+  int finite;
+} run_stats;
+
+/* advance with output period dt to T */
+static void run(const kl_world_model *m, kl_world_data *d, double dt, double T, int body, run_stats *st)
+{
+  char msg[256];
+  const double e0 = kl_world_energy(m, d);
+  st->emax = 0;
+  st->zmin = INFINITY;
+  st->finite = 1;
+  const long n = (long)ceil(T / dt - 1e-9);
+  for (long k = 1; k <= n; ++k) {
+    const double t = fmin((double)k * dt, T);
+    if (kl_world_advance(m, d, t, msg, sizeof msg) != KELVIN_OK) {
+      st->finite = 0;
+      return;
+    }
+    assert_true(d->t == t);
+    st->emax = fmax(st->emax, fabs(kl_world_energy(m, d) - e0) / e0);
+    st->zmin = fmin(st->zmin, d->xpos[3 * body + 2] - 0.1);
+  }
+}
+
+/* ball on a meshed plane and on the analytic plane: the same bounce history (onset and end times,
+ * impact and exit speeds, maximum penetration, peak force) to 1e-6 relative (the issue's bound; the
+ * two differ only in the rounding of the sphere-triangle and sphere-plane distances). The ball
+ * lands on a mesh vertex shared by six triangles, which must give one contact. Both also agree with
+ * the 1-D engine slice (engine/ball.c), the paper's closed form, to 1e-9. */
+static void test_ball_mesh_vs_plane(void **state)
+{
+  (void)state;
+  kl_mesh *mesh = grid(8);
+  const double crs[] = {0.8, 1.0};
+  for (int c = 0; c < 2; ++c) {
+    kl_world_model *mp = ball_world(NULL, crs[c], 0.0, 0.0), *mm = ball_world(mesh, crs[c], 0.0, 0.0);
+    kl_world_data *dp = kl_world_data_create(mp), *dm = kl_world_data_create(mm);
+    run_stats sp, sm;
+    run(mp, dp, 0.01, 6.0, 1, &sp);
+    run(mm, dm, 0.01, 6.0, 1, &sm);
+    assert_true(sp.finite && sm.finite);
+    assert_int_equal(dp->nlog, dm->nlog);
+    assert_true(dp->nlog >= 6);
+    double worst = 0;
+    for (int k = 0; k < dp->nlog; ++k) {
+      const kl_contact_event *a = &dp->log[k], *b = &dm->log[k];
+      const double r[] = {a->t0 / b->t0 - 1, a->t1 / b->t1 - 1, a->v_in / b->v_in - 1, a->v_out / b->v_out - 1,
+                          a->dmax / b->dmax - 1, a->fpeak / b->fpeak - 1};
+      for (int i = 0; i < 6; ++i) worst = fmax(worst, fabs(r[i]));
+    }
+    /* the 1-D slice: same contacts */
+    kl_ball_model bm;
+    kl_ball_default(&bm);
+    bm.cr = crs[c];
+    kl_ball_data *bd = malloc(sizeof *bd);
+    kl_ball_reset(&bm, bd, 1.0, 0.0);
+    assert_int_equal(kl_ball_advance(&bm, bd, 6.0), KELVIN_OK);
+    /* the first ten contacts (impact speeds above 0.5 m/s; later ones are tiny bounces whose
+     * relative timing is dominated by the touching tolerance of 5e-10 m) */
+    const int ncmp = bd->ncontact < 10 ? bd->ncontact : 10;
+    assert_true(ncmp >= 6);
+    double w1 = 0;
+    for (int k = 0; k < ncmp; ++k) {
+      w1 = fmax(w1, fabs(dp->log[k].t0 / bd->contact[k].t0 - 1));
+      w1 = fmax(w1, fabs(dp->log[k].t1 / bd->contact[k].t1 - 1));
+      w1 = fmax(w1, fabs(dp->log[k].v_out / bd->contact[k].v_out - 1));
+      w1 = fmax(w1, fabs(dp->log[k].fpeak / bd->contact[k].fpeak - 1));
+    }
+    printf("# cr=%g: %d contacts; mesh vs plane worst relative difference %.2e; plane vs 1-D slice %.2e\n", crs[c],
+           dp->nlog, worst, w1);
+    assert_true(worst < 1e-6);
+    assert_true(w1 < 1e-9);
+    free(bd);
+    kl_world_data_free(dp);
+    kl_world_data_free(dm);
+    kl_world_free(mp);
+    kl_world_free(mm);
+  }
+  kl_mesh_free(mesh);
+}
+
+/* cr = 1: the stability criterion of DESIGN.md section 7 at output steps 1e-4 ... 1 s, on both
+ * grounds: finite, no tunnelling (the lowest point never below -1.5 x the contact's maximum
+ * penetration, 0.37 mm), every apex within 5 % of 1 m (from the exit speeds of the contact log:
+ * apex = v_out^2 / 2g), energy drift within 5 %. 100 bounces for output steps >= 1e-2 s (fewer for the
+ * small steps, which only cost time). */
+static void test_stability_cr1(void **state)
+{
+  (void)state;
+  kl_mesh *mesh = grid(4);
+  const double dts[] = {1e-4, 1e-3, 1e-2, 0.128, 1.0};
+  const double Ts[] = {2.0, 10.0, 91.0, 91.0, 91.0};
+  for (int gi = 0; gi < 2; ++gi)
+    for (int i = 0; i < 5; ++i) {
+      kl_world_model *m = ball_world(gi ? mesh : NULL, 1.0, 0.123, -0.31);
+      kl_world_data *d = kl_world_data_create(m);
+      run_stats st;
+      run(m, d, dts[i], Ts[i], 1, &st);
+      assert_true(st.finite);
+      double worst = 0;
+      for (int k = 0; k < d->nlog; ++k) worst = fmax(worst, fabs(d->log[k].v_out * d->log[k].v_out / (2 * G) - 1.0));
+      printf("# cr=1 %s dt=%g: %d bounces, worst |apex - 1 m| %.2e, energy drift %.2e, lowest point %.3e m, %ld sub-steps\n",
+             gi ? "mesh " : "plane", dts[i], d->nlog, worst, st.emax, st.zmin, d->nsub);
+      assert_true(d->nlog >= (Ts[i] > 50 ? 100 : 2));
+      assert_true(worst < 0.05);
+      assert_true(st.emax < 0.05);
+      assert_true(st.zmin > -1.5 * 3.75e-4);
+      kl_world_data_free(d);
+      kl_world_free(m);
+    }
+  kl_mesh_free(mesh);
+}
+
+/* a box (0.2 x 0.3 x 0.1 m, 2 kg, K = 1e6 N/m per corner, cr = 0.5) dropped flat from 5 cm comes to
+ * rest on four contacts with total contact force m g within 0.1 % (the issue's bound) at every output
+ * between 2 s and 12 s, and its resting height does not drift (1e-9 m over 10 s); the static
+ * penetration is m g / 4K. On the analytic plane and on a mesh. */
+static void test_box_rest(void **state)
+{
+  (void)state;
+  kl_mesh *mesh = grid(3);
+  for (int gi = 0; gi < 2; ++gi) {
+    kl_world_model *m = kl_world_create();
+    ground(m, gi ? mesh : NULL, 1e6, 0.5, 0.5);
+    kl_body_def b;
+    kl_world_default_body(&b);
+    b.mass = 2, b.K = 1e6, b.cr = 0.5, b.mu = 0.5;
+    b.pos[0] = 0.05, b.pos[1] = 0.1, b.pos[2] = 0.1;
+    const int box = kl_world_add_body(m, &b);
+    kl_shape_def s;
+    kl_world_default_shape(&s);
+    s.type = KL_SHAPE_BOX;
+    s.size[0] = 0.1, s.size[1] = 0.15, s.size[2] = 0.05;
+    kl_world_add_shape(m, box, &s);
+    char msg[256];
+    assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+    kl_world_data *d = kl_world_data_create(m);
+    assert_int_equal(kl_world_advance(m, d, 2.0, msg, sizeof msg), KELVIN_OK);
+    const double z2 = d->xpos[3 * box + 2];
+    double fworst = 0, drift = 0;
+    for (int k = 1; k <= 1000; ++k) {
+      assert_int_equal(kl_world_advance(m, d, 2.0 + 0.01 * k, msg, sizeof msg), KELVIN_OK);
+      double f[3];
+      kl_world_contact_force(m, d, box, f);
+      assert_int_equal(d->ncon, 4);
+      fworst = fmax(fworst, fabs(f[2] / (2 * G) - 1));
+      drift = fmax(drift, fabs(d->xpos[3 * box + 2] - z2));
+    }
+    const double pen = 0.05 - d->xpos[3 * box + 2];
+    printf("# box on %s: %d bounces to rest; |F/mg - 1| <= %.2e; height drift %.2e m; penetration %.6e (m g/4K = %.6e); "
+           "%ld sub-steps\n",
+           gi ? "mesh " : "plane", d->nlog, fworst, drift, pen, 2 * G / 4e6, d->nsub);
+    assert_true(fworst < 1e-3);
+    assert_true(drift < 1e-9);
+    assert_true(fabs(pen / (2 * G / 4e6) - 1) < 1e-3);
+    kl_world_data_free(d);
+    kl_world_free(m);
+  }
+  kl_mesh_free(mesh);
+}
+
+/* two free spheres, head on, no gravity: the contact's effective mass is the reduced mass
+ * (1/m = 1/m1 + 1/m2), so paper eq. (10) gives exactly the restitution cr (equal masses with cr = 1
+ * exchange velocities) */
+static void test_two_spheres(void **state)
+{
+  (void)state;
+  const double crs[] = {1.0, 0.5};
+  for (int c = 0; c < 2; ++c) {
+    kl_world_model *m = kl_world_create();
+    m->gravity[2] = 0;
+    kl_body_def b;
+    kl_shape_def s;
+    kl_world_default_shape(&s);
+    s.size[0] = 0.05;
+    for (int i = 0; i < 2; ++i) {
+      kl_world_default_body(&b);
+      b.mass = i ? 3.0 : 1.0, b.K = 1e7, b.cr = crs[c];
+      b.pos[0] = i ? 0.2 : 0.0;
+      b.vel[0] = i ? -1.0 : 2.0;
+      kl_world_add_shape(m, kl_world_add_body(m, &b), &s);
+    }
+    char msg[256];
+    assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+    kl_world_data *d = kl_world_data_create(m);
+    assert_int_equal(kl_world_advance(m, d, 0.5, msg, sizeof msg), KELVIN_OK);
+    const double v1 = d->vel[0], v2 = d->vel[3];
+    const double e = (v2 - v1) / 3.0; /* approach speed was 3 m/s */
+    const double p = 1.0 * v1 + 3.0 * v2; /* momentum 2 - 3 = -1 */
+    printf("# two spheres cr=%g: restitution %.12f, momentum %.3e error, %ld sub-steps\n", crs[c], e, p + 1.0, d->nsub);
+    assert_true(fabs(e - crs[c]) < 1e-9);
+    assert_true(fabs(p + 1.0) < 1e-12);
+    assert_int_equal(d->nlog, 1);
+    kl_world_data_free(d);
+    kl_world_free(m);
+  }
+}
+
+/* shapes at rest on a plane: capsule lying (2 contacts), cylinder standing (a rim of contacts), a
+ * tetrahedral hull (3), a sphere on a static box (libccd MPR): total force m g within 0.1 %. A sphere
+ * sliding with friction ends rolling at 5/7 of its speed (classic result, to 1 %). */
+static void test_shapes(void **state)
+{
+  (void)state;
+  const double hull[] = {0, 0, 0.1, 0.1, 0, -0.05, -0.05, 0.087, -0.05, -0.05, -0.087, -0.05};
+  for (int k = 0; k < 5; ++k) {
+    kl_world_model *m = kl_world_create();
+    kl_body_def b;
+    kl_world_default_body(&b);
+    b.type = KL_BODY_STATIC, b.cr = 0.5, b.mu = 0.3;
+    const int gb = kl_world_add_body(m, &b);
+    kl_shape_def s;
+    kl_world_default_shape(&s);
+    s.type = KL_SHAPE_PLANE;
+    if (k == 3) {
+      s.type = KL_SHAPE_BOX;
+      s.size[0] = 0.5, s.size[1] = 0.5, s.size[2] = 0.1;
+      s.pos[2] = -0.1;
+    }
+    kl_world_add_shape(m, gb, &s);
+    kl_world_default_body(&b);
+    b.cr = 0.5, b.mu = 0.3, b.pos[2] = 0.2;
+    if (k == 4) b.vel[0] = 0.7; /* sliding */
+    const int i = kl_world_add_body(m, &b);
+    kl_world_default_shape(&s);
+    const int want[] = {2, 2 * 16 / 2, 3, 1, 1};
+    switch (k) {
+    case 0: s.type = KL_SHAPE_CAPSULE, s.size[0] = 0.03, s.size[1] = 0.1, s.quat[0] = cos(0.7), s.quat[1] = sin(0.7); break;
+    case 1: s.type = KL_SHAPE_CYLINDER, s.size[0] = 0.05, s.size[1] = 0.05; break;
+    case 2: s.type = KL_SHAPE_HULL, s.hull = hull, s.nhull = 4; break;
+    default: s.size[0] = 0.05; break;
+    }
+    kl_world_add_shape(m, i, &s);
+    char msg[256];
+    assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+    kl_world_data *d = kl_world_data_create(m);
+    assert_int_equal(kl_world_advance(m, d, 3.0, msg, sizeof msg), KELVIN_OK);
+    double f[3];
+    kl_world_contact_force(m, d, i, f);
+    printf("# shape %d: %d contacts, F_z / m g - 1 = %.2e, v_x %.6f, %ld sub-steps\n", k, d->ncon, f[2] / G - 1, d->vel[3], d->nsub);
+    assert_int_equal(d->ncon, want[k]);
+    if (k == 4)
+      assert_true(fabs(d->vel[3] / (0.7 * 5.0 / 7.0) - 1) < 1e-2);
+    else
+      assert_true(fabs(f[2] / G - 1) < 1e-3);
+    kl_world_data_free(d);
+    kl_world_free(m);
+  }
+}
+
+/* Hunt-Crossley (exact-restitution law, n = 1.5, K = 1e10 N/m^1.5) through the linearised, step-doubled
+ * sub-steps of DESIGN.md 2.3: each bounce restitutes cr = 0.8 and the first contact's maximum
+ * penetration and peak force match the closed form without gravity, both to the 2e-3 that gravity
+ * during the contact allows (as for the 1-D slice in engine/ball_test.c) */
+static void test_hunt_crossley(void **state)
+{
+  (void)state;
+  kl_world_model *m = kl_world_create();
+  m->model = KL_MODEL_HC, m->n = 1.5, m->law = KL_LAW_EXACT;
+  ground(m, NULL, 1e10, 0.8, 0);
+  kl_body_def b;
+  kl_world_default_body(&b);
+  b.K = 1e10, b.cr = 0.8, b.pos[2] = 1.1;
+  const int i = kl_world_add_body(m, &b);
+  kl_shape_def s;
+  kl_world_default_shape(&s);
+  kl_world_add_shape(m, i, &s);
+  char msg[256];
+  assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  kl_world_data *d = kl_world_data_create(m);
+  assert_int_equal(kl_world_advance(m, d, 2.5, msg, sizeof msg), KELVIN_OK);
+  assert_true(d->nlog >= 4);
+  double worst = 0;
+  for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(d->log[k].v_out / d->log[k].v_in - 0.8));
+  const kl_impact_in in = {1.0, 1e10, 1.5, 0.8, d->log[0].v_in, 0.0, KL_MODEL_HC, KL_LAW_EXACT, 0};
+  const kl_impact_out o = kl_impact(in);
+  printf("# HC: worst |v_out/v_in - 0.8| %.2e; dmax %.6e vs %.6e, fpeak %.6g vs %.6g; %ld sub-steps\n", worst,
+         d->log[0].dmax, o.dmax, d->log[0].fpeak, o.fpeak, d->nsub);
+  assert_true(worst < 2e-3);
+  assert_true(fabs(d->log[0].dmax / o.dmax - 1) < 2e-3);
+  assert_true(fabs(d->log[0].fpeak / o.fpeak - 1) < 2e-3);
+  kl_world_data_free(d);
+  kl_world_free(m);
+}
+
+/* model checks name the body or shape and the value */
+static void test_compile_errors(void **state)
+{
+  (void)state;
+  char msg[256];
+  struct {
+    int what;
+    const char *must;
+  } cases[] = {{0, "body 1: mass must be > 0 kg, got 0"}, {1, "restitution"}, {2, "shape 1: sphere radius"},
+               {3, "must belong to a static body"}, {4, "mesh is NULL"}};
+  for (int c = 0; c < 5; ++c) {
+    kl_world_model *m = kl_world_create();
+    ground(m, NULL, 1e6, 1, 0);
+    kl_body_def b;
+    kl_world_default_body(&b);
+    if (cases[c].what == 0) b.mass = 0;
+    if (cases[c].what == 1) b.cr = 1.5;
+    const int i = kl_world_add_body(m, &b);
+    kl_shape_def s;
+    kl_world_default_shape(&s);
+    if (cases[c].what == 2) s.size[0] = -1;
+    if (cases[c].what == 3) s.type = KL_SHAPE_PLANE;
+    if (cases[c].what == 4) s.type = KL_SHAPE_MESH;
+    kl_world_add_shape(m, cases[c].what == 4 ? 0 : i, &s);
+    assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_ERR_ARG);
+    printf("# %s\n", msg);
+    assert_non_null(strstr(msg, cases[c].must));
+    kl_world_free(m);
+  }
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_ball_mesh_vs_plane), cmocka_unit_test(test_stability_cr1),
+    cmocka_unit_test(test_box_rest),           cmocka_unit_test(test_two_spheres),
+    cmocka_unit_test(test_shapes),             cmocka_unit_test(test_hunt_crossley),
+    cmocka_unit_test(test_compile_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

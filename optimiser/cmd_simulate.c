@@ -1,0 +1,297 @@
+/* optimiser/cmd_simulate.c: `kelvin simulate scene.yaml`, the variable-time-step 3-D engine
+ * (engine/world.h) on a scene from YAML (optimiser/scene_yaml.h). Writes per-body and per-contact
+ * time series, the contact-event log, a summary (stdout and JSON) and a figure of contact forces. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/world.h"
+#include "optimiser/cli.h"
+#include "optimiser/commands.h"
+#include "optimiser/scene_yaml.h"
+
+/* `kelvin simulate --help` */
+static void help(void)
+{
+  printf(
+    "usage: kelvin simulate [options] scene.yaml\n\n"
+    "Runs the variable-time-step 3-D engine (DESIGN.md section 3) on a scene: rigid bodies with spheres,\n"
+    "boxes, capsules, cylinders, convex hulls, static planes and triangle meshes (STL/OBJ/PLY), compliant\n"
+    "contacts in closed form (Kelvin-Voigt, paper eq. 1-10; Hunt-Crossley linearised), regularised Coulomb\n"
+    "friction, contact onset and end located inside steps. output_step only sets where states are written.\n\n"
+    "options:\n"
+    "  --out DIR   output folder [kelvin-out/simulate]\n"
+    "  --quiet     no progress and no summary table\n"
+    "  --help      this text\n\n"
+    "scene.yaml (SI units; defaults in brackets; unknown keys are errors):\n"
+    "  duration: 5            simulated time [1]        output_step: 0.01   output period [1e-3]\n"
+    "  gravity: [0, 0, -9.81]\n"
+    "  contact:               model: kv | hc [kv]; exponent [1; 1.5 for hc]; law (hc): hunt-crossley,\n"
+    "                         lankarani-nikravesh, flores, gonthier, exact [exact]; separation: penetration\n"
+    "                         | force [penetration]; friction_velocity [1e-3 m/s]; substep_fraction [0.05];\n"
+    "                         onset_tolerance [1e-9 m]; max_contacts [64]\n"
+    "  bodies:                a list; each: name, type: dynamic | static | kinematic [dynamic], mass [1],\n"
+    "                         inertia [from the shapes], position, orientation [w, x, y, z], velocity,\n"
+    "                         angular_velocity (kinematic: kept constant), material: {stiffness [1e6],\n"
+    "                         restitution [1], damping [0: from restitution], friction [0]},\n"
+    "                         holder: {anchor [position], anchor_velocity, stiffness [x, y, z], damping},\n"
+    "                         shapes: a list of {type: sphere (radius) | box (half_extents) | capsule\n"
+    "                         (radius, half_length) | cylinder (radius, half_length) | hull (vertices) |\n"
+    "                         plane (normal [0, 0, 1], point) | mesh (file, scale [1]), position,\n"
+    "                         orientation, padding [0]}. Planes and meshes belong to static bodies;\n"
+    "                         mesh files are relative to the scene file.\n"
+    "  pairs:                 optional list of {bodies: [a, b], stiffness, restitution, damping, friction}\n"
+    "                         replacing the blend of the two bodies' materials (DESIGN.md 2.4).\n\n"
+    "writes, in DIR: body_<name>.csv per moving body (t, position, orientation, velocity, angular\n"
+    "velocity, contact force), contacts.csv (every active contact at every output: point, normal,\n"
+    "depth, rate, force, step-averaged force, friction), events.csv (each contact from onset to end),\n"
+    "energy.csv, summary.json, contact_forces.png. Exit status 0 ok, 1 runtime failure, 2 bad input.\n");
+}
+
+/* monotonic wall clock [s] */
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* parse options; 0 ok, 1 help shown, -1 usage error */
+static int parse(int argc, char **argv, kl_cli_common *c, const char **scene)
+{
+  static const struct option lo[] = {{"out", required_argument, 0, 'o'},
+                                     {"quiet", no_argument, 0, 'q'},
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  memset(c, 0, sizeof *c);
+  c->out = "kelvin-out/simulate";
+  *scene = NULL;
+  opterr = 0;
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+    switch (ch) {
+    case 'o': c->out = optarg; break;
+    case 'q': c->quiet = 1; break;
+    case 'h': help(); return 1;
+    case ':': kl_cli_error("simulate: option '%s' needs a value (try 'kelvin simulate --help')", argv[optind - 1]); return -1;
+    default: kl_cli_error("simulate: unknown option '%s' (try 'kelvin simulate --help')", argv[optind - 1]); return -1;
+    }
+  }
+  if (optind >= argc) {
+    kl_cli_error("simulate: missing scene file (usage: kelvin simulate [options] scene.yaml)");
+    return -1;
+  }
+  if (optind + 1 < argc) {
+    kl_cli_error("simulate: unexpected argument '%s' (one scene file)", argv[optind + 1]);
+    return -1;
+  }
+  *scene = argv[optind];
+  return 0;
+}
+
+/* the output files of a run */
+typedef struct outputs {
+  kl_out *body; /* (nbody), unused for static bodies */
+  kl_out contacts, events, energy;
+} outputs;
+
+/* remove every temporary output */
+static void abort_all(const kl_scene *sc, outputs *o)
+{
+  for (int b = 0; b < sc->nbody; ++b) kl_out_abort(&o->body[b]);
+  kl_out_abort(&o->contacts);
+  kl_out_abort(&o->events);
+  kl_out_abort(&o->energy);
+}
+
+/* open every output with its header; -1 (message printed) on failure */
+static int open_all(const kl_cli_common *c, const kl_scene *sc, outputs *o)
+{
+  memset(&o->contacts, 0, sizeof o->contacts);
+  memset(&o->events, 0, sizeof o->events);
+  memset(&o->energy, 0, sizeof o->energy);
+  for (int b = 0; b < sc->nbody; ++b) memset(&o->body[b], 0, sizeof o->body[b]);
+  for (int b = 0; b < sc->nbody; ++b) {
+    if (sc->model->body_type[b] == KL_BODY_STATIC) continue;
+    char name[256];
+    snprintf(name, sizeof name, "body_%s.csv", sc->body_name[b]);
+    if (kl_out_open(&o->body[b], c->out, name) != 0) return -1;
+    fprintf(o->body[b].f, "t_s,x_m,y_m,z_m,qw,qx,qy,qz,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,"
+                          "fx_N,fy_N,fz_N,contact_force_N,contacts\n");
+  }
+  if (kl_out_open(&o->contacts, c->out, "contacts.csv") != 0 || kl_out_open(&o->events, c->out, "events.csv") != 0 ||
+      kl_out_open(&o->energy, c->out, "energy.csv") != 0)
+    return -1;
+  fprintf(o->contacts.f, "t_s,body_a,body_b,shape_a,shape_b,feature,px_m,py_m,pz_m,nx,ny,nz,depth_m,rate_m_s,"
+                         "force_N,force_avg_N,ftx_N,fty_N,ftz_N\n");
+  fprintf(o->events.f, "t_onset_s,t_end_s,body_a,body_b,shape_a,shape_b,approach_speed_m_s,separation_speed_m_s,"
+                       "max_depth_m,peak_force_N\n");
+  fprintf(o->energy.f, "t_s,energy_J,contacts,substeps\n");
+  return 0;
+}
+
+/* one output row for every body, contact and the energy */
+static void write_rows(const kl_scene *sc, const kl_world_data *d, outputs *o)
+{
+  const kl_world_model *m = sc->model;
+  for (int b = 0; b < sc->nbody; ++b) {
+    if (m->body_type[b] == KL_BODY_STATIC) continue;
+    double f[3];
+    kl_world_contact_force(m, d, b, f);
+    int nc = 0;
+    for (int k = 0; k < d->ncon; ++k) nc += d->con[k].body[0] == b || d->con[k].body[1] == b;
+    const double *x = d->xpos + 3 * b, *q = d->xquat + 4 * b, *v = d->vel + 3 * b, *w = d->angvel + 3 * b;
+    fprintf(o->body[b].f, "%.10g,%.12g,%.12g,%.12g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%d\n",
+            d->t, x[0], x[1], x[2], q[0], q[1], q[2], q[3], v[0], v[1], v[2], w[0], w[1], w[2], f[0], f[1], f[2],
+            sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]), nc);
+  }
+  for (int k = 0; k < d->ncon; ++k) {
+    const kl_contact *c = &d->con[k];
+    fprintf(o->contacts.f, "%.10g,%s,%s,%d,%d,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n",
+            d->t, sc->body_name[c->body[0]], sc->body_name[c->body[1]], c->shape[0], c->shape[1], c->key, c->pos[0],
+            c->pos[1], c->pos[2], c->normal[0], c->normal[1], c->normal[2], c->depth, c->rate, c->force, c->favg,
+            c->ftan[0], c->ftan[1], c->ftan[2]);
+  }
+  fprintf(o->energy.f, "%.10g,%.12g,%d,%ld\n", d->t, kl_world_energy(sc->model, d), d->ncon, d->nsub);
+}
+
+/* contact_forces.png: total normal contact force of each dynamic body (gnuplot) */
+static int figure(const kl_cli_common *c, const kl_scene *sc)
+{
+  char plots[8192] = "";
+  int np = 0;
+  for (int b = 0; b < sc->nbody; ++b) {
+    if (sc->model->body_type[b] != KL_BODY_DYNAMIC) continue;
+    char one[512];
+    snprintf(one, sizeof one, "%s'body_%s.csv' using 1:18 with lines lw 2 title '%s'", np ? ", " : "", sc->body_name[b],
+             sc->body_name[b]);
+    strncat(plots, one, sizeof plots - strlen(plots) - 1);
+    ++np;
+  }
+  if (np == 0) return 0;
+  char script[12000];
+  snprintf(script, sizeof script,
+           "# kelvin simulate: total normal contact force on each dynamic body at the output instants\n"
+           "if (!exists('OUTPUT')) OUTPUT = 'contact_forces.png'\n"
+           "set terminal pngcairo size 1200,600 font ',11'\nset output OUTPUT\nset datafile separator ','\n"
+           "set key autotitle columnhead\nset grid\nset xlabel 't [s]'\nset ylabel 'contact force [N]'\n"
+           "set title 'Contact forces (instantaneous, at the output instants)'\nplot %s\n",
+           plots);
+  return kl_cli_gnuplot(c, c->out, "contact_forces.png", script) < 0 ? -1 : 0;
+}
+
+int kl_cmd_simulate(int argc, char **argv)
+{
+  kl_cli_common c;
+  const char *path;
+  const int pr = parse(argc, argv, &c, &path);
+  if (pr > 0) return KL_EXIT_OK;
+  if (pr < 0) return KL_EXIT_USAGE;
+  kl_scene sc;
+  char msg[2048];
+  const kelvin_status st = kl_scene_load(path, &sc, msg, sizeof msg);
+  if (st != KELVIN_OK) {
+    kl_cli_error("%s", msg);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  if (kl_cli_mkdir(c.out) != 0) {
+    kl_scene_free(&sc);
+    return KL_EXIT_RUNTIME;
+  }
+  kl_world_data *d = kl_world_data_create(sc.model);
+  outputs o;
+  o.body = calloc((size_t)sc.nbody, sizeof *o.body);
+  if (!d || !o.body) {
+    kl_cli_error("simulate: out of memory");
+    kl_world_data_free(d);
+    free(o.body);
+    kl_scene_free(&sc);
+    return KL_EXIT_RUNTIME;
+  }
+  int rc = KL_EXIT_OK;
+  if (open_all(&c, &sc, &o) != 0) {
+    abort_all(&sc, &o);
+    rc = KL_EXIT_RUNTIME;
+  }
+  const double t0 = now();
+  const double e0 = kl_world_energy(sc.model, d);
+  if (rc == KL_EXIT_OK) {
+    write_rows(&sc, d, &o);
+    const long nout = (long)ceil(sc.duration / sc.output_step - 1e-9);
+    for (long k = 1; k <= nout; ++k) {
+      const double t = fmin((double)k * sc.output_step, sc.duration);
+      if (kl_world_advance(sc.model, d, t, msg, sizeof msg) != KELVIN_OK) {
+        kl_cli_error("simulate: %s: %s", path, msg);
+        abort_all(&sc, &o);
+        rc = KL_EXIT_RUNTIME;
+        break;
+      }
+      write_rows(&sc, d, &o);
+      if (!c.quiet && nout >= 20 && k % (nout / 10) == 0)
+        kl_cli_note(&c, "simulate: t = %g s of %g s, %ld sub-steps", t, sc.duration, d->nsub);
+    }
+  }
+  const double wall = now() - t0;
+  if (rc == KL_EXIT_OK) {
+    for (int k = 0; k < d->nlog; ++k) {
+      const kl_contact_event *e = &d->log[k];
+      fprintf(o.events.f, "%.12g,%.12g,%s,%s,%d,%d,%.10g,%.10g,%.10g,%.10g\n", e->t0, e->t1, sc.body_name[e->body[0]],
+              sc.body_name[e->body[1]], e->shape[0], e->shape[1], e->v_in, e->v_out, e->dmax, e->fpeak);
+    }
+    for (int b = 0; b < sc.nbody && rc == KL_EXIT_OK; ++b)
+      if (sc.model->body_type[b] != KL_BODY_STATIC && kl_out_commit(&o.body[b]) != 0) rc = KL_EXIT_RUNTIME;
+    if (rc == KL_EXIT_OK && (kl_out_commit(&o.contacts) != 0 || kl_out_commit(&o.events) != 0 || kl_out_commit(&o.energy) != 0))
+      rc = KL_EXIT_RUNTIME;
+    if (rc != KL_EXIT_OK) abort_all(&sc, &o);
+  }
+  if (rc == KL_EXIT_OK) {
+    kl_out js;
+    if (kl_out_open(&js, c.out, "summary.json") != 0) {
+      rc = KL_EXIT_RUNTIME;
+    } else {
+      const double e1 = kl_world_energy(sc.model, d);
+      double fpk = 0;
+      for (int k = 0; k < d->nlog; ++k) fpk = fmax(fpk, d->log[k].fpeak);
+      for (int k = 0; k < d->ncon; ++k) fpk = fmax(fpk, d->con[k].fpeak);
+      fprintf(js.f,
+              "{\n  \"command\": \"simulate\",\n  \"scene\": \"%s\",\n  \"duration_s\": %.10g,\n  \"output_step_s\": %.10g,\n"
+              "  \"substeps\": %ld,\n  \"contact_onsets\": %ld,\n  \"contact_ends\": %ld,\n  \"contacts_active_at_end\": %d,\n"
+              "  \"contact_overflow\": %ld,\n  \"event_log_overflow\": %ld,\n  \"peak_force_N\": %.10g,\n"
+              "  \"energy_start_J\": %.12g,\n  \"energy_end_J\": %.12g,\n  \"wall_s\": %.4g,\n"
+              "  \"simulated_s_per_wall_s\": %.6g,\n  \"bodies\": [\n",
+              path, sc.duration, sc.output_step, d->nsub, d->nonset, d->nend, d->ncon, d->ncon_overflow, d->nlog_overflow,
+              fpk, e0, e1, wall, wall > 0 ? sc.duration / wall : 0.0);
+      for (int b = 0; b < sc.nbody; ++b) {
+        const double *x = d->xpos + 3 * b, *v = d->vel + 3 * b;
+        fprintf(js.f, "    {\"name\": \"%s\", \"final_position_m\": [%.12g, %.12g, %.12g], \"final_velocity_m_s\": [%.10g, %.10g, %.10g]}%s\n",
+                sc.body_name[b], x[0], x[1], x[2], v[0], v[1], v[2], b + 1 < sc.nbody ? "," : "");
+      }
+      fprintf(js.f, "  ]\n}\n");
+      if (kl_out_commit(&js) != 0) rc = KL_EXIT_RUNTIME;
+      if (rc == KL_EXIT_OK && !c.quiet) {
+        printf("kelvin simulate %s: %g s at output step %g s in %.3f s wall (%.3g simulated s per wall s)\n", path,
+               sc.duration, sc.output_step, wall, wall > 0 ? sc.duration / wall : 0.0);
+        printf("| sub-steps | onsets | ends | active at end | peak force N | energy start J | energy end J | overflow |\n"
+               "|---|---|---|---|---|---|---|---|\n| %ld | %ld | %ld | %d | %.6g | %.9g | %.9g | %ld |\n",
+               d->nsub, d->nonset, d->nend, d->ncon, fpk, e0, e1, d->ncon_overflow + d->nlog_overflow);
+        for (int b = 0; b < sc.nbody; ++b)
+          if (sc.model->body_type[b] == KL_BODY_DYNAMIC)
+            printf("%s: final position (%.9g, %.9g, %.9g) m\n", sc.body_name[b], d->xpos[3 * b], d->xpos[3 * b + 1],
+                   d->xpos[3 * b + 2]);
+      }
+      if (d->ncon_overflow > 0)
+        kl_cli_note(&c, "simulate: %ld contacts did not fit (contact.max_contacts = %d)", d->ncon_overflow, sc.model->ncon_max);
+    }
+  }
+  if (rc == KL_EXIT_OK && figure(&c, &sc) != 0) rc = KL_EXIT_RUNTIME;
+  if (rc == KL_EXIT_OK)
+    kl_cli_note(&c, "simulate: wrote %s/{body_*.csv, contacts.csv, events.csv, energy.csv, summary.json, contact_forces.png}", c.out);
+  free(o.body);
+  kl_world_data_free(d);
+  kl_scene_free(&sc);
+  return rc;
+}

@@ -1,0 +1,193 @@
+/* tests/cli_simulate_test.c: `kelvin simulate` end to end: the examples run and write every output,
+ * the paper's ball gives the same events on the analytic and the meshed plane, and bad scenes and
+ * meshes give one line naming the file and the field, exit status 2, and leave the output folder alone. */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char tmpdir[256];
+
+/* run "kelvin ARGS", capture stderr into err; returns the exit status */
+static int kelvin(const char *args, char *err, size_t cap)
+{
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s/kelvin' %s 2>&1 >/dev/null", KELVIN_BINARY_DIR, args);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t n = fread(err, 1, cap - 1, p);
+  err[n] = '\0';
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') ++n;
+  closedir(d);
+  return n;
+}
+
+static int lines(const char *s)
+{
+  int n = 0;
+  for (; *s; ++s) n += *s == '\n';
+  return n;
+}
+
+static void put(const char *name, const char *text)
+{
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* read a whole small file */
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char *buf = calloc(1, 1 << 20);
+  const size_t n = fread(buf, 1, (1 << 20) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* the four examples run (shortened where they are long) and write every output */
+static void test_examples(void **state)
+{
+  (void)state;
+  const char *ex[] = {"ball_plane", "ball_mesh", "box_mesh", "grind_pass"};
+  char args[2048], err[8192], path[1024];
+  for (int i = 0; i < 4; ++i) {
+    snprintf(args, sizeof args, "simulate --quiet --out '%s/%s' '%s/examples/%s.yaml'", tmpdir, ex[i], KELVIN_SOURCE_DIR, ex[i]);
+    const int rc = kelvin(args, err, sizeof err);
+    printf("# %s -> %d %s\n", ex[i], rc, err);
+    assert_int_equal(rc, 0);
+    const char *files[] = {"contacts.csv", "events.csv", "energy.csv", "summary.json"};
+    for (int k = 0; k < 4; ++k) {
+      snprintf(path, sizeof path, "%s/%s/%s", tmpdir, ex[i], files[k]);
+      assert_int_equal(access(path, R_OK), 0);
+    }
+  }
+  /* the ball's events on the analytic and on the meshed plane: the same to 1e-6 relative */
+  snprintf(path, sizeof path, "%s/ball_plane/events.csv", tmpdir);
+  char *a = slurp(path);
+  snprintf(path, sizeof path, "%s/ball_mesh/events.csv", tmpdir);
+  char *b = slurp(path);
+  char *sa, *sb;
+  char *la = strtok_r(a, "\n", &sa), *lb = strtok_r(b, "\n", &sb);
+  int rows = 0;
+  while ((la = strtok_r(NULL, "\n", &sa)) && (lb = strtok_r(NULL, "\n", &sb))) {
+    double x[10], y[10];
+    char n1[64], n2[64], n3[64], n4[64];
+    assert_int_equal(sscanf(la, "%lf,%lf,%63[^,],%63[^,],%lf,%lf,%lf,%lf,%lf,%lf", &x[0], &x[1], n1, n2, &x[4], &x[5], &x[6], &x[7], &x[8], &x[9]), 10);
+    assert_int_equal(sscanf(lb, "%lf,%lf,%63[^,],%63[^,],%lf,%lf,%lf,%lf,%lf,%lf", &y[0], &y[1], n3, n4, &y[4], &y[5], &y[6], &y[7], &y[8], &y[9]), 10);
+    for (int k = 0; k < 10; ++k)
+      if (k != 2 && k != 3 && k != 4 && k != 5) assert_true(fabs(x[k] - y[k]) <= 1e-6 * fabs(y[k]));
+    ++rows;
+  }
+  assert_true(rows >= 5);
+  free(a);
+  free(b);
+}
+
+/* bad scenes and meshes: exit 2, one line naming the file and the field, the output folder untouched */
+static void test_bad_input(void **state)
+{
+  (void)state;
+  const char *ball = "  - name: ball\n    mass: 1\n    position: [0, 0, 1]\n    shapes:\n      - type: sphere\n        radius: 0.1\n";
+  char text[4096];
+  struct {
+    const char *scene, *ground, *must1, *must2;
+  } cases[] = {
+    {"unknown_key.yaml", "      - type: plane\n        colour: red\n", "unknown_key.yaml:7", "bodies[0].shapes[0].colour: unknown key"},
+    {"missing_mesh.yaml", "      - type: mesh\n        file: nowhere.obj\n", "bodies[0].shapes[0].file", "nowhere.obj: cannot open"},
+    {"empty_mesh.yaml", "      - type: mesh\n        file: empty.obj\n", "bodies[0].shapes[0].file", "empty.obj: mesh is empty"},
+    {"nan_mesh.yaml", "      - type: mesh\n        file: nan.obj\n", "bodies[0].shapes[0].file", "nan.obj: vertex 1 has a non-finite"},
+    {"normal.yaml", "      - type: plane\n        normal: [0, 0, 2]\n", "normal.yaml:7", "bodies[0].shapes[0].normal: must be a unit vector"},
+  };
+  put("empty.obj", "");
+  put("nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n");
+  char out[512], keep[700], args[2048], err[4096];
+  snprintf(out, sizeof out, "%s/bad", tmpdir);
+  mkdir(out, 0777);
+  snprintf(keep, sizeof keep, "%s/summary.json", out);
+  FILE *f = fopen(keep, "w");
+  assert_non_null(f);
+  fputs("precious\n", f);
+  fclose(f);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    snprintf(text, sizeof text, "duration: 1\nbodies:\n  - name: ground\n    type: static\n    shapes:\n%s%s", cases[i].ground, ball);
+    put(cases[i].scene, text);
+    snprintf(args, sizeof args, "simulate --out '%s' '%s/%s'", out, tmpdir, cases[i].scene);
+    const int rc = kelvin(args, err, sizeof err);
+    printf("# %s -> %d: %s", cases[i].scene, rc, err);
+    assert_int_equal(rc, 2);
+    assert_int_equal(lines(err), 1);
+    assert_non_null(strstr(err, "kelvin: "));
+    assert_non_null(strstr(err, cases[i].must1));
+    assert_non_null(strstr(err, cases[i].must2));
+    assert_int_equal(count_files(out), 1);
+  }
+  /* zero mass: the field and the value, with the line */
+  put("mass.yaml", "duration: 1\nbodies:\n  - name: ground\n    type: static\n    shapes:\n      - type: plane\n"
+                   "  - name: ball\n    mass: 0\n    shapes:\n      - type: sphere\n        radius: 0.1\n");
+  snprintf(args, sizeof args, "simulate --out '%s' '%s/mass.yaml'", out, tmpdir);
+  assert_int_equal(kelvin(args, err, sizeof err), 2);
+  printf("# mass.yaml: %s", err);
+  assert_non_null(strstr(err, "mass.yaml:8: bodies[1].mass: must be > 0 kg, got 0"));
+  /* a missing scene, a YAML syntax error, an unknown option, a missing argument */
+  put("syntax.yaml", "duration: [1\nbodies: x\n");
+  const char *more[][2] = {{"simulate '/nonexistent/scene.yaml'", "scene.yaml: cannot open"},
+                           {"simulate SYNTAX", "YAML syntax"},
+                           {"simulate --bogus x.yaml", "--bogus"},
+                           {"simulate", "missing scene file"}};
+  for (int i = 0; i < 4; ++i) {
+    char a2[1024];
+    if (strcmp(more[i][0], "simulate SYNTAX") == 0)
+      snprintf(a2, sizeof a2, "simulate --out '%s' '%s/syntax.yaml'", out, tmpdir);
+    else
+      snprintf(a2, sizeof a2, "%s --out '%s'", more[i][0], out);
+    assert_int_equal(kelvin(a2, err, sizeof err), 2);
+    printf("# %s: %s", more[i][0], err);
+    assert_int_equal(lines(err), 1);
+    assert_non_null(strstr(err, more[i][1]));
+  }
+  assert_int_equal(count_files(out), 1);
+  f = fopen(keep, "r");
+  char buf[64] = "";
+  assert_non_null(fgets(buf, sizeof buf, f));
+  fclose(f);
+  assert_string_equal(buf, "precious\n");
+}
+
+int main(void)
+{
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/kl_cli_simulate_XXXXXX");
+  if (!mkdtemp(tmpdir)) return 1;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_examples), cmocka_unit_test(test_bad_input)};
+  const int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd) != 0) return 1;
+  return rc;
+}
