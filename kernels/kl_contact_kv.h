@@ -160,6 +160,32 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
   }
   const kl_real lam = w02 - r * r;
   const kl_real hmax = (lam > 0.0) ? 0.25 / sqrt(lam) : KL_HUGE;
+  /* With constant forcing (f1 = c1 = 0) phi tends to phi_inf = al x_inf + g0, x_inf = f0/K, and the
+   * transient obeys |phi - phi_inf| <= M e^{-q t}; if phi_inf > 0 no root exists past
+   * t* = log(M/phi_inf)/q, so a decayed (resting) contact is not scanned to the end of a long step. */
+  kl_real tscan = T;
+  if (s.f1 == 0.0 && g1 == 0.0 && s.K > 0.0 && r > 0.0 && lam != 0.0) {
+    const kl_real xinf = s.f0 / s.K;
+    const kl_real pinf = al * xinf + g0;
+    if (pinf > 0.0) {
+      const kl_real y0 = x0 - xinf;
+      kl_real M, q;
+      if (lam > 0.0) { /* under-damped: amplitudes of y and y' */
+        const kl_real w = sqrt(lam);
+        const kl_real A = sqrt(y0 * y0 + kl_sq((v0 + r * y0) / w));
+        const kl_real B = sqrt(v0 * v0 + kl_sq((r * v0 + w02 * y0) / w));
+        M = fabs(al) * A + fabs(be) * B;
+        q = r;
+      } else { /* over-damped: y = c1 e^{-rm t} + c2 e^{-rp t}, rm < rp */
+        const kl_real rp = r + sqrt(-lam), rm = w02 / rp;
+        const kl_real c1 = (v0 + rp * y0) / (rp - rm), c2 = y0 - c1;
+        M = fabs(al) * (fabs(c1) + fabs(c2)) + fabs(be) * (rm * fabs(c1) + rp * fabs(c2));
+        q = rm;
+      }
+      const kl_real ts = (M > pinf) ? log(M / pinf) / q : 0.0;
+      if (ts < tscan) tscan = ts;
+    }
+  }
   kl_real h = 0.25 / (r + w0 + 1e-300);
   if (h > hmax) h = hmax;
   if (!(h > 0.0) || h > T) h = T;
@@ -173,7 +199,7 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
       found = 1;
       break;
     }
-    if (b >= T) break;
+    if (b >= T || b > tscan) break;
     a = b;
     fa = fb;
     h *= 1.2;

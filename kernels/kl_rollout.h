@@ -325,8 +325,8 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
       st->contact = !st->contact;
     } else {
       /* local extrapolation: the linearisation error of one step is O(h^2), halved by two mid steps */
-      st->z = 2.0 * two.x - full.x;
-      st->zd = 2.0 * two.v - full.v;
+      st->z = (4.0 * two.x - full.x) / 3.0;
+      st->zd = (4.0 * two.v - full.v) / 3.0;
       st->h = h * fmin(4.0, 0.9 * cbrt(ftol / fmax(err, 1e-300)));
     }
     tau += h;
