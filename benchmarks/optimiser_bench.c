@@ -89,7 +89,7 @@ done:
 
 int main(int argc, char **argv)
 {
-  double budget = 40.0;
+  double budget = 15.0;
   int repeats = 3;
   const char *config = NULL;
   for (int i = 1; i < argc; ++i) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages kelvin needs. Idempotent: installs only what is missing and says what.
 #   scripts/install-deps.sh            build + run + test dependencies
-#   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet)
+#   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet, Simbody, DART)
 # Works as root or through sudo.
 set -euo pipefail
 

@@ -1,0 +1,95 @@
+/* benchmarks/maxstep/mx.h: what the max-stable-step benchmark shares between its driver (C17) and
+ * the peer-engine runners (C17 for kelvin, MuJoCo and ODE; C++17 for Bullet, Simbody and DART).
+ * A runner simulates one case at one output step h and records one sample per output instant;
+ * the driver judges every engine from those samples by the same criterion (README.md). */
+#ifndef KL_BENCH_MX_H
+#define KL_BENCH_MX_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Contact models of a case (numbers match KL_MODEL_KV / KL_MODEL_HC of kernels/kl_impact.h). */
+#define MX_KV 0 /* Kelvin-Voigt: f = K d + D d' (paper eq. 1), D from cr by paper eq. (10) */
+#define MX_HC 1 /* Hunt-Crossley: f = K d^n (1 + chi d') */
+
+/* The benchmark ball and contact, all SI units. */
+typedef struct mx_case {
+  int model;     /* MX_KV or MX_HC */
+  int law;       /* HC damping law (KL_LAW_*); kelvin evaluates it at every impact speed */
+  double m;      /* mass [kg] */
+  double R;      /* radius [m] */
+  double I;      /* moment of inertia about each axis [kg m^2] (the paper's 0.1, not 2/5 m R^2) */
+  double g;      /* gravity [m/s^2] */
+  double K;      /* stiffness [N/m] (KV) or [N/m^1.5] (HC) */
+  double n;      /* force exponent: 1 (KV) or 1.5 (HC) */
+  double cr;     /* coefficient of restitution */
+  double D;      /* KV damping [N s/m], paper eq. (10) */
+  double chi;    /* HC damping factor [s/m] at the first impact speed (peers hold it fixed) */
+  double z0;     /* initial height of the ball's lowest point above the plane [m] */
+  double tend;   /* simulated time [s] */
+} mx_case;
+
+/* One run: samples at the output instants plus the engine's own counters. */
+typedef struct mx_trace {
+  long n, cap;            /* samples stored, capacity */
+  double *t, *z, *vz, *f; /* time [s], lowest-point height [m], vertical speed [m/s], contact force [N] */
+  long nstep;             /* internal steps the engine took (= outputs for fixed-step engines) */
+  long nfev;              /* force (right-hand side) evaluations; -1 where the engine has no such count */
+  double fpeak_log;       /* kelvin only: peak force from its contact log [N] (-1 otherwise) */
+  double dmax_log;        /* kelvin only: max penetration from its contact log [m] (-1 otherwise) */
+  int napex_log;          /* kelvin only: number of apexes in its exact log */
+  double *apex_log;       /* kelvin only: the apex heights of its exact log (napex_log of them) */
+  double wall;            /* seconds of stepping, mx_trace_begin to mx_trace_end (setup excluded) */
+  double wall_cap;        /* a run stops once its stepping took longer than this [s] */
+  double t_start;         /* clock at mx_trace_begin */
+  int capped;             /* 1 if the run stopped at wall_cap */
+  int bad;                /* 1 if the engine itself reported a non-finite state or reset it */
+  char err[200];          /* set when the run could not be set up (runner returns -1) */
+} mx_trace;
+
+/* Seconds on a monotonic clock. */
+double mx_now(void);
+
+/* Start the stepping clock of a run. */
+void mx_trace_begin(mx_trace *tr);
+
+/* Stop the stepping clock of a run (wall = elapsed seconds). */
+void mx_trace_end(mx_trace *tr);
+
+/* Append one sample; returns 1 when the run must stop (buffer full or past wall_cap), else 0. */
+int mx_trace_push(mx_trace *tr, double t, double z, double vz, double f);
+
+/* Number of output steps of a run: round(tend / h), at least 1. */
+long mx_nout(const mx_case *c, double h);
+
+/* A runner: simulate case c with output step h, variant v (engine specific); 0 on success, -1 if the
+ * engine could not be set up (tr->err says why). Non-finite states are data, not errors. */
+typedef int (*mx_run_fn)(const mx_case *c, int v, double h, mx_trace *tr);
+
+int mx_kelvin_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_mujoco_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_ode_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_bullet_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_simbody_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_dart_run(const mx_case *c, int v, double h, mx_trace *tr);
+
+/* Version strings of the peers as they report them (or as their headers say). */
+const char *mx_mujoco_version(void);
+const char *mx_ode_version(void);
+const char *mx_bullet_version(void);
+const char *mx_simbody_version(void);
+const char *mx_dart_version(void);
+
+/* Variants of the runners (the v argument) */
+enum { MX_KELVIN_PEN = 0, MX_KELVIN_FORCE = 1 };
+enum { MX_MUJOCO_KD = 0, MX_MUJOCO_DEFAULT = 1 };
+enum { MX_ODE_ERPCFM = 0, MX_ODE_BOUNCE = 1 };
+enum { MX_BULLET_KD = 0, MX_BULLET_RESTITUTION = 1 };
+enum { MX_SIMBODY_RK_FIXED = 0, MX_SIMBODY_RKM_1E6 = 1, MX_SIMBODY_RKM_1E9 = 2 };
+enum { MX_DART_RESTITUTION = 0 };
+
+#ifdef __cplusplus
+}
+#endif
+#endif

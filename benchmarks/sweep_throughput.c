@@ -1,0 +1,271 @@
+/* benchmarks/sweep_throughput.c: impact scenarios per second on the three paths of host/impact_batch.h
+ * (DESIGN.md section 7): the OpenCL kernel (pocl's CPU device here, or a GPU), the OpenMP twin on all
+ * cores and a plain serial loop, in one run, for P = 10^3 ... 10^max; kernel build time reported apart;
+ * medians over repeats; each path's ratio to serial; and the arithmetic rate reached against the
+ * machine's peak. Prints a Markdown table.
+ *
+ * Scenarios: the mix of the built-in `kelvin sweep`: the 8 model/law/rule variants in equal shares
+ * (kv x 2 rules, hc x 5 laws, ef), m = 1 kg, K = 1e9, n = 1.5 (hc, ef), cr uniform in [0.05, 1],
+ * v0 log-uniform in [0.01, 10] m/s, fixed seed.
+ * Flops per scenario: counted, not estimated: benchmarks/flop_count.cpp runs the same headers with a
+ * counting number type over 20000 scenarios of the mix (+ - * / sqrt = 1 flop each; transcendental
+ * calls counted apart and weighted TRANSC_FLOPS flops each, a typical polynomial-plus-reduction cost).
+ * Peak: cores x clock (the "cpu MHz" of /proc/cpuinfo) x SIMD doubles (8 with avx512f, 4 with avx2,
+ * else 2) x 2 FMA pipes x 2 flops per FMA. The closed forms are branchy scalar code compiled without
+ * contraction, so the scalar non-FMA rate (cores x clock x 2) is printed too. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <omp.h>
+
+#include "benchmarks/flop_count.h"
+#include "host/host.h"
+#include "host/impact_batch.h"
+
+#define TRANSC_FLOPS 20.0
+#define MAXREP 15
+
+/* Seconds on a monotonic clock. */
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Du;
+/* uniform in [0, 1) (xorshift64*) */
+static double unif(void)
+{
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return (double)((rng * 0x2545F4914F6CDD1Du) >> 11) * 0x1.0p-53;
+}
+
+/* Scenario i of the mix (see the header comment). */
+static kl_impact_in scenario(void)
+{
+  kl_impact_in in;
+  const int v = (int)(unif() * 8.0);
+  in.model = v < 2 ? KL_MODEL_KV : v < 7 ? KL_MODEL_HC : KL_MODEL_EF;
+  in.rule = v < 2 ? v : KL_SEP_PENETRATION;
+  in.law = (v >= 2 && v < 7) ? v - 2 : KL_LAW_EXACT;
+  in.m = 1.0;
+  in.K = 1e9;
+  in.n = in.model == KL_MODEL_KV ? 1.0 : 1.5;
+  in.cr = 0.05 + 0.95 * unif();
+  in.v0 = 0.01 * pow(1000.0, unif());
+  in.fe = 0.0;
+  return in;
+}
+
+/* qsort order of doubles. */
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of n values (sorts them). */
+static double median(double *t, int n)
+{
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* CPU clock [GHz] from /proc/cpuinfo ("cpu MHz"), 0 if unknown; *simd: doubles per vector. */
+static double cpu_ghz(int *simd, char *model, size_t cap)
+{
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  double mhz = 0.0;
+  *simd = 2;
+  snprintf(model, cap, "?");
+  if (!f) return 0.0;
+  char line[8192];
+  while (fgets(line, sizeof line, f)) {
+    if (mhz == 0.0 && strncmp(line, "cpu MHz", 7) == 0) mhz = atof(strchr(line, ':') + 1);
+    if (strncmp(line, "model name", 10) == 0) {
+      snprintf(model, cap, "%s", strchr(line, ':') + 2);
+      model[strcspn(model, "\n")] = '\0';
+    }
+    if (strncmp(line, "flags", 5) == 0) {
+      if (strstr(line, " avx512f")) *simd = 8;
+      else if (strstr(line, " avx2")) *simd = 4;
+    }
+  }
+  fclose(f);
+  return mhz / 1000.0;
+}
+
+/* The 1-minute load average (other processes share the cores: a load near the core count halves the
+ * rates), -1 if unknown. */
+static double loadavg(void)
+{
+  FILE *f = fopen("/proc/loadavg", "r");
+  double l = -1.0;
+  if (f && fscanf(f, "%lf", &l) != 1) l = -1.0;
+  if (f) fclose(f);
+  return l;
+}
+
+typedef enum { PATH_CL, PATH_OMP, PATH_SERIAL, NPATH } path_t;
+
+/* Options, the build, the flop count, then the table over P. */
+int main(int argc, char **argv)
+{
+  long maxp = 1000000, minp = 1000, serial_maxp = -1;
+  int reps_small = 7, reps_large = 3;
+  const char *device = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--max-p") == 0 && i + 1 < argc) maxp = atol(argv[++i]);
+    else if (strcmp(argv[i], "--min-p") == 0 && i + 1 < argc) minp = atol(argv[++i]);
+    else if (strcmp(argv[i], "--serial-max-p") == 0 && i + 1 < argc) serial_maxp = atol(argv[++i]);
+    else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) reps_small = reps_large = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+    else {
+      fprintf(stderr,
+              "usage: sweep_throughput [--min-p N] [--max-p N] [--serial-max-p N] [--repeats R] [--device SPEC]\n"
+              "  P runs over powers of ten from --min-p [1e3] to --max-p [1e6; 1e7 takes ~15 min on 2 cores];\n"
+              "  serial stops at --serial-max-p [= max-p]; medians of R repeats [7 below 1e6, 3 from 1e6]\n");
+      return 2;
+    }
+  }
+  if (serial_maxp < 0) serial_maxp = maxp;
+  if (minp < 1 || maxp < minp || reps_small < 1 || reps_small > MAXREP) {
+    fprintf(stderr, "sweep_throughput: bad sizes or repeats (1 ... %d)\n", MAXREP);
+    return 2;
+  }
+
+  /* the OpenCL path: open, build, and the first launch (pocl compiles the work-group function then) */
+  kl_host *h = NULL;
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.device = device;
+  o.device_origin = "--device";
+  if (kl_host_create(&h) != KELVIN_OK) return 1;
+  const double t0 = now();
+  const kelvin_status st = kl_host_open(h, &o);
+  const double t_open = now() - t0;
+  if (st != KELVIN_OK) {
+    fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
+    kl_host_destroy(h);
+    return 1;
+  }
+  const int have_cl = kl_host_is_opencl(h);
+  double t_first = 0.0;
+  {
+    kl_impact_batch *w = NULL;
+    if (kl_impact_batch_create(1000, 0, &w) != KELVIN_OK) return 1;
+    for (size_t p = 0; p < 1000; ++p) kl_impact_batch_set(w, p, scenario());
+    if (have_cl) {
+      const double a = now();
+      if (kl_impact_run(h, w, NULL, NULL) != KELVIN_OK) {
+        fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
+        return 1;
+      }
+      t_first = now() - a;
+    }
+    kl_impact_batch_destroy(w);
+  }
+
+  /* flops per scenario of the mix */
+  enum { NCOUNT = 20000 };
+  kl_flop_scenario *fs = malloc(NCOUNT * sizeof *fs);
+  if (!fs) return 1;
+  rng = 12345;
+  for (int i = 0; i < NCOUNT; ++i) {
+    const kl_impact_in in = scenario();
+    fs[i] = (kl_flop_scenario){in.m, in.K, in.n, in.cr, in.v0, in.fe, in.model, in.law, in.rule};
+  }
+  double arith, transc;
+  kl_flop_count(fs, NCOUNT, &arith, &transc);
+  free(fs);
+  const double flops = arith + TRANSC_FLOPS * transc;
+
+  int simd;
+  char model[256];
+  const double ghz = cpu_ghz(&simd, model, sizeof model);
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const int threads = omp_get_max_threads();
+  const double peak = (double)cores * ghz * (double)simd * 2.0 * 2.0; /* GFLOP/s */
+  const double scalar_peak = (double)cores * ghz * 2.0;
+
+  printf("## kelvin sweep throughput\n\n");
+  printf("- machine: %s, %ld cores at %.3f GHz; peak %.1f GFLOP/s (cores x GHz x %d doubles x 2 FMA pipes x 2), "
+         "scalar non-FMA %.1f GFLOP/s (cores x GHz x 2)\n",
+         model, cores, ghz, peak, simd, scalar_peak);
+  printf("- OpenCL: %s\n", have_cl ? kl_host_notice(h) : "none (OpenMP twin only)");
+  if (have_cl)
+    printf("- kernel build: clBuildProgram %.3f s (pocl caches binaries: a cold cache takes longer); open incl. "
+           "build %.3f s; first launch of 1000 scenarios %.3f s (pocl compiles the work-group function then)\n",
+           kl_host_build_seconds(h), t_open, t_first);
+  printf("- OpenMP: %d threads; flops per scenario (counted, mix of the built-in sweep): %.0f arithmetic + %.1f "
+         "transcendental calls x %.0f = %.0f\n",
+         threads, arith, transc, TRANSC_FLOPS, flops);
+  printf("- medians of %d repeats (%d from P = 1e6), the paths interleaved; times exclude the build, include "
+         "transfers; load average "
+         "at start %.2f\n\n",
+         reps_small, reps_large, loadavg());
+  printf("| P | OpenCL [scen/s] | OpenMP %dT [scen/s] | serial [scen/s] | OpenCL / serial | OpenMP / serial | "
+         "best GFLOP/s | of peak | of scalar peak |\n",
+         threads);
+  printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  fflush(stdout);
+
+  for (long P = minp; P <= maxp; P *= 10) {
+    kl_impact_batch *b = NULL;
+    if (kl_impact_batch_create((size_t)P, 0, &b) != KELVIN_OK) {
+      fprintf(stderr, "sweep_throughput: out of memory at P = %ld\n", P);
+      break;
+    }
+    rng = 0x2545F4914F6CDD1Du + (uint64_t)P;
+    for (long p = 0; p < P; ++p) kl_impact_batch_set(b, (size_t)p, scenario());
+    const int reps = P >= 1000000 ? reps_large : reps_small;
+    /* repeats interleave the paths, so a change in the machine's load hits all three alike */
+    double rate[NPATH] = {0, 0, 0}, t[NPATH][MAXREP];
+    int on[NPATH];
+    for (int path = 0; path < NPATH; ++path)
+      on[path] = !(path == PATH_CL && !have_cl) && !(path == PATH_SERIAL && P > serial_maxp);
+    for (int r = 0; r < reps; ++r)
+      for (int path = 0; path < NPATH; ++path) {
+        if (!on[path]) continue;
+        const double a = now();
+        if (path == PATH_CL) {
+          if (kl_impact_run(h, b, NULL, NULL) != KELVIN_OK) {
+            fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
+            return 1;
+          }
+        } else if (path == PATH_OMP)
+          kl_impact_run_omp(b, 0, b->P, 0);
+        else
+          kl_impact_run_serial(b, 0, b->P);
+        t[path][r] = now() - a;
+      }
+    for (int path = 0; path < NPATH; ++path)
+      if (on[path]) rate[path] = (double)P / median(t[path], reps);
+    double best = 0.0;
+    for (int path = 0; path < NPATH; ++path)
+      if (rate[path] > best) best = rate[path];
+    const double gf = best * flops * 1e-9;
+    char c0[32] = "-", c2[32] = "-", r0[32] = "-", r1[32] = "-";
+    if (rate[PATH_CL] > 0) snprintf(c0, sizeof c0, "%.3g", rate[PATH_CL]);
+    if (rate[PATH_SERIAL] > 0) {
+      snprintf(c2, sizeof c2, "%.3g", rate[PATH_SERIAL]);
+      if (rate[PATH_CL] > 0) snprintf(r0, sizeof r0, "%.2f", rate[PATH_CL] / rate[PATH_SERIAL]);
+      snprintf(r1, sizeof r1, "%.2f", rate[PATH_OMP] / rate[PATH_SERIAL]);
+    }
+    printf("| 10^%.0f | %s | %.3g | %s | %s | %s | %.2f | %.2f %% | %.1f %% |\n", log10((double)P), c0, rate[PATH_OMP],
+           c2, r0, r1, gf, 100.0 * gf / peak, 100.0 * gf / scalar_peak);
+    fflush(stdout);
+    kl_impact_batch_destroy(b);
+  }
+  printf("\nload average at end %.2f\n", loadavg());
+  kl_host_destroy(h);
+  return 0;
+}

@@ -1,0 +1,95 @@
+/* host/host_build_test.c: forced OpenCL program build failures give clear messages: a broken source
+ * through the internal entry point kl_host_build, and a bad -D through KELVIN_CL_BUILD_OPTIONS that
+ * breaks kernels/impact.cl. Needs an OpenCL device with fp64: returns 77 (skipped) without one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "host/host.h"
+
+/* Open the default OpenCL device into *h with extra build options (NULL: the env var). */
+static kelvin_status open_cl(kl_host **h, const char *extra_options)
+{
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.build_options = extra_options;
+  if (!*h && kl_host_create(h) != KELVIN_OK) return KELVIN_ERR_NOMEM;
+  return kl_host_open(*h, &o);
+}
+
+/* A broken program source through the internal entry point: KELVIN_ERR_BUILD with the compiler log,
+ * which points at the file named by the #line marker. */
+static void test_broken_source(void **state)
+{
+  (void)state;
+  kl_host *h = NULL;
+  assert_int_equal(open_cl(&h, ""), KELVIN_OK);
+  const char *src = "#line 1 \"kernels/broken.cl\"\n"
+                    "__kernel void broken(__global double *x)\n"
+                    "{\n"
+                    "  x[0] = no_such_function(x[1]);\n"
+                    "}\n";
+  cl_program prog = (cl_program)1;
+  assert_int_equal(kl_host_build(h, "kernels/broken.cl", src, &prog), KELVIN_ERR_BUILD);
+  assert_null(prog);
+  const char *m = kl_host_errmsg(h);
+  printf("message: %.600s\n", m);
+  assert_non_null(strstr(m, "OpenCL build of kernels/broken.cl failed"));
+  assert_non_null(strstr(m, "CL_BUILD_PROGRAM_FAILURE"));
+  assert_non_null(strstr(m, "no_such_function"));
+  assert_non_null(strstr(m, "broken.cl:3")); /* #line 1 names the line after it: the log points at x[0] = ... */
+  /* the handle still works after a failed build */
+  assert_int_equal(kl_host_build(h, "ok.cl", "__kernel void ok(__global double *x) { x[0] = 1.0; }", &prog),
+                   KELVIN_OK);
+  clReleaseProgram(prog);
+  kl_host_destroy(h);
+}
+
+/* A bad -D through the build-options env var breaks the real program: the open fails with the log. */
+static void test_bad_build_option(void **state)
+{
+  (void)state;
+  kl_host *h = NULL;
+  assert_int_equal(open_cl(&h, ""), KELVIN_OK);
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  setenv("KELVIN_CL_BUILD_OPTIONS", "-DKL_WGS=banana", 1);
+  const kelvin_status st = kl_host_open(h, &o);
+  unsetenv("KELVIN_CL_BUILD_OPTIONS");
+  assert_int_equal(st, KELVIN_ERR_BUILD);
+  const char *m = kl_host_errmsg(h);
+  printf("message: %.700s\n", m);
+  assert_non_null(strstr(m, "OpenCL build of kernels/impact.cl failed"));
+  assert_non_null(strstr(m, "-DKL_WGS=banana"));
+  assert_non_null(strstr(m, "banana")); /* and the compiler's complaint */
+  assert_non_null(strstr(m, "kernels/impact.cl:"));
+  assert_false(kl_host_is_opencl(h)); /* a failed open leaves the handle closed */
+  /* reopening with good options works */
+  assert_int_equal(kl_host_open(h, &o), KELVIN_OK);
+  assert_true(kl_host_is_opencl(h));
+  assert_true(kl_host_build_seconds(h) > 0.0);
+  kl_host_destroy(h);
+}
+
+int main(void)
+{
+  kl_host *h = NULL;
+  const kelvin_status st = open_cl(&h, "");
+  if (st != KELVIN_OK || !kl_host_is_opencl(h)) {
+    fprintf(stderr, "host_build_test: skipped: no OpenCL device with double precision (%s%s)\n",
+            st == KELVIN_OK ? kl_host_notice(h) : "", st == KELVIN_OK ? "" : kl_host_errmsg(h));
+    kl_host_destroy(h);
+    return 77;
+  }
+  kl_host_destroy(h);
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_broken_source),
+    cmocka_unit_test(test_bad_build_option),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

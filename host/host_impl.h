@@ -1,0 +1,63 @@
+/* host/host_impl.h: the kl_host handle and the OpenCL error macro, shared by the host/ sources only. */
+#ifndef KL_HOST_HOST_IMPL_H
+#define KL_HOST_HOST_IMPL_H
+
+#include "host/host.h"
+
+#define KL_HOST_MSG 16384 /* room for a build log */
+
+struct kl_host {
+  /* device list (kl_host_devices), cached */
+  kl_device_info *dev;
+  int ndev;
+  int listed;
+  /* open state */
+  int opencl;             /* 1: OpenCL path open; 0: OpenMP twin (or closed) */
+  int chosen;             /* index into dev, -1 for the twin */
+  cl_context ctx;
+  cl_command_queue q;
+  cl_program prog_impact;
+  cl_kernel k_impact;
+  int wgs;                /* work-group size of the impact kernel (-DKL_WGS) */
+  size_t chunk;           /* most scenarios per launch (option) */
+  int threads;            /* OpenMP threads */
+  double build_s;         /* last program build [s] */
+  int blas_used;          /* CLBlast compiled programs for our context (cache to clear) */
+  char build_opts[2048];  /* options passed to clBuildProgram */
+  char notice[512];
+  char msg[KL_HOST_MSG];
+};
+
+/* Record a message on h (printf format) and return st. */
+kelvin_status kl_host_fail(kl_host *h, kelvin_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Record a failed OpenCL call: "<clCall> failed: <CL_NAME> (<code>) at <file>:<line> on '<device>'". */
+void kl_host_clfail(kl_host *h, const char *call, const char *file, int line, int err);
+
+/* Check one OpenCL call: on error record call, file, line and error name on h, set st to
+ * KELVIN_ERR_OPENCL and jump to the function's `cleanup` label. Calls that return an object report
+ * through their errcode argument: KL_CL(h, (buf = clCreateBuffer(..., &err), err)). */
+#define KL_CL(h, call)                                                                                 \
+  do {                                                                                                 \
+    const cl_int kl_cl_err_ = (call);                                                                  \
+    if (kl_cl_err_ != CL_SUCCESS) {                                                                    \
+      kl_host_clfail((h), #call, __FILE__, __LINE__, kl_cl_err_);                                      \
+      st = KELVIN_ERR_OPENCL;                                                                          \
+      goto cleanup;                                                                                    \
+    }                                                                                                  \
+  } while (0)
+
+/* Work-group size for a device from the tuning table (host/device.c), clamped to its maximum. */
+int kl_device_wgs(const kl_device_info *d);
+
+/* Enumerate all devices into a malloc'd array (*list, *n); messages on h. */
+kelvin_status kl_device_enumerate(kl_host *h, kl_device_info **list, int *n);
+
+/* Index of the device that spec names in list, or -1 with a message on h (KELVIN_ERR_NODEVICE). */
+kelvin_status kl_device_match(kl_host *h, const kl_device_info *list, int n, const char *spec, const char *origin,
+                              int *index);
+
+/* The default device: the first GPU with fp64, else the first device with fp64, else -1. */
+int kl_device_default(const kl_device_info *list, int n);
+
+#endif

@@ -1,0 +1,224 @@
+/* host/impact_batch.c: impact batches on the OpenCL device, the OpenMP twin and a serial loop. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#include "host/host_impl.h"
+#include "host/impact_batch.h"
+
+/* Host progress granularity of the OpenMP twin: rows per progress call. */
+#define OMP_BLOCK ((size_t)1 << 16)
+
+//------- batch object -------
+
+/* bytes of a (rows x P) table of elem-byte entries, or 0 on overflow */
+static size_t table_bytes(size_t rows, size_t P, size_t elem)
+{
+  if (P != 0 && rows > SIZE_MAX / P / elem) return 0;
+  return rows * P * elem;
+}
+
+kelvin_status kl_impact_batch_create(size_t P, int M, kl_impact_batch **out)
+{
+  *out = NULL;
+  if (P == 0 || M < 0) return KELVIN_ERR_ARG;
+  const size_t head = (sizeof(kl_impact_batch) + 63) / 64 * 64;
+  const size_t nx = table_bytes(KL_NIN, P, sizeof(double)), ny = table_bytes(KL_NOUT, P, sizeof(double));
+  const size_t ns = M ? table_bytes((size_t)KL_NSMP * (size_t)M, P, sizeof(double)) : 0;
+  const size_t nix = table_bytes(KL_NIIN, P, sizeof(int)), nst = table_bytes(1, P, sizeof(int));
+  if (!nx || !ny || (M && !ns) || !nix || !nst) return KELVIN_ERR_ARG;
+  const size_t total = head + nx + ny + ns + nix + nst;
+  if (total < nx + ny + ns) return KELVIN_ERR_ARG;
+  char *buf = calloc(1, total);
+  if (!buf) return KELVIN_ERR_NOMEM;
+  kl_impact_batch *b = (kl_impact_batch *)buf;
+  char *p = buf + head; /* doubles first: every table starts 8-byte aligned */
+  b->P = P;
+  b->M = M;
+  b->x = (double *)p;
+  p += nx;
+  b->y = (double *)p;
+  p += ny;
+  b->smp = M ? (double *)p : NULL;
+  p += ns;
+  b->ix = (int *)p;
+  p += nix;
+  b->status = (int *)p;
+  *out = b;
+  return KELVIN_OK;
+}
+
+void kl_impact_batch_destroy(kl_impact_batch *b) { free(b); }
+
+void kl_impact_batch_set(kl_impact_batch *b, size_t p, kl_impact_in in)
+{
+  const size_t P = b->P;
+  b->x[KL_IN_M * P + p] = in.m;
+  b->x[KL_IN_K * P + p] = in.K;
+  b->x[KL_IN_N * P + p] = in.n;
+  b->x[KL_IN_CR * P + p] = in.cr;
+  b->x[KL_IN_V0 * P + p] = in.v0;
+  b->x[KL_IN_FE * P + p] = in.fe;
+  b->ix[KL_IIN_MODEL * P + p] = in.model;
+  b->ix[KL_IIN_LAW * P + p] = in.law;
+  b->ix[KL_IIN_RULE * P + p] = in.rule;
+}
+
+kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p)
+{
+  const size_t P = b->P;
+  kl_impact_in in;
+  in.m = b->x[KL_IN_M * P + p];
+  in.K = b->x[KL_IN_K * P + p];
+  in.n = b->x[KL_IN_N * P + p];
+  in.cr = b->x[KL_IN_CR * P + p];
+  in.v0 = b->x[KL_IN_V0 * P + p];
+  in.fe = b->x[KL_IN_FE * P + p];
+  in.model = b->ix[KL_IIN_MODEL * P + p];
+  in.law = b->ix[KL_IIN_LAW * P + p];
+  in.rule = b->ix[KL_IIN_RULE * P + p];
+  return in;
+}
+
+//------- host paths -------
+
+/* Row p: load, kl_impact, store (what kernels/impact.cl does per work-item). */
+static void row(kl_impact_batch *b, size_t p)
+{
+  const size_t P = b->P;
+  const kl_impact_in in = kl_impact_batch_get(b, p);
+  const kl_impact_out o = kl_impact(in);
+  b->y[KL_OUT_DMAX * P + p] = o.dmax;
+  b->y[KL_OUT_TMAX * P + p] = o.tmax;
+  b->y[KL_OUT_FPEAK * P + p] = o.fpeak;
+  b->y[KL_OUT_TC * P + p] = o.tc;
+  b->y[KL_OUT_CREFF * P + p] = o.cr_eff;
+  b->y[KL_OUT_EDISS * P + p] = o.ediss;
+  b->y[KL_OUT_DAMP * P + p] = o.damp;
+  b->status[p] = o.status;
+  const int M = b->M;
+  for (int j = 0; j < M; ++j) {
+    double s, d, f;
+    kl_impact_sample(in, o, j, M, &s, &d, &f);
+    b->smp[((size_t)KL_SMP_S * (size_t)M + (size_t)j) * P + p] = s;
+    b->smp[((size_t)KL_SMP_D * (size_t)M + (size_t)j) * P + p] = d;
+    b->smp[((size_t)KL_SMP_F * (size_t)M + (size_t)j) * P + p] = f;
+  }
+}
+
+void kl_impact_run_serial(kl_impact_batch *b, size_t lo, size_t hi)
+{
+  for (size_t p = lo; p < hi; ++p) row(b, p);
+}
+
+void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads)
+{
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+  /* dynamic: a Hunt-Crossley row costs ~10x a Kelvin-Voigt one */
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+  for (size_t p = lo; p < hi; ++p) row(b, p);
+}
+
+//------- OpenCL path -------
+
+size_t kl_impact_chunk(const kl_host *h, int M)
+{
+  const kl_device_info *d = kl_host_device(h);
+  if (!d || !h->opencl) return 0;
+  const size_t wgs = (size_t)h->wgs;
+  /* widest table per scenario (bytes) decides against the largest single buffer */
+  size_t widest = (size_t)(KL_NIN > KL_NOUT ? KL_NIN : KL_NOUT) * sizeof(double);
+  if ((size_t)KL_NSMP * (size_t)M * sizeof(double) > widest) widest = (size_t)KL_NSMP * (size_t)M * sizeof(double);
+  const size_t per = (size_t)KL_NIN * 8 + (size_t)KL_NIIN * 4 + (size_t)KL_NOUT * 8 + 4 + (size_t)KL_NSMP * (size_t)M * 8;
+  size_t c = h->chunk;
+  const size_t by_alloc = (size_t)(d->max_alloc / widest);
+  const size_t by_mem = (size_t)(d->global_mem / 2 / per); /* leave half the memory to others */
+  if (by_alloc < c) c = by_alloc;
+  if (by_mem < c) c = by_mem;
+  if (c > (size_t)INT_MAX - wgs) c = (size_t)INT_MAX - wgs; /* the kernel indexes rows with int */
+  if (c >= wgs) c = c / wgs * wgs;
+  else if (c < h->chunk)
+    c = 0; /* not even one work-group fits */
+  return c;
+}
+
+/* Write a (rows x cnt) slice starting at column `start` of a host table with row pitch P (elements of
+ * elem bytes) into a packed (rows x cnt) device buffer, or read it back (write = 0). Non-blocking. */
+static kelvin_status rect(kl_host *h, cl_mem buf, int write, void *host, size_t elem, size_t rows, size_t start,
+                          size_t cnt, size_t P)
+{
+  kelvin_status st = KELVIN_OK;
+  const size_t bo[3] = {0, 0, 0}, ho[3] = {start * elem, 0, 0}, reg[3] = {cnt * elem, rows, 1};
+  if (write)
+    KL_CL(h, clEnqueueWriteBufferRect(h->q, buf, CL_FALSE, bo, ho, reg, cnt * elem, 0, P * elem, 0, host, 0, NULL, NULL));
+  else
+    KL_CL(h, clEnqueueReadBufferRect(h->q, buf, CL_FALSE, bo, ho, reg, cnt * elem, 0, P * elem, 0, host, 0, NULL, NULL));
+cleanup:
+  return st;
+}
+
+/* The OpenCL path: chunks of at most `chunk` rows through device buffers sized for one chunk. */
+static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+{
+  kelvin_status st = KELVIN_OK;
+  cl_int err = CL_SUCCESS;
+  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
+  const size_t P = b->P, M = (size_t)b->M;
+  size_t chunk = kl_impact_chunk(h, b->M);
+  if (chunk == 0)
+    return kl_host_fail(h, KELVIN_ERR_ARG, "%d samples per scenario do not fit in the memory of '%s'; use fewer",
+                        b->M, kl_host_device(h)->name);
+  const size_t wgs = (size_t)h->wgs;
+  if (chunk > P) chunk = (P + wgs - 1) / wgs * wgs; /* buffers no larger than the batch needs */
+  KL_CL(h, (dx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIN * chunk * sizeof(double), NULL, &err), err));
+  KL_CL(h, (dix = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIIN * chunk * sizeof(int), NULL, &err), err));
+  KL_CL(h, (dy = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_NOUT * chunk * sizeof(double), NULL, &err), err));
+  KL_CL(h, (dst = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, chunk * sizeof(int), NULL, &err), err));
+  /* a kernel argument must be a valid buffer even when M = 0: one element */
+  KL_CL(h, (dsmp = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, (M ? KL_NSMP * M * chunk : 1) * sizeof(double), NULL,
+                                  &err),
+            err));
+  const cl_int iM = (cl_int)M;
+  KL_CL(h, clSetKernelArg(h->k_impact, 1, sizeof iM, &iM));
+  KL_CL(h, clSetKernelArg(h->k_impact, 2, sizeof dx, &dx));
+  KL_CL(h, clSetKernelArg(h->k_impact, 3, sizeof dix, &dix));
+  KL_CL(h, clSetKernelArg(h->k_impact, 4, sizeof dy, &dy));
+  KL_CL(h, clSetKernelArg(h->k_impact, 5, sizeof dst, &dst));
+  KL_CL(h, clSetKernelArg(h->k_impact, 6, sizeof dsmp, &dsmp));
+  for (size_t start = 0; start < P; start += chunk) {
+    const size_t cnt = (P - start < chunk) ? P - start : chunk;
+    const cl_int iP = (cl_int)cnt;
+    const size_t global = (cnt + wgs - 1) / wgs * wgs;
+    KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
+    if ((st = rect(h, dx, 1, b->x, sizeof(double), KL_NIN, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    if ((st = rect(h, dix, 1, b->ix, sizeof(int), KL_NIIN, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
+    if ((st = rect(h, dy, 0, b->y, sizeof(double), KL_NOUT, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    if ((st = rect(h, dst, 0, b->status, sizeof(int), 1, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    if (M && (st = rect(h, dsmp, 0, b->smp, sizeof(double), KL_NSMP * M, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    KL_CL(h, clFinish(h->q));
+    if (progress) progress(ctx, start + cnt, P);
+  }
+cleanup:
+  if (st != KELVIN_OK && h->q) clFinish(h->q); /* no transfer may still target host memory */
+  if (dsmp) clReleaseMemObject(dsmp);
+  if (dst) clReleaseMemObject(dst);
+  if (dy) clReleaseMemObject(dy);
+  if (dix) clReleaseMemObject(dix);
+  if (dx) clReleaseMemObject(dx);
+  return st;
+}
+
+kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+{
+  if (h->opencl) return run_cl(h, b, progress, ctx);
+  for (size_t lo = 0; lo < b->P; lo += OMP_BLOCK) {
+    const size_t hi = (b->P - lo < OMP_BLOCK) ? b->P : lo + OMP_BLOCK;
+    kl_impact_run_omp(b, lo, hi, h->threads);
+    if (progress) progress(ctx, hi, b->P);
+  }
+  return KELVIN_OK;
+}

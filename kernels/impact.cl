@@ -1,0 +1,48 @@
+/* kernels/impact.cl: impact metrics for a batch of P scenarios (DESIGN.md section 4).
+ * One work-item per scenario: load its columns, call kl_impact (kernels/kl_impact.h, the same function
+ * the OpenMP twin and the serial loop call), store the metrics, the status word and optionally M
+ * samples of force and penetration (kl_impact_sample). Layout and column order: kl_impact_batch.h.
+ * Built with no fast-math options; the headers switch FP_CONTRACT off. */
+#include "kl_impact_batch.h"
+
+#ifndef KL_WGS
+#define KL_WGS 64 /* work-group size; the host passes -DKL_WGS from its per-device table */
+#endif
+
+/* Metrics of scenario p = get_global_id(0) < P.
+ * x: (KL_NIN x P) real inputs, ix: (KL_NIIN x P) integer inputs, y: (KL_NOUT x P) metrics,
+ * status: (P) status words, smp: (KL_NSMP x M x P) samples (unused when M = 0). */
+__kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void
+kl_impact_batch(const int P, const int M, __global const double *x, __global const int *ix,
+                __global double *y, __global int *status, __global double *smp)
+{
+  const int p = (int)get_global_id(0);
+  if (p >= P) return;
+  const size_t P_ = (size_t)P;
+  kl_impact_in in;
+  in.m = x[KL_IN_M * P_ + p];
+  in.K = x[KL_IN_K * P_ + p];
+  in.n = x[KL_IN_N * P_ + p];
+  in.cr = x[KL_IN_CR * P_ + p];
+  in.v0 = x[KL_IN_V0 * P_ + p];
+  in.fe = x[KL_IN_FE * P_ + p];
+  in.model = ix[KL_IIN_MODEL * P_ + p];
+  in.law = ix[KL_IIN_LAW * P_ + p];
+  in.rule = ix[KL_IIN_RULE * P_ + p];
+  const kl_impact_out o = kl_impact(in);
+  y[KL_OUT_DMAX * P_ + p] = o.dmax;
+  y[KL_OUT_TMAX * P_ + p] = o.tmax;
+  y[KL_OUT_FPEAK * P_ + p] = o.fpeak;
+  y[KL_OUT_TC * P_ + p] = o.tc;
+  y[KL_OUT_CREFF * P_ + p] = o.cr_eff;
+  y[KL_OUT_EDISS * P_ + p] = o.ediss;
+  y[KL_OUT_DAMP * P_ + p] = o.damp;
+  status[p] = o.status;
+  for (int j = 0; j < M; ++j) {
+    double s, d, f;
+    kl_impact_sample(in, o, j, M, &s, &d, &f);
+    smp[((size_t)(KL_SMP_S * M + j)) * P_ + p] = s;
+    smp[((size_t)(KL_SMP_D * M + j)) * P_ + p] = d;
+    smp[((size_t)(KL_SMP_F * M + j)) * P_ + p] = f;
+  }
+}

@@ -1,0 +1,86 @@
+/* kernels/kl_impact_batch.h: the structure-of-arrays layout of an impact batch (DESIGN.md section 4)
+ * and the sampled force / penetration along one impact. Shared by kernels/impact.cl, the OpenMP twin
+ * and the serial loop of host/impact_batch.c. Common subset of C17 and OpenCL C 1.2.
+ *
+ * Layout: column c of a table with P rows is the slice [c*P, (c+1)*P), scenario index fastest, so
+ * neighbouring work-items read neighbouring addresses (STYLE.md section 2). */
+#ifndef KL_IMPACT_BATCH_H
+#define KL_IMPACT_BATCH_H
+#include "kl_common.h"
+#include "kl_contact_kv.h"
+#include "kl_contact_hc.h"
+#include "kl_impact.h"
+
+/* real inputs (KL_NIN x P) */
+#define KL_IN_M 0  /* mass [kg] */
+#define KL_IN_K 1  /* stiffness [N/m^n] */
+#define KL_IN_N 2  /* force exponent */
+#define KL_IN_CR 3 /* coefficient of restitution */
+#define KL_IN_V0 4 /* impact speed [m/s] */
+#define KL_IN_FE 5 /* external force [N] */
+#define KL_NIN 6
+/* integer inputs (KL_NIIN x P) */
+#define KL_IIN_MODEL 0 /* KL_MODEL_* */
+#define KL_IIN_LAW 1   /* KL_LAW_* */
+#define KL_IIN_RULE 2  /* KL_SEP_* */
+#define KL_NIIN 3
+/* real outputs (KL_NOUT x P), the fields of kl_impact_out; the status word is a column of its own */
+#define KL_OUT_DMAX 0
+#define KL_OUT_TMAX 1
+#define KL_OUT_FPEAK 2
+#define KL_OUT_TC 3
+#define KL_OUT_CREFF 4
+#define KL_OUT_EDISS 5
+#define KL_OUT_DAMP 6
+#define KL_NOUT 7
+/* samples (KL_NSMP x M x P): sample j of quantity q of scenario p at [(q*M + j)*P + p] */
+#define KL_SMP_S 0 /* abscissa: time [s] (Kelvin-Voigt) or phase in [0, 2] (nonlinear models) */
+#define KL_SMP_D 1 /* penetration [m] */
+#define KL_SMP_F 2 /* contact force [N] */
+#define KL_NSMP 3
+
+/* Sample j of M (j = 0 ... M-1) along the impact `in` whose metrics are `o`: abscissa *s, penetration
+ * *d and contact force *f. Kelvin-Voigt: at time s = t_c j/(M-1), the exact state of paper eq. (4)
+ * (kl_kv_step), F = K d + D d' (paper eq. 1). Hunt-Crossley and Emden-Fowler have no closed form in
+ * time, so they are sampled at M equally spaced phase points s = 2j/(M-1): s <= 1 on compression at
+ * d = s d_max, s > 1 on restitution at d = (2 - s) d_max; F = K d^n (1 + chi d') with d' from the phase
+ * plane (kl_hc_speed_u), and F = C_i K d^n for Emden-Fowler (C = 1 compressing, cr^2 restoring, paper
+ * eq. 11-13). M = 1 gives the impact instant. A scenario with a status gives zeros. */
+KL_FN void kl_impact_sample(kl_impact_in in, kl_impact_out o, int j, int M, kl_real *s, kl_real *d, kl_real *f)
+{
+  *s = 0.0;
+  *d = 0.0;
+  *f = 0.0;
+  if (o.status != KL_OK) return;
+  const kl_real frac = (M > 1) ? (kl_real)j / (kl_real)(M - 1) : 0.0;
+  if (in.model == KL_MODEL_KV) {
+    kl_kv_sys sys;
+    sys.m = in.m;
+    sys.K = in.K;
+    sys.D = o.damp;
+    sys.f0 = in.fe;
+    sys.f1 = 0.0;
+    const kl_real t = o.tc * frac;
+    const kl_kv_out st = kl_kv_step(sys, 0.0, in.v0, t);
+    *s = t;
+    *d = st.x;
+    *f = in.K * st.x + o.damp * st.v;
+    return;
+  }
+  const kl_real ph = 2.0 * frac;
+  const int comp = ph <= 1.0;
+  const kl_real q = comp ? ph : 2.0 - ph; /* d / d_max */
+  const kl_real dd = o.dmax * q;
+  *s = ph;
+  *d = dd;
+  if (in.model == KL_MODEL_EF) {
+    *f = (comp ? 1.0 : in.cr * in.cr) * in.K * pow(dd, in.n);
+    return;
+  }
+  /* u with d = d_max (1 - u^2), from 1 - q without cancellation on restitution (q = 2 - ph) */
+  const kl_real u = sqrt(comp ? 1.0 - ph : ph - 1.0);
+  const kl_real sp = kl_hc_speed_u(o.damp, in.v0, in.n, u, comp ? 1 : -1);
+  *f = in.K * pow(dd, in.n) * (1.0 + o.damp * (comp ? sp : -sp));
+}
+
+#endif

@@ -1,0 +1,226 @@
+/* tests/cli_sweep_test.c: `kelvin sweep` and `kelvin devices` end to end, running the built binary:
+ * config errors (malformed YAML, min > max, cr = 0, cr above 1, unknown key, a CSV with a missing column)
+ * exit 2 with a message naming file, line and field; a device spec naming nothing exits 2; a broken
+ * kernel build (KELVIN_CL_BUILD_OPTIONS) exits 1 with the compiler log; failed runs leave earlier
+ * outputs alone; good runs (built-in sweep, a config, a CSV, --cpu) write one row per scenario. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char tmpdir[256];
+static int have_opencl; /* `kelvin devices` found an fp64 device */
+
+/* Run "[env] kelvin ARGS" in tmpdir; stderr into err, stdout discarded; returns the exit status. */
+static int kelvin(const char *env, const char *args, char *err, size_t cap)
+{
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s/kelvin' %s 2>&1 >/dev/null", tmpdir, env ? env : "", KELVIN_BINARY_DIR,
+           args);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  const size_t n = fread(err, 1, cap - 1, p);
+  err[n] = '\0';
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Write text to tmpdir/name. */
+static void put(const char *name, const char *text)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Lines of tmpdir/name, -1 if missing. */
+static long count_lines(const char *name)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  long n = 0;
+  int ch;
+  while ((ch = fgetc(f)) != EOF) n += ch == '\n';
+  fclose(f);
+  return n;
+}
+
+/* 1 if a "*.tmp.*" file is left in tmpdir/sub. */
+static int has_tmp(const char *sub)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, sub);
+  DIR *d = opendir(path);
+  if (!d) return 0;
+  int found = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".tmp.")) found = 1;
+  closedir(d);
+  return found;
+}
+
+/* Each bad config: exit 2, the expected message, and out/sweep.csv from before left as it was. */
+static void test_config_errors(void **state)
+{
+  (void)state;
+  static const struct {
+    const char *file, *text, *must;
+  } cases[] = {
+    {"malformed.yaml", "sweep:\n  cr: [0.5, 0.6\n  v0: 1\n", "malformed.yaml:3: malformed YAML"},
+    {"minmax.yaml", "sweep:\n  model: kv\n  cr: {min: 0.9, max: 0.2, n: 5}\n",
+     "minmax.yaml:3: sweep.cr: min (0.9) must be <= max (0.2)"},
+    {"cr0.yaml", "# zero restitution\nsweep:\n  cr: 0\n", "cr0.yaml:3: sweep.cr: must be > 0, got 0"},
+    {"crmax.yaml", "sweep:\n  model: [kv, hc]\n  v0: 1\n  m: 2\n  K: 1e8\n  n: 1.5\n  cr: {min: 0.5,\n       max: 1.5, n: 3}\n",
+     "crmax.yaml:8: sweep.cr.max: must be <= 1, got 1.5"},
+    {"crlist.yaml", "sweep:\n  cr: [0.5, -0.1]\n", "crlist.yaml:2: sweep.cr[1]: must be > 0, got -0.1"},
+    {"unknown.yaml", "sweep:\n  cr: 0.5\n  speed: 3\n", "unknown.yaml:3: sweep.speed: unknown key"},
+    {"toplevel.yaml", "swep:\n  cr: 0.5\n", "toplevel.yaml:1: (top level).swep: unknown key (allowed: sweep)"},
+    {"notnum.yaml", "sweep:\n  m: heavy\n", "notnum.yaml:2: sweep.m: must be a finite number, got 'heavy'"},
+    {"model.yaml", "sweep:\n  model: [kv, xx]\n", "model.yaml:2: sweep.model[1]: must be one of kv, hc, ef, got 'xx'"},
+    {"logmin.yaml", "sweep:\n  fe: {min: -1, max: 1, n: 3, scale: log}\n",
+     "logmin.yaml:2: sweep.fe.min: must be > 0 for scale: log, got -1"},
+    {"lawkv.yaml", "sweep:\n  model: kv\n  law: flores\n", "lawkv.yaml:3: sweep.law: applies to model hc only"},
+    {"empty.yaml", "", "empty.yaml: the file is empty"},
+    {"dup.yaml", "sweep:\n  cr: 0.5\n  cr: 0.6\n", "dup.yaml:3: cr: duplicate key (first given on line 2)"},
+    {"missingcol.yaml", "sweep:\n  scenarios: missingcol.csv\n",
+     "missingcol.csv:1: column 'v0': missing from the header"},
+    {"badcsv.yaml", "sweep:\n  scenarios: badcsv.csv\n", "badcsv.csv:3: column 'cr': must be <= 1, got 1.5"},
+    {"mixed.yaml", "sweep:\n  scenarios: badcsv.csv\n  cr: 0.5\n",
+     "mixed.yaml:3: sweep.cr: cannot be combined with sweep.scenarios"},
+  };
+  put("missingcol.csv", "m,K,cr,model\n1,1e8,0.5,kv\n");
+  put("badcsv.csv", "m,K,cr,v0,model\n1,1e8,0.5,1,kv\n1,1e8,1.5,1,hc\n");
+  char outdir[512], keep[600];
+  snprintf(outdir, sizeof outdir, "%s/out", tmpdir);
+  mkdir(outdir, 0777);
+  snprintf(keep, sizeof keep, "%s/sweep.csv", outdir);
+  FILE *f = fopen(keep, "w");
+  assert_non_null(f);
+  fputs("earlier results\n", f);
+  fclose(f);
+  char args[1024], err[8192];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    put(cases[i].file, cases[i].text);
+    snprintf(args, sizeof args, "sweep --cpu --out out %s", cases[i].file);
+    const int rc = kelvin(NULL, args, err, sizeof err);
+    printf("%s -> %d: %s", cases[i].file, rc, err);
+    if (rc != 2 || !strstr(err, cases[i].must))
+      fail_msg("%s: exit %d, stderr '%s', expected 2 and '%s'", cases[i].file, rc, err, cases[i].must);
+    assert_true(strncmp(err, "kelvin: ", 8) == 0);
+  }
+  assert_int_equal(count_lines("out/sweep.csv"), 1); /* untouched */
+  assert_false(has_tmp("out"));
+  /* a missing config file and bad options are usage errors too */
+  assert_int_equal(kelvin(NULL, "sweep --cpu nosuch.yaml", err, sizeof err), 2);
+  assert_non_null(strstr(err, "cannot read config 'nosuch.yaml'"));
+  assert_int_equal(kelvin(NULL, "sweep --bogus", err, sizeof err), 2);
+  assert_non_null(strstr(err, "unknown option '--bogus'"));
+  assert_int_equal(kelvin(NULL, "sweep a.yaml b.yaml", err, sizeof err), 2);
+  assert_int_equal(kelvin(NULL, "sweep --cpu --device 0:0", err, sizeof err), 2);
+}
+
+/* A device spec that names nothing: exit 2 and a message naming it (with or without OpenCL). */
+static void test_missing_device(void **state)
+{
+  (void)state;
+  char err[8192];
+  assert_int_equal(kelvin(NULL, "sweep --quiet --out out2 --device no-such-device", err, sizeof err), 2);
+  printf("%s", err);
+  assert_non_null(strstr(err, "kelvin: no OpenCL device matches --device 'no-such-device'"));
+  assert_int_equal(kelvin("KELVIN_DEVICE=no-such-device", "sweep --out out2", err, sizeof err), 2);
+  assert_non_null(strstr(err, "env var KELVIN_DEVICE 'no-such-device'"));
+  assert_int_equal(kelvin(NULL, "devices --device no-such-device", err, sizeof err), 2);
+  assert_non_null(strstr(err, "no OpenCL device matches --device 'no-such-device'"));
+  assert_int_equal(count_lines("out2/sweep.csv"), -1);
+}
+
+/* A broken kernel build: exit 1, the build log in the message. */
+static void test_build_failure(void **state)
+{
+  (void)state;
+  if (!have_opencl) skip();
+  char err[16384];
+  assert_int_equal(kelvin("KELVIN_CL_BUILD_OPTIONS=-DKL_WGS=banana", "sweep --out out3", err, sizeof err), 1);
+  printf("%.600s\n", err);
+  assert_non_null(strstr(err, "kelvin: OpenCL build of kernels/impact.cl failed"));
+  assert_non_null(strstr(err, "banana"));
+  assert_int_equal(count_lines("out3/sweep.csv"), -1);
+}
+
+/* Good runs: the built-in sweep on both paths, a config with samples, a CSV of scenarios. */
+static void test_good_runs(void **state)
+{
+  (void)state;
+  char err[8192];
+  assert_int_equal(kelvin(NULL, "sweep --cpu --out def", err, sizeof err), 0);
+  assert_non_null(strstr(err, "sweep runs on the OpenMP twin on the host"));
+  assert_int_equal(count_lines("def/sweep.csv"), 4992 + 1);
+  assert_true(count_lines("def/figure.dat") > 4992);
+  assert_false(has_tmp("def"));
+  if (have_opencl) {
+    assert_int_equal(kelvin(NULL, "sweep --out defcl", err, sizeof err), 0);
+    assert_non_null(strstr(err, "sweep runs on the OpenCL device"));
+    assert_int_equal(count_lines("defcl/sweep.csv"), 4992 + 1);
+  }
+  put("small.yaml", "sweep:\n  model: [kv, hc]\n  law: [flores, exact]\n  rule: force\n  m: [1, 2]\n"
+                    "  K: 1e8\n  cr: {min: 0.2, max: 1, n: 5}\n  v0: {min: 0.1, max: 10, n: 3, scale: log}\n"
+                    "  fe: [0, -10]\n  samples: 4\n");
+  assert_int_equal(kelvin(NULL, "sweep --quiet --out small small.yaml", err, sizeof err), 0);
+  assert_string_equal(err, ""); /* --quiet: nothing on stderr */
+  /* kv: 1 rule x 2 m x 2 fe x 3 v0 x 5 cr = 60; hc: 2 laws x 2 m x 3 x 5 = 60 */
+  assert_int_equal(count_lines("small/sweep.csv"), 120 + 1);
+  assert_int_equal(count_lines("small/samples.csv"), 120 * 4 + 1);
+  put("rows.csv", "# scenarios\nmodel,m,K,cr,v0,law,n,note\nkv,1,1e8,0.5,1,-,,first\nhc,1,1e9,0.8,2,gonthier,1.5,x\n"
+                  "ef,0.5,1e9,0.9,3,,2,\n");
+  put("rows.yaml", "sweep:\n  scenarios: rows.csv\n");
+  assert_int_equal(kelvin(NULL, "sweep --cpu --out rows rows.yaml", err, sizeof err), 0);
+  assert_int_equal(count_lines("rows/sweep.csv"), 3 + 1);
+  /* a sweep.csv can be fed back as scenarios */
+  put("again.yaml", "sweep:\n  scenarios: rows/sweep.csv\n");
+  assert_int_equal(kelvin(NULL, "sweep --cpu --out again again.yaml", err, sizeof err), 0);
+  assert_int_equal(count_lines("again/sweep.csv"), 3 + 1);
+  /* the example config parses and runs */
+  char args[1024];
+  snprintf(args, sizeof args, "sweep --cpu --quiet --out ex '%s/examples/sweep.yaml'", KELVIN_SOURCE_DIR);
+  assert_int_equal(kelvin(NULL, args, err, sizeof err), 0);
+  assert_int_equal(kelvin(NULL, "sweep --help", err, sizeof err), 0);
+  assert_int_equal(kelvin(NULL, "devices", err, sizeof err), 0);
+}
+
+int main(void)
+{
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-sweep-XXXXXX");
+  if (!mkdtemp(tmpdir)) return 1;
+  char cmd[1024], line[512];
+  snprintf(cmd, sizeof cmd, "'%s/kelvin' devices 2>/dev/null", KELVIN_BINARY_DIR);
+  FILE *p = popen(cmd, "r");
+  while (p && fgets(line, sizeof line, p))
+    if (strncmp(line, "chosen (*)", 10) == 0) have_opencl = 1;
+  if (p) pclose(p);
+  if (!have_opencl) printf("no OpenCL device with fp64: the OpenCL runs are skipped\n");
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_config_errors),
+    cmocka_unit_test(test_missing_device),
+    cmocka_unit_test(test_build_failure),
+    cmocka_unit_test(test_good_runs),
+  };
+  const int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (rc == 0 && system(cmd) != 0) return 1;
+  return rc;
+}

@@ -1,0 +1,287 @@
+/* tests/impact_parity_test.c: the three paths of an impact batch agree (DESIGN.md section 4): the OpenCL
+ * kernel (kernels/impact.cl on the default device, pocl in CI), the OpenMP twin and the plain serial
+ * loop, on 10^5 random scenarios that include near-critical damping, cr -> 0 and cr = 1, tiny and huge
+ * stiffness, every model, law and separation rule, and invalid inputs. Also: batches split into chunks
+ * give the same numbers as one launch, and sampled force / penetration agree too.
+ *
+ * Tolerance: 1e-12 relative, not bit-for-bit. The headers are compiled by gcc for the host and by the
+ * device's OpenCL compiler, both without contraction (-ffp-contract=off, FP_CONTRACT OFF) or fast-math,
+ * so + - * / and sqrt round alike; but exp, log, log1p, expm1, pow, sin, cos and tgamma come from
+ * different libraries (glibc vs the device's libm, e.g. pocl's SLEEF) that may differ by a few ulp.
+ * The closed forms amplify that by their condition numbers (root finds, Lambert W near its branch
+ * point, quadrature of 1/|d'|); 1e-12 leaves a factor ~4000 over one ulp (2.2e-16) for that. Quantities
+ * that are differences of O(1) numbers are compared against that O(1) scale instead of their own size:
+ * ediss = 1 - cr_eff^2 and cr_eff = -(v0 + dv)/v0 (scale 1), sampled penetration near contact end (scale d_max), sampled force
+ * (scale F_peak), sample abscissa (scale t_c or 2). The OpenMP twin and the serial loop run the same
+ * host code, so they must agree bit for bit. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "host/host.h"
+#include "host/impact_batch.h"
+
+#define NSCEN 100000
+#define TOL 1e-12
+
+static kl_host *host; /* opened once on the default OpenCL device */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+/* splitmix64: a small, well-mixed deterministic generator */
+static uint64_t rnd64(void)
+{
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  return z ^ (z >> 31);
+}
+/* uniform in [0, 1) */
+static double unif(void) { return (double)(rnd64() >> 11) * 0x1.0p-53; }
+/* log-uniform in [lo, hi] */
+static double logu(double lo, double hi) { return lo * pow(hi / lo, unif()); }
+
+/* A random scenario; about 3 % invalid on purpose. */
+static kl_impact_in scenario(void)
+{
+  kl_impact_in in;
+  in.model = (int)(rnd64() % KL_NMODELS);
+  in.law = (int)(rnd64() % KL_NLAWS);
+  in.rule = (int)(rnd64() % 2);
+  in.m = logu(1e-3, 1e3);
+  in.K = (unif() < 0.1) ? logu(1e-3, 1.0) : ((unif() < 0.1) ? logu(1e12, 1e15) : logu(1e3, 1e11)); /* tiny, huge */
+  in.n = in.model == KL_MODEL_KV ? 1.0 : ((unif() < 0.5) ? 1.5 : 1.0 + 1.5 * unif());
+  const double u = unif();
+  if (u < 0.08)
+    in.cr = logu(1e-300, 1e-6); /* cr -> 0: Kelvin-Voigt near-critical damping */
+  else if (u < 0.14)
+    in.cr = 1.0;
+  else if (u < 0.20)
+    in.cr = 1.0 - logu(1e-15, 1e-6); /* cr -> 1 */
+  else if (u < 0.25)
+    in.cr = logu(1e-3, 1e-1);
+  else
+    in.cr = unif() * 0.999 + 0.001;
+  in.v0 = logu(1e-4, 1e2);
+  /* external force on Kelvin-Voigt rows: pulling (-) or pushing (+); a push that holds the contact closed
+   * searches the whole 1000-period horizon before reporting KL_NO_SEPARATION (~2 ms), so keep it rare */
+  const double uf = unif();
+  in.fe = 0.0;
+  if (in.model == KL_MODEL_KV && uf < 0.15) in.fe = -logu(1e-3, 1e3) * in.v0 * sqrt(in.K * in.m);
+  if (in.model == KL_MODEL_KV && uf > 0.98) in.fe = logu(1e-3, 1e1) * in.v0 * sqrt(in.K * in.m);
+  const double bad = unif();
+  if (bad < 0.005) in.m = -1.0;
+  else if (bad < 0.01) in.cr = 1.5;
+  else if (bad < 0.015) in.cr = 0.0;
+  else if (bad < 0.02) in.v0 = NAN;
+  else if (bad < 0.025) in.K = INFINITY;
+  else if (bad < 0.03) in.law = 7;
+  return in;
+}
+
+/* A batch of P random scenarios with M samples each (fixed seed). */
+static kl_impact_batch *make_batch(size_t P, int M, uint64_t seed)
+{
+  kl_impact_batch *b = NULL;
+  assert_int_equal(kl_impact_batch_create(P, M, &b), KELVIN_OK);
+  rng_state = seed;
+  for (size_t p = 0; p < P; ++p) kl_impact_batch_set(b, p, scenario());
+  return b;
+}
+
+/* Copy of b's inputs into a fresh batch. */
+static kl_impact_batch *clone_inputs(const kl_impact_batch *b)
+{
+  kl_impact_batch *c = NULL;
+  assert_int_equal(kl_impact_batch_create(b->P, b->M, &c), KELVIN_OK);
+  memcpy(c->x, b->x, KL_NIN * b->P * sizeof(double));
+  memcpy(c->ix, b->ix, KL_NIIN * b->P * sizeof(int));
+  return c;
+}
+
+/* |a - b| <= TOL max(|a|, |b|, scale); NaN never passes. */
+static int close_to(double a, double b, double scale)
+{
+  if (!isfinite(a) || !isfinite(b)) return 0;
+  return fabs(a - b) <= TOL * fmax(fmax(fabs(a), fabs(b)), scale);
+}
+
+/* Compare two evaluated batches: statuses equal, metrics within TOL (ediss against 1), no NaN, and
+ * invalid rows all zero. Prints the worst relative difference per column. */
+static void compare(const kl_impact_batch *ref, const kl_impact_batch *got, const char *what)
+{
+  static const char *const col[KL_NOUT] = {"dmax", "tmax", "fpeak", "tc", "cr_eff", "ediss", "damp"};
+  const size_t P = ref->P;
+  double worst[KL_NOUT] = {0};
+  size_t nbad = 0, nflag = 0;
+  for (size_t p = 0; p < P; ++p) {
+    if (ref->status[p] != got->status[p]) {
+      if (nbad++ < 5) print_error("%s: row %zu status %d vs %d\n", what, p, ref->status[p], got->status[p]);
+      continue;
+    }
+    if (ref->status[p] != KL_OK) ++nflag;
+    for (int c = 0; c < KL_NOUT; ++c) {
+      const double a = ref->y[c * P + p], b = got->y[c * P + p];
+      /* ediss = 1 - cr_eff^2 and cr_eff = -(v0 + dv)/v0 are differences of O(1) numbers: scale 1 */
+      const double scale = (c == KL_OUT_EDISS || c == KL_OUT_CREFF) ? 1.0 : 0.0;
+      if (ref->status[p] != KL_OK && (a != 0.0 || b != 0.0)) {
+        if (nbad++ < 5) print_error("%s: row %zu has status %d but %s = %g\n", what, p, ref->status[p], col[c], a);
+      }
+      if (!close_to(a, b, scale)) {
+        if (nbad++ < 5) {
+          const kl_impact_in in = kl_impact_batch_get(ref, p);
+          print_error("%s: row %zu %s %.17g vs %.17g (model %d law %d rule %d m %g K %g n %g cr %.17g v0 %g fe %g)\n",
+                      what, p, col[c], a, b, in.model, in.law, in.rule, in.m, in.K, in.n, in.cr, in.v0, in.fe);
+        }
+      }
+      const double d = (a == b) ? 0.0 : fabs(a - b) / fmax(fmax(fabs(a), fabs(b)), scale);
+      if (d > worst[c]) worst[c] = d;
+    }
+  }
+  printf("%s: %zu rows (%zu with a status); worst relative difference:", what, P, nflag);
+  for (int c = 0; c < KL_NOUT; ++c) printf(" %s %.2g", col[c], worst[c]);
+  printf("\n");
+  assert_int_equal(nbad, 0);
+}
+
+/* Samples against their natural scales (see the header comment). */
+static void compare_samples(const kl_impact_batch *ref, const kl_impact_batch *got)
+{
+  const size_t P = ref->P, M = (size_t)ref->M;
+  size_t nbad = 0;
+  for (size_t p = 0; p < P; ++p) {
+    const kl_impact_in in = kl_impact_batch_get(ref, p);
+    const double sc[KL_NSMP] = {in.model == KL_MODEL_KV ? ref->y[KL_OUT_TC * P + p] : 2.0, ref->y[KL_OUT_DMAX * P + p],
+                                ref->y[KL_OUT_FPEAK * P + p]};
+    for (size_t q = 0; q < KL_NSMP; ++q)
+      for (size_t j = 0; j < M; ++j) {
+        const double a = ref->smp[(q * M + j) * P + p], b = got->smp[(q * M + j) * P + p];
+        if (!close_to(a, b, sc[q]) && nbad++ < 5)
+          print_error("sample row %zu q %zu j %zu: %.17g vs %.17g (scale %g)\n", p, q, j, a, b, sc[q]);
+      }
+  }
+  assert_int_equal(nbad, 0);
+}
+
+/* OpenCL vs OpenMP vs serial on 10^5 scenarios. */
+static void test_parity(void **state)
+{
+  (void)state;
+  kl_impact_batch *ser = make_batch(NSCEN, 0, 12345);
+  kl_impact_batch *omp = clone_inputs(ser), *cl = clone_inputs(ser);
+  kl_impact_run_serial(ser, 0, ser->P);
+  kl_impact_run_omp(omp, 0, omp->P, 0);
+  const kelvin_status st = kl_impact_run(host, cl, NULL, NULL);
+  if (st != KELVIN_OK) print_error("%s\n", kl_host_errmsg(host));
+  assert_int_equal(st, KELVIN_OK);
+  /* same host code: bit for bit */
+  assert_memory_equal(ser->y, omp->y, KL_NOUT * ser->P * sizeof(double));
+  assert_memory_equal(ser->status, omp->status, ser->P * sizeof(int));
+  compare(ser, cl, "OpenCL vs serial");
+  kl_impact_batch_destroy(ser);
+  kl_impact_batch_destroy(omp);
+  kl_impact_batch_destroy(cl);
+}
+
+/* A batch split into many chunks (chunk 1000 rounds down to a multiple of the work-group size, and
+ * P is no multiple of either) with samples: the same numbers as a single launch and as the host. */
+static void test_chunks_and_samples(void **state)
+{
+  (void)state;
+  const size_t P = 10007;
+  const int M = 9;
+  kl_impact_batch *ser = make_batch(P, M, 777);
+  kl_impact_batch *one = clone_inputs(ser), *many = clone_inputs(ser);
+  kl_impact_run_serial(ser, 0, P);
+  assert_int_equal(kl_impact_run(host, one, NULL, NULL), KELVIN_OK);
+  kl_host *small = NULL;
+  assert_int_equal(kl_host_create(&small), KELVIN_OK);
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.chunk = 1000;
+  assert_int_equal(kl_host_open(small, &o), KELVIN_OK);
+  assert_true(kl_impact_chunk(small, M) < 1000);
+  assert_int_equal(kl_impact_run(small, many, NULL, NULL), KELVIN_OK);
+  /* same device code on the same device: bit for bit */
+  assert_memory_equal(one->y, many->y, KL_NOUT * P * sizeof(double));
+  assert_memory_equal(one->status, many->status, P * sizeof(int));
+  assert_memory_equal(one->smp, many->smp, (size_t)KL_NSMP * (size_t)M * P * sizeof(double));
+  compare(ser, many, "chunked OpenCL vs serial");
+  compare_samples(ser, many);
+  /* the first sample is the impact instant, the last the end of contact (KV) or of the phase (others) */
+  for (size_t p = 0; p < P; ++p) {
+    if (ser->status[p] != KL_OK) continue;
+    assert_true(ser->smp[(KL_SMP_D * (size_t)M + 0) * P + p] == 0.0);
+    const kl_impact_in in = kl_impact_batch_get(ser, p);
+    if (in.model != KL_MODEL_KV) assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == 2.0);
+  }
+  kl_host_destroy(small);
+  kl_impact_batch_destroy(ser);
+  kl_impact_batch_destroy(one);
+  kl_impact_batch_destroy(many);
+}
+
+static int nprog; /* progress calls seen */
+/* Progress callback: counts calls and checks done <= total. */
+static void progress(void *ctx, size_t done, size_t total)
+{
+  (void)ctx;
+  assert_true(done <= total);
+  ++nprog;
+}
+/* The OpenMP twin through kl_impact_run (cpu option) with progress: same numbers as the serial loop. */
+static void test_twin_via_handle(void **state)
+{
+  (void)state;
+  kl_host *cpu = NULL;
+  assert_int_equal(kl_host_create(&cpu), KELVIN_OK);
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.cpu = 1;
+  assert_int_equal(kl_host_open(cpu, &o), KELVIN_OK);
+  assert_false(kl_host_is_opencl(cpu));
+  assert_non_null(strstr(kl_host_notice(cpu), "OpenMP"));
+  kl_impact_batch *ser = make_batch(70000, 2, 99);
+  kl_impact_batch *tw = clone_inputs(ser);
+  kl_impact_run_serial(ser, 0, ser->P);
+  nprog = 0;
+  assert_int_equal(kl_impact_run(cpu, tw, progress, NULL), KELVIN_OK);
+  assert_int_equal(nprog, 2); /* 70000 rows in blocks of 65536 */
+  assert_memory_equal(ser->y, tw->y, KL_NOUT * ser->P * sizeof(double));
+  assert_memory_equal(ser->smp, tw->smp, (size_t)KL_NSMP * 2 * ser->P * sizeof(double));
+  kl_impact_batch_destroy(ser);
+  kl_impact_batch_destroy(tw);
+  kl_host_destroy(cpu);
+}
+
+int main(void)
+{
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  if (kl_host_create(&host) != KELVIN_OK) return 1;
+  const kelvin_status st = kl_host_open(host, &o);
+  if (st != KELVIN_OK || !kl_host_is_opencl(host)) {
+    /* the twin still gets checked against the serial loop; the test as a whole counts as skipped */
+    fprintf(stderr, "impact_parity_test: no OpenCL device with double precision (%s): OpenCL parity skipped\n",
+            st == KELVIN_OK ? kl_host_notice(host) : kl_host_errmsg(host));
+    kl_host_destroy(host);
+    const struct CMUnitTest twin[] = {cmocka_unit_test(test_twin_via_handle)};
+    const int rc = cmocka_run_group_tests(twin, NULL, NULL);
+    return rc ? rc : 77;
+  }
+  printf("device: %s\n", kl_host_notice(host));
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_parity),
+    cmocka_unit_test(test_chunks_and_samples),
+    cmocka_unit_test(test_twin_via_handle),
+  };
+  const int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  kl_host_destroy(host);
+  return rc;
+}
