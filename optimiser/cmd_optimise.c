@@ -158,7 +158,7 @@ static int read_pass(const char *path, const kl_problem *pb, double *o, double *
         }
       continue;
     }
-    double val[16];
+    double val[16] = {0};
     int c = 0;
     char *save = NULL;
     for (char *t = strtok_r(line, ",\r\n", &save); t && c < 16; t = strtok_r(NULL, ",\r\n", &save), ++c) {

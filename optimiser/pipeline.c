@@ -204,7 +204,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
   run *r = data;
   if (r->st != KELVIN_OK) return HUGE_VAL;
   const kl_problem *pb = r->pb;
-  double J0;
+  double J0 = HUGE_VAL;
   if (!grad) {
     r->st = batch(r, 1, x, &J0, NULL, NULL);
   } else {

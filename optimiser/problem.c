@@ -520,7 +520,7 @@ static kelvin_status read_path_csv(const char *path, poly *q, char *msg, int cap
         }
       continue;
     }
-    double val[32];
+    double val[32] = {0};
     int c = 0;
     char *save = NULL;
     for (char *tok = strtok_r(line, ",\r\n", &save); tok && c < 32; tok = strtok_r(NULL, ",\r\n", &save), ++c) {
