@@ -39,6 +39,17 @@ typedef double kl_real; /* DESIGN: double precision is the default */
 #define KL_BAD_INPUT 128   /* any other non-finite or out-of-range input */
 
 KL_FN kl_real kl_sq(kl_real x) { return x * x; }
+
+/* x^n for x >= 0, with exact shortcuts for the exponents the contact laws use (1, 1.5, 2, 2.5):
+ * pow in OpenCL CPU compilers measured ten times slower than x sqrt(x) (pocl 3.1) */
+KL_FN kl_real kl_pown(kl_real x, kl_real n)
+{
+  if (n == 1.0) return x;
+  if (n == 1.5) return x * sqrt(x);
+  if (n == 2.0) return x * x;
+  if (n == 2.5) return x * x * sqrt(x);
+  return pow(x, n);
+}
 KL_FN int kl_finite(kl_real x) { return isfinite(x) ? 1 : 0; }
 
 #endif

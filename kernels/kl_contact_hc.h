@@ -153,17 +153,17 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
 {
   if (!(chi * v0 > 1e-12)) {
     *dpk = dmax;
-    return K * pow(dmax, n);
+    return K * kl_pown(dmax, n);
   }
   kl_real a = 0.0, b = 1.0; /* u: h(a) < 0, h(b) > 0 */
-  kl_real fa = -chi * K * pow(dmax, n + 1.0), fb = n * m * v0;
+  kl_real fa = -chi * K * kl_pown(dmax, n + 1.0), fb = n * m * v0;
   int side = 0;
   for (int it = 0; it < 200; ++it) {
     if (b - a <= 4.0 * KL_EPS) break;
     kl_real c = (a * fb - b * fa) / (fb - fa);
     if (!(c > a && c < b)) c = 0.5 * (a + b);
     const kl_real dc = dmax * (1.0 - c * c);
-    const kl_real fc = n * m * kl_hc_speed_u(chi, v0, n, c, 1) - chi * K * pow(dc, n + 1.0);
+    const kl_real fc = n * m * kl_hc_speed_u(chi, v0, n, c, 1) - chi * K * kl_pown(dc, n + 1.0);
     if (fc < 0.0) {
       a = c;
       fa = fc;
@@ -179,7 +179,7 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
   const kl_real u = 0.5 * (a + b);
   const kl_real dd = dmax * (1.0 - u * u);
   *dpk = dd;
-  return K * pow(dd, n) * (1.0 + chi * kl_hc_speed_u(chi, v0, n, u, 1));
+  return K * kl_pown(dd, n) * (1.0 + chi * kl_hc_speed_u(chi, v0, n, u, 1));
 }
 
 /* The paper's approximate Emden-Fowler form (eq. 11-13), as read here: each phase is undamped,

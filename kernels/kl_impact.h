@@ -132,7 +132,7 @@ KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
   o.dmax = dmax;
   o.tmax = kl_ef_time_factor(in.n) * dmax / in.v0;
   o.tc = o.tmax * (1.0 + 1.0 / in.cr);
-  o.fpeak = in.K * pow(dmax, in.n);
+  o.fpeak = in.K * kl_pown(dmax, in.n);
   o.cr_eff = in.cr;
   o.ediss = 1.0 - in.cr * in.cr;
   return o;

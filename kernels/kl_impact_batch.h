@@ -74,13 +74,13 @@ KL_FN void kl_impact_sample(kl_impact_in in, kl_impact_out o, int j, int M, kl_r
   *s = ph;
   *d = dd;
   if (in.model == KL_MODEL_EF) {
-    *f = (comp ? 1.0 : in.cr * in.cr) * in.K * pow(dd, in.n);
+    *f = (comp ? 1.0 : in.cr * in.cr) * in.K * kl_pown(dd, in.n);
     return;
   }
   /* u with d = d_max (1 - u^2), from 1 - q without cancellation on restitution (q = 2 - ph) */
   const kl_real u = sqrt(comp ? 1.0 - ph : ph - 1.0);
   const kl_real sp = kl_hc_speed_u(o.damp, in.v0, in.n, u, comp ? 1 : -1);
-  *f = in.K * pow(dd, in.n) * (1.0 + o.damp * (comp ? sp : -sp));
+  *f = in.K * kl_pown(dd, in.n) * (1.0 + o.damp * (comp ? sp : -sp));
 }
 
 #endif

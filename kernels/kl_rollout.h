@@ -114,7 +114,7 @@ KL_FN kl_real kl_grind_force(const KL_GLOBAL kl_real *gp, kl_real d, kl_real dd,
   }
   const kl_real dc = d > 0.0 ? d : 0.0;
   const kl_real n = gp[KL_GP_NC], K = gp[KL_GP_KC], chi = gp[KL_GP_CHI];
-  const kl_real dn = pow(dc, n);
+  const kl_real dn = kl_pown(dc, n);
   const kl_real w = 1.0 + chi * dd;
   *kt = (dc > 0.0) ? n * K * (dn / dc) * w : 0.0;
   *dt = chi * K * dn;
