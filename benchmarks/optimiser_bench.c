@@ -117,8 +117,9 @@ int main(int argc, char **argv)
   }
   base.verify = 0;
   base.maxeval = 100000000;
-  /* kelvin: screening + refinement from the best `keep`, the budget split over the starts after the
-   * screening's ~15 %; plain NLopt: one start from the same physics-based initial guess, serial */
+  /* kelvin: screening + refinement from the best `keep` within the budget (optimiser.budget); plain
+   * NLopt: one start from the same physics-based initial guess, serial, stopped by the same budget or
+   * by its tolerances */
   row rows[4] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}},
                  {"kelvin pipeline, OpenMP twin (same)", {0}, {0}, {0}, {0}},
                  {"plain NLopt LN_BOBYQA on the CPU, serial rollouts", {0}, {0}, {0}, {0}},
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
   int ok[4] = {1, 1, 1, 1};
   for (int rep = 0; rep < repeats; ++rep) {
     kl_settings s = base;
-    s.maxtime = 0.85 * budget / s.keep;
+    s.budget = budget; /* screening + refinement share it */
     if (ok[0] && once(&s, 0, 0, &rows[0], rep) != 0) ok[0] = 0;
     if (ok[1] && once(&s, 1, 0, &rows[1], rep) != 0) ok[1] = 0;
     s = base;

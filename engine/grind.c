@@ -342,22 +342,11 @@ static double equilibrium(const pass *P, int *contact)
   double fb = g->holder_K * (q->u0 - b) + q->fg0 - o.g * F;
   int side = 0;
   for (int it = 0; it < 200 && b - a > 1e-15 * (fabs(a) + fabs(b) + g->tool_R); ++it) {
-    double c = (a * fb - b * fa) / (fb - fa);
-    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const double c = kl_illinois_point(a, fa, b, fb);
     geometry(P, 0.0, c, 0.0, &o);
     force_law(g, o.d, 0.0, &F, &kt, &ct);
     const double fc = g->holder_K * (q->u0 - c) + q->fg0 - (o.d > 0 && F > 0 ? o.g * F : 0.0);
-    if (fc > 0) {
-      a = c;
-      fa = fc;
-      if (side == -1) fb *= 0.5;
-      side = -1;
-    } else {
-      b = c;
-      fb = fc;
-      if (side == 1) fa *= 0.5;
-      side = 1;
-    }
+    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc > 0, &side);
   }
   const double z = 0.5 * (a + b);
   geometry(P, 0.0, z, 0.0, &o);
@@ -524,23 +513,12 @@ kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const 
         if (fhi > 0) fhi = -1e-300;
         int side = 0;
         for (int it = 0; it < 100 && hi - lo > 1e-13 * hh; ++it) {
-          double c = (lo * fhi - hi * flo) / (fhi - flo);
-          if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
+          const double c = kl_illinois_point(lo, flo, hi, fhi);
           const kl_kv_out oc = along(&L0, &Lm, &X, &Xm, hh, c, &Lu);
           geometry(&P, seg_x(&P.sg, X.tau + c), oc.x, oc.v, &og);
           const double fc = (touching(&og) == contact) ? fmax(sgn * indicator(&og, ks), 1e-300)
                                                         : fmin(sgn * indicator(&og, ks), -1e-300);
-          if (fc > 0) {
-            lo = c;
-            flo = fc;
-            if (side == -1) fhi *= 0.5;
-            side = -1;
-          } else {
-            hi = c;
-            fhi = fc;
-            if (side == 1) flo *= 0.5;
-            side = 1;
-          }
+          kl_illinois_update(&lo, &flo, &hi, &fhi, c, fc, fc > 0, &side);
         }
         /* advance to hi (just past the event), impulse of the contact part */
         const lin *Lh;

@@ -40,6 +40,31 @@ typedef double kl_real; /* DESIGN: double precision is the default */
 
 KL_FN kl_real kl_sq(kl_real x) { return x * x; }
 
+/* Illinois method (regula falsi that halves the value at the end that stays): the next trial point
+ * inside the bracket [a, b], whose values fa and fb have opposite signs. */
+KL_FN kl_real kl_illinois_point(kl_real a, kl_real fa, kl_real b, kl_real fb)
+{
+  const kl_real c = (a * fb - b * fa) / (fb - fa);
+  return (c > a && c < b) ? c : 0.5 * (a + b);
+}
+
+/* Shrink the bracket with the trial point c of value fc; to_a: c lies on a's side of the root. */
+KL_FN void kl_illinois_update(kl_real *a, kl_real *fa, kl_real *b, kl_real *fb, kl_real c, kl_real fc, int to_a,
+                              int *side)
+{
+  if (to_a) {
+    *a = c;
+    *fa = fc;
+    if (*side == -1) *fb *= 0.5;
+    *side = -1;
+  } else {
+    *b = c;
+    *fb = fc;
+    if (*side == 1) *fa *= 0.5;
+    *side = 1;
+  }
+}
+
 /* x^n for x >= 0, with exact shortcuts for the exponents the contact laws use (1, 1.5, 2, 2.5):
  * pow in OpenCL CPU compilers measured ten times slower than x sqrt(x) (pocl 3.1) */
 KL_FN kl_real kl_pown(kl_real x, kl_real n)

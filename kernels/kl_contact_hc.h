@@ -60,20 +60,9 @@ KL_FN kl_real kl_hc_exact_d(kl_real cr)
   int side = 0;
   for (int it = 0; it < 300; ++it) {
     if (b - a <= 1e-15 * b) break;
-    kl_real c = (a * fb - b * fa) / (fb - fa);
-    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const kl_real c = kl_illinois_point(a, fa, b, fb);
     const kl_real fc = kl_hc_exact_G(cr, c);
-    if (fc <= 0.0) {
-      a = c;
-      fa = fc;
-      if (side == -1) fb *= 0.5;
-      side = -1;
-    } else {
-      b = c;
-      fb = fc;
-      if (side == 1) fa *= 0.5;
-      side = 1;
-    }
+    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc <= 0.0, &side);
   }
   return 0.5 * (a + b);
 }
@@ -160,21 +149,10 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
   int side = 0;
   for (int it = 0; it < 200; ++it) {
     if (b - a <= 4.0 * KL_EPS) break;
-    kl_real c = (a * fb - b * fa) / (fb - fa);
-    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const kl_real c = kl_illinois_point(a, fa, b, fb);
     const kl_real dc = dmax * (1.0 - c * c);
     const kl_real fc = n * m * kl_hc_speed_u(chi, v0, n, c, 1) - chi * K * kl_pown(dc, n + 1.0);
-    if (fc < 0.0) {
-      a = c;
-      fa = fc;
-      if (side == -1) fb *= 0.5;
-      side = -1;
-    } else {
-      b = c;
-      fb = fc;
-      if (side == 1) fa *= 0.5;
-      side = 1;
-    }
+    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc < 0.0, &side);
   }
   const kl_real u = 0.5 * (a + b);
   const kl_real dd = dmax * (1.0 - u * u);

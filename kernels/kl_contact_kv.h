@@ -227,20 +227,9 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
   int side = 0;
   for (int it = 0; it < 200; ++it) { /* Illinois: regula falsi that halves the stale end's value */
     if (b - a <= 2.0 * KL_EPS * b) break;
-    kl_real c = (a * fb - b * fa) / (fb - fa);
-    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    const kl_real c = kl_illinois_point(a, fa, b, fb);
     const kl_real fc = kl_kv_phi(s, x0, v0, c, al, be, g0, g1);
-    if (fc > 0.0) {
-      a = c;
-      fa = fc;
-      if (side == -1) fb *= 0.5;
-      side = -1;
-    } else {
-      b = c;
-      fb = fc;
-      if (side == 1) fa *= 0.5;
-      side = 1;
-    }
+    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc > 0.0, &side);
   }
   *troot = b;
   return 1;

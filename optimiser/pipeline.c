@@ -257,7 +257,7 @@ static const char *stop_reason(nlopt_result rc)
   }
 }
 
-static kelvin_status refine(run *r, nlopt_algorithm alg, double *x, int *evals, const char **stop)
+static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double *x, int *evals, const char **stop)
 {
   const kl_problem *pb = r->pb;
   const kl_settings *s = &pb->set;
@@ -274,7 +274,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double *x, int *evals, 
   nlopt_set_xtol_rel(opt, s->xtol_rel);
   nlopt_set_ftol_rel(opt, s->ftol_rel);
   nlopt_set_maxeval(opt, s->maxeval);
-  nlopt_set_maxtime(opt, s->maxtime);
+  nlopt_set_maxtime(opt, maxtime);
   nlopt_opt local = NULL;
   if (alg == NLOPT_AUGLAG || alg == NLOPT_G_MLSL_LDS || alg == NLOPT_G_MLSL) {
     local = nlopt_create(NLOPT_LN_BOBYQA, n);
@@ -524,6 +524,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   int nbest = 1;
   memcpy(best, x, (size_t)nc * sizeof *x);
   double t1 = now();
+  const double t_budget = t1;
   if (s->screening > 0 && !global) {
     if ((st = screen(&r, x, best, keep, &nbest)) != KELVIN_OK) goto done;
     say(&r, "screening: %d candidates in %.2f s, best objective %.5g", res->screened, now() - t1, res->screen_best);
@@ -538,7 +539,9 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     int evals = 0;
     const char *stop = "";
     const double t2 = now();
-    if ((st = refine(&r, alg, x, &evals, &stop)) != KELVIN_OK) goto done;
+    double maxtime = s->maxtime; /* with a budget, the starts share what is left of it */
+    if (s->budget > 0) maxtime = fmin(maxtime, fmax(0.05, (s->budget - (now() - t_budget)) / (nbest - k)));
+    if ((st = refine(&r, alg, maxtime, x, &evals, &stop)) != KELVIN_OK) goto done;
     const int i = kl_opt_add(res, label, x, nc);
     if (i < 0) break;
     res->pass[i].evals = evals;

@@ -284,7 +284,7 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
   num(&L, ob, "objective", "time", &s->w_time, 0, 1e9, ">= 0");
   num(&L, ob, "objective", "roughness", &s->w_rough, 0, 1e9, ">= 0");
   num(&L, ob, "objective", "accel", &s->w_acc, 0, 1e9, ">= 0");
-  static const char *const kn[] = {"screening", "screen_offset", "keep", "algorithm", "maxeval", "maxtime",
+  static const char *const kn[] = {"screening", "screen_offset", "keep", "algorithm", "maxeval", "maxtime", "budget",
                                    "xtol_rel", "ftol_rel", "fd_step", "force_tol", "seed", NULL};
   const kl_cfg_node *op = section(&L, root, "optimiser", kn);
   integer(&L, op, "optimiser", "screening", &s->screening, 0, 1 << 22);
@@ -301,6 +301,7 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
   }
   integer(&L, op, "optimiser", "maxeval", &s->maxeval, 1, 100000000L);
   num(&L, op, "optimiser", "maxtime", &s->maxtime, 0.01, 1e6, "in [0.01, 1e6] s");
+  num(&L, op, "optimiser", "budget", &s->budget, 0, 1e7, "in [0, 1e7] s");
   num(&L, op, "optimiser", "xtol_rel", &s->xtol_rel, 0, 1, "in [0, 1]");
   num(&L, op, "optimiser", "ftol_rel", &s->ftol_rel, 0, 1, "in [0, 1]");
   num(&L, op, "optimiser", "fd_step", &s->fd_step, 1e-10, 0.1, "in [1e-10, 0.1]");

@@ -73,6 +73,8 @@ typedef struct kl_settings {
   char algorithm[64];    /* NLopt algorithm name [LD_LBFGS] (LD_*: finite-difference gradients, one batch each) */
   int maxeval;           /* NLopt evaluations per start [40] (a gradient evaluation is one batch of nc + 1 rollouts) */
   double maxtime;        /* per start [s] [60], a safety net: a run stopped by it is not reproducible */
+  double budget;         /* wall-time budget of screening + refinement together [s] [0: none]; the
+                          * starts share what the screening leaves (benchmarks compare at equal budget) */
   double xtol_rel, ftol_rel; /* [1e-6, 1e-8] */
   double fd_step;        /* finite-difference step of gradient algorithms, relative to the bounds [1e-4] */
   double ftol;           /* sub-step force tolerance, relative [1e-3] */
