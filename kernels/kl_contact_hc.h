@@ -104,34 +104,56 @@ KL_FN kl_real kl_hc_delta_max(kl_real m, kl_real K, kl_real n, kl_real chi, kl_r
   return pow(e, 1.0 / (n + 1.0));
 }
 
-/* 1 - (d/d_max)^{n+1} at d = d_max (1 - u^2), accurate as u -> 0. */
-KL_FN kl_real kl_hc_sfrac(kl_real n, kl_real u) { return -expm1((n + 1.0) * log1p(-u * u)); }
+/* 1 - (d/d_max)^{n+1} at d = d_max (1 - u^2): through expm1/log1p as u -> 0, where it is small; from
+ * u^2 >= 0.3 on it is >= 0.59 and the direct form (one sqrt for the Hertz exponent) is as accurate. */
+KL_FN kl_real kl_hc_sfrac(kl_real n, kl_real u)
+{
+  if (u * u >= 0.3) return 1.0 - kl_pown((1.0 - u) * (1.0 + u), n + 1.0);
+  return -expm1((n + 1.0) * log1p(-u * u));
+}
 
 /* Speed |d'| at d = d_max (1 - u^2), u in [0, 1]; branch +1 compression, -1 restitution. */
-KL_FN kl_real kl_hc_speed_u(kl_real chi, kl_real v0, kl_real n, kl_real u, int branch)
+/* The same with S = kl_hc_sfrac(n, u) and gd = g(chi v0) given, for loops that reuse them. */
+KL_FN kl_real kl_hc_speed_s(kl_real chi, kl_real v0, kl_real gd, kl_real S, int branch)
 {
-  const kl_real S = kl_hc_sfrac(n, u);
-  const kl_real d = chi * v0;
-  if (!(d > 1e-12)) return v0 * sqrt(S); /* undamped: energy conservation */
-  const kl_real s = kl_g(d) * S;
+  if (!(chi * v0 > 1e-12)) return v0 * sqrt(S); /* undamped: energy conservation */
+  const kl_real s = gd * S;
   if (branch > 0) return kl_ginv_upper(s) / chi;
   kl_real w;
   return -kl_ginv_lower(s, &w) / chi;
 }
 
-/* Contact-phase times by 64-node Gauss-Legendre in u after d = d_max (1 - u^2), which removes the
- * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (DESIGN.md 2.3). */
-KL_FN kl_real kl_hc_phase_time(kl_real dmax, kl_real chi, kl_real v0, kl_real n, int branch)
+KL_FN kl_real kl_hc_speed_u(kl_real chi, kl_real v0, kl_real n, kl_real u, int branch)
 {
-  kl_real sum = 0.0;
+  return kl_hc_speed_s(chi, v0, kl_g(chi * v0), kl_hc_sfrac(n, u), branch);
+}
+
+/* Contact-phase times by 64-node Gauss-Legendre in u after d = d_max (1 - u^2), which removes the
+ * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (DESIGN.md 2.3). Both
+ * phases in one loop: they share the node's S(u) and g(chi v0). *trest may be NULL. */
+KL_FN kl_real kl_hc_phase_times(kl_real dmax, kl_real chi, kl_real v0, kl_real n, kl_real *trest)
+{
+  const kl_real gd = kl_g(chi * v0);
+  kl_real tc = 0.0, tr = 0.0;
   for (int i = 0; i < KL_GL_HALF; ++i) {
     for (int sgn = -1; sgn <= 1; sgn += 2) {
       const kl_real u = 0.5 * (1.0 + (kl_real)sgn * kl_gl64_x[i]);
-      const kl_real sp = kl_hc_speed_u(chi, v0, n, u, branch);
-      sum += 0.5 * kl_gl64_w[i] * (2.0 * dmax * u / sp);
+      const kl_real S = kl_hc_sfrac(n, u);
+      const kl_real wt = 0.5 * kl_gl64_w[i] * 2.0 * dmax * u;
+      tc += wt / kl_hc_speed_s(chi, v0, gd, S, 1);
+      if (trest) tr += wt / kl_hc_speed_s(chi, v0, gd, S, -1);
     }
   }
-  return sum;
+  if (trest) *trest = tr;
+  return tc;
+}
+
+/* One phase: branch +1 compression, -1 restitution. */
+KL_FN kl_real kl_hc_phase_time(kl_real dmax, kl_real chi, kl_real v0, kl_real n, int branch)
+{
+  kl_real tr;
+  const kl_real tc = kl_hc_phase_times(dmax, chi, v0, n, branch > 0 ? (kl_real *)0 : &tr);
+  return branch > 0 ? tc : tr;
 }
 
 /* Peak force on the compression branch: dF/dd = 0 where n m d' = chi K d^{n+1} (h below decreases
@@ -144,6 +166,7 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
     *dpk = dmax;
     return K * kl_pown(dmax, n);
   }
+  const kl_real gd = kl_g(chi * v0);
   kl_real a = 0.0, b = 1.0; /* u: h(a) < 0, h(b) > 0 */
   kl_real fa = -chi * K * kl_pown(dmax, n + 1.0), fb = n * m * v0;
   int side = 0;
@@ -151,13 +174,13 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
     if (b - a <= 4.0 * KL_EPS) break;
     const kl_real c = kl_illinois_point(a, fa, b, fb);
     const kl_real dc = dmax * (1.0 - c * c);
-    const kl_real fc = n * m * kl_hc_speed_u(chi, v0, n, c, 1) - chi * K * kl_pown(dc, n + 1.0);
+    const kl_real fc = n * m * kl_hc_speed_s(chi, v0, gd, kl_hc_sfrac(n, c), 1) - chi * K * kl_pown(dc, n + 1.0);
     kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc < 0.0, &side);
   }
   const kl_real u = 0.5 * (a + b);
   const kl_real dd = dmax * (1.0 - u * u);
   *dpk = dd;
-  return K * kl_pown(dd, n) * (1.0 + chi * kl_hc_speed_u(chi, v0, n, u, 1));
+  return K * kl_pown(dd, n) * (1.0 + chi * kl_hc_speed_s(chi, v0, gd, kl_hc_sfrac(n, u), 1));
 }
 
 /* The paper's approximate Emden-Fowler form (eq. 11-13), as read here: each phase is undamped,

@@ -117,8 +117,9 @@ KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
   o.damp = chi;
   o.dmax = dmax;
   o.fpeak = kl_hc_peak_force(in.m, in.K, in.n, chi, in.v0, dmax, &dpk);
-  o.tmax = kl_hc_phase_time(dmax, chi, in.v0, in.n, 1);
-  o.tc = o.tmax + kl_hc_phase_time(dmax, chi, in.v0, in.n, -1);
+  kl_real trest;
+  o.tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
+  o.tc = o.tmax + trest;
   o.cr_eff = kl_hc_cr_eff(chi * in.v0);
   o.ediss = 1.0 - o.cr_eff * o.cr_eff;
   return o;
