@@ -30,9 +30,8 @@ static double now(void)
 /* strip [-5, 65] x [-10, 10] mm, nx x ny cells, z = bead(x) */
 static kl_mesh *strip(int nx, int ny, double *build_s)
 {
-  const int nv = (nx + 1) * (ny + 1), nt = 2 * nx * ny;
+  const int nv = (nx + 1) * (ny + 1);
   double *v = malloc((size_t)nv * 3 * sizeof *v);
-  int *t = malloc((size_t)nt * 3 * sizeof *t);
   for (int j = 0; j <= ny; ++j)
     for (int i = 0; i <= nx; ++i) {
       double *p = v + 3 * ((size_t)j * (nx + 1) + i);
@@ -40,23 +39,15 @@ static kl_mesh *strip(int nx, int ny, double *build_s)
       p[1] = -10e-3 + 20e-3 * j / ny;
       p[2] = 0.2e-3 * exp(-(p[0] - 30e-3) * (p[0] - 30e-3) / (2 * 3e-3 * 3e-3));
     }
-  size_t k = 0;
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      const int a = j * (nx + 1) + i, b = a + 1, c = a + nx + 1, d = c + 1;
-      t[3 * k] = a, t[3 * k + 1] = b, t[3 * k + 2] = d, ++k;
-      t[3 * k] = a, t[3 * k + 1] = d, t[3 * k + 2] = c, ++k;
-    }
   kl_mesh *m = NULL;
   char msg[256];
   const double t0 = now();
-  if (kl_mesh_from_arrays(v, nv, t, nt, &m, msg, sizeof msg) != KELVIN_OK) {
+  if (kl_mesh_from_grid(v, nx, ny, &m, msg, sizeof msg) != KELVIN_OK) {
     fprintf(stderr, "grind_cost: %s\n", msg);
     exit(1);
   }
   *build_s = now() - t0;
   free(v);
-  free(t);
   return m;
 }
 

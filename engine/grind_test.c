@@ -35,9 +35,8 @@ static double bump_d2(double x, double A)
 /* height field z = b(x) over x in [x0, x1] (nx columns), y in [-10, 10] mm (3 rows) */
 static kl_mesh *ridge_mesh(double A, double x0, double x1, int nx)
 {
-  const int ny = 3, nv = (nx + 1) * (ny + 1), nt = 2 * nx * ny;
+  const int ny = 3, nv = (nx + 1) * (ny + 1);
   double *v = malloc((size_t)nv * 3 * sizeof *v);
-  int *t = malloc((size_t)nt * 3 * sizeof *t);
   for (int j = 0; j <= ny; ++j)
     for (int i = 0; i <= nx; ++i) {
       double *p = v + 3 * (j * (nx + 1) + i);
@@ -45,18 +44,10 @@ static kl_mesh *ridge_mesh(double A, double x0, double x1, int nx)
       p[1] = -10e-3 + 20e-3 * j / ny;
       p[2] = bump(p[0], A);
     }
-  int k = 0;
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      const int a = j * (nx + 1) + i, b = a + 1, c = a + nx + 1, d = c + 1;
-      t[3 * k] = a, t[3 * k + 1] = b, t[3 * k + 2] = d, ++k;
-      t[3 * k] = a, t[3 * k + 1] = d, t[3 * k + 2] = c, ++k;
-    }
   kl_mesh *m = NULL;
   char msg[256];
-  assert_int_equal(kl_mesh_from_arrays(v, nv, t, nt, &m, msg, sizeof msg), KELVIN_OK);
+  assert_int_equal(kl_mesh_from_grid(v, nx, ny, &m, msg, sizeof msg), KELVIN_OK);
   free(v);
-  free(t);
   return m;
 }
 

@@ -274,6 +274,30 @@ kelvin_status kl_mesh_from_arrays(const double *vert, int nvert, const int *tri,
 #undef BAD
 }
 
+kelvin_status kl_mesh_from_grid(const double *vert, int nx, int ny, kl_mesh **out, char *msg, int cap)
+{
+  *out = NULL;
+  if (nx < 1 || ny < 1 || (double)nx * ny > 1e8) {
+    snprintf(msg, (size_t)cap, "grid of %d x %d cells: need at least 1 x 1 and at most 1e8 cells", nx, ny);
+    return KELVIN_ERR_ARG;
+  }
+  int *t = malloc((size_t)nx * ny * 6 * sizeof *t);
+  if (!t) {
+    snprintf(msg, (size_t)cap, "out of memory for a %d x %d grid", nx, ny);
+    return KELVIN_ERR_NOMEM;
+  }
+  size_t k = 0;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const int a = j * (nx + 1) + i, b = a + 1, c = a + nx + 1, d = c + 1;
+      t[k++] = a, t[k++] = b, t[k++] = d;
+      t[k++] = a, t[k++] = d, t[k++] = c;
+    }
+  const kelvin_status st = kl_mesh_from_arrays(vert, (nx + 1) * (ny + 1), t, 2 * nx * ny, out, msg, cap);
+  free(t);
+  return st;
+}
+
 kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap)
 {
   *out = NULL;

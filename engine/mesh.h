@@ -14,6 +14,11 @@ typedef struct kl_mesh kl_mesh; /* opaque; engine/mesh.c */
 kelvin_status kl_mesh_from_arrays(const double *vert, int nvert, const int *tri, int ntri, kl_mesh **out, char *msg,
                                   int cap);
 
+/* A height-field patch: the (nx + 1) x (ny + 1) vertex grid vert (row-major, a row per y step, 3
+ * coordinates each), two triangles a cell (counter-clockwise seen from +z for x and y increasing along
+ * the grid). Same checks and failures as kl_mesh_from_arrays. */
+kelvin_status kl_mesh_from_grid(const double *vert, int nx, int ny, kl_mesh **out, char *msg, int cap);
+
 /* Import STL, OBJ or PLY (by content, via the mesh library), scaled by `scale` (e.g. 1e-3 for mm).
  * On failure *out = NULL and msg names the file and the problem. */
 kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap);

@@ -23,9 +23,8 @@ static double urand(void)
 /* an n x n bumpy height field over [0,1]^2: z = 0.05 sin(7x) cos(5y) */
 static kl_mesh *bumpy(int n)
 {
-  const int nv = (n + 1) * (n + 1), nt = 2 * n * n;
+  const int nv = (n + 1) * (n + 1);
   double *v = malloc((size_t)nv * 3 * sizeof *v);
-  int *t = malloc((size_t)nt * 3 * sizeof *t);
   for (int j = 0; j <= n; ++j)
     for (int i = 0; i <= n; ++i) {
       const double x = (double)i / n, y = (double)j / n;
@@ -34,18 +33,10 @@ static kl_mesh *bumpy(int n)
       p[1] = y;
       p[2] = 0.05 * sin(7 * x) * cos(5 * y);
     }
-  int k = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const int a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
-      t[3 * k] = a, t[3 * k + 1] = b, t[3 * k + 2] = d, ++k;
-      t[3 * k] = a, t[3 * k + 1] = d, t[3 * k + 2] = c, ++k;
-    }
   kl_mesh *m = NULL;
   char msg[256];
-  assert_int_equal(kl_mesh_from_arrays(v, nv, t, nt, &m, msg, sizeof msg), KELVIN_OK);
+  assert_int_equal(kl_mesh_from_grid(v, n, n, &m, msg, sizeof msg), KELVIN_OK);
   free(v);
-  free(t);
   return m;
 }
 

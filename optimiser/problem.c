@@ -406,12 +406,7 @@ static kelvin_status mesh_actual(const kl_settings *s, double xc, double yc, kl_
     return KELVIN_ERR_CONFIG;
   }
   double *v = malloc((size_t)nx * ny * 3 * sizeof *v);
-  int *t = malloc((size_t)(nx - 1) * (ny - 1) * 6 * sizeof *t);
-  if (!v || !t) {
-    free(v);
-    free(t);
-    return KELVIN_ERR_NOMEM;
-  }
+  if (!v) return KELVIN_ERR_NOMEM;
   const double th = s->tilt_deg * PI / 180.0, c = cos(th), sn = sin(th);
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
@@ -423,20 +418,8 @@ static kelvin_status mesh_actual(const kl_settings *s, double xc, double yc, kl_
       p[1] = y + s->shift[1];
       p[2] = -sn * x + c * z + s->shift[2];
     }
-  size_t k = 0;
-  for (int j = 0; j + 1 < ny; ++j)
-    for (int i = 0; i + 1 < nx; ++i) {
-      const int a = j * nx + i, b = a + 1, d = a + nx, e = d + 1;
-      t[k++] = a;
-      t[k++] = b;
-      t[k++] = e;
-      t[k++] = a;
-      t[k++] = e;
-      t[k++] = d;
-    }
-  const kelvin_status st = kl_mesh_from_arrays(v, nx * ny, t, (nx - 1) * (ny - 1) * 2, out, msg, cap);
+  const kelvin_status st = kl_mesh_from_grid(v, nx - 1, ny - 1, out, msg, cap);
   free(v);
-  free(t);
   return st;
 }
 
