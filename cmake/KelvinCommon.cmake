@@ -18,6 +18,7 @@ function(kl_add_test name)
   endif()
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CMOCKA)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}) # tests/cli_util.h and friends
   target_compile_definitions(${name} PRIVATE _GNU_SOURCE
     KELVIN_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KELVIN_BINARY_DIR="${PROJECT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

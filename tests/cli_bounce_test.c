@@ -13,32 +13,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 static char tmpdir[256];
 
-/* run "kelvin ARGS", capture stderr into err; returns the exit status */
-static int kelvin(const char *args, char *err, size_t cap)
-{
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s/kelvin' %s 2>&1 >/dev/null", KELVIN_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  size_t n = fread(err, 1, cap - 1, p);
-  err[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int count_files(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (e->d_name[0] != '.') ++n;
-  closedir(d);
-  return n;
-}
+static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(NULL, NULL, args, err, cap); }
 
 static int has_tmp(const char *dir)
 {
@@ -50,13 +29,6 @@ static int has_tmp(const char *dir)
     if (strstr(e->d_name, ".tmp.")) found = 1;
   closedir(d);
   return found;
-}
-
-static int lines(const char *s)
-{
-  int n = 0;
-  for (; *s; ++s) n += *s == '\n';
-  return n;
 }
 
 /* each bad input: exit 2, exactly one line on stderr naming the offending value, folder untouched */
@@ -85,10 +57,10 @@ static void test_bad_input(void **state)
     const int rc = kelvin(args, err, sizeof err);
     printf("# kelvin %s -> %d: %s", cases[i].args, rc, err);
     assert_int_equal(rc, 2);
-    assert_int_equal(lines(err), 1);
+    assert_int_equal(kl_test_lines(err), 1);
     assert_non_null(strstr(err, "kelvin: "));
     assert_non_null(strstr(err, cases[i].must));
-    assert_int_equal(count_files(out), 1);
+    assert_int_equal(kl_test_count_files(out), 1);
   }
   f = fopen(keep, "r");
   char buf[64] = "";

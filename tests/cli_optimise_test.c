@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 static char tmp[256];
 
 /* a small problem: 81 samples, 8 + 4 control points, a short screening and refinement */
@@ -32,17 +34,7 @@ static void write_file(const char *name, const char *text)
 }
 
 /* run kelvin with args (paths relative to tmp), stderr into err; exit status */
-static int kelvin(const char *args, char *err, size_t cap)
-{
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s/kelvin' %s 2>&1 >/dev/null", tmp, KELVIN_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  const size_t n = fread(err, 1, cap - 1, p);
-  err[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(tmp, NULL, args, err, cap); }
 
 static char *slurp(const char *name)
 {

@@ -16,41 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 static char tmpdir[256];
 
-/* run "kelvin ARGS", capture stderr into err; returns the exit status */
-static int kelvin(const char *args, char *err, size_t cap)
-{
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s/kelvin' %s 2>&1 >/dev/null", KELVIN_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  size_t n = fread(err, 1, cap - 1, p);
-  err[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* number of lines in s */
-static int lines(const char *s)
-{
-  int n = 0;
-  for (; *s; ++s) n += *s == '\n';
-  return n;
-}
-
-/* files (not dot files) in dir, -1 if it does not exist */
-static int count_files(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (e->d_name[0] != '.') ++n;
-  closedir(d);
-  return n;
-}
+static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(NULL, NULL, args, err, cap); }
 
 /* whole file into a malloc'd string */
 static char *slurp(const char *path)
@@ -114,7 +84,7 @@ static void test_same_arm_three_ways(void **state)
     const int rc = kelvin(args, err, sizeof err);
     if (rc) printf("# %s\n", err);
     assert_int_equal(rc, 0);
-    assert_int_equal(lines(err), 0);
+    assert_int_equal(kl_test_lines(err), 0);
     assert_int_equal(read_result(out[i], meff[i], vmax[i], reach[i], 400), 200);
   }
   double dm = 0, dv = 0, mlo = INFINITY, mhi = 0, vlo = INFINITY, vhi = 0;
@@ -160,13 +130,13 @@ static void expect_usage(const char *args, const char *const *must, const char *
   const int rc = kelvin(args, err, sizeof err);
   printf("# kelvin %s\n#   -> %d: %s", args, rc, err);
   assert_int_equal(rc, 2);
-  assert_int_equal(lines(err), 1);
+  assert_int_equal(kl_test_lines(err), 1);
   assert_non_null(strstr(err, "kelvin: "));
   for (int i = 0; must[i]; ++i) {
     if (!strstr(err, must[i])) printf("# missing '%s'\n", must[i]);
     assert_non_null(strstr(err, must[i]));
   }
-  assert_int_equal(count_files(out), 1);
+  assert_int_equal(kl_test_count_files(out), 1);
 }
 
 /* line number (1-based) of the first occurrence of needle in text */
@@ -310,7 +280,7 @@ static void test_unreachable(void **state)
   const int rc = kelvin(args, err, sizeof err);
   printf("# %s", err);
   assert_int_equal(rc, 1);
-  assert_int_equal(lines(err), 1);
+  assert_int_equal(kl_test_lines(err), 1);
   assert_non_null(strstr(err, "sample 2 of 4"));
   double meff[8], vmax[8];
   int reach[8];

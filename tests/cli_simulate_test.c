@@ -15,39 +15,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 static char tmpdir[256];
 
-/* run "kelvin ARGS", capture stderr into err; returns the exit status */
-static int kelvin(const char *args, char *err, size_t cap)
-{
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s/kelvin' %s 2>&1 >/dev/null", KELVIN_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  size_t n = fread(err, 1, cap - 1, p);
-  err[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int count_files(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (e->d_name[0] != '.') ++n;
-  closedir(d);
-  return n;
-}
-
-static int lines(const char *s)
-{
-  int n = 0;
-  for (; *s; ++s) n += *s == '\n';
-  return n;
-}
+static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(NULL, NULL, args, err, cap); }
 
 static void put(const char *name, const char *text)
 {
@@ -142,11 +114,11 @@ static void test_bad_input(void **state)
     const int rc = kelvin(args, err, sizeof err);
     printf("# %s -> %d: %s", cases[i].scene, rc, err);
     assert_int_equal(rc, 2);
-    assert_int_equal(lines(err), 1);
+    assert_int_equal(kl_test_lines(err), 1);
     assert_non_null(strstr(err, "kelvin: "));
     assert_non_null(strstr(err, cases[i].must1));
     assert_non_null(strstr(err, cases[i].must2));
-    assert_int_equal(count_files(out), 1);
+    assert_int_equal(kl_test_count_files(out), 1);
   }
   /* zero mass: the field and the value, with the line */
   put("mass.yaml", "duration: 1\nbodies:\n  - name: ground\n    type: static\n    shapes:\n      - type: plane\n"
@@ -169,10 +141,10 @@ static void test_bad_input(void **state)
       snprintf(a2, sizeof a2, "%s --out '%s'", more[i][0], out);
     assert_int_equal(kelvin(a2, err, sizeof err), 2);
     printf("# %s: %s", more[i][0], err);
-    assert_int_equal(lines(err), 1);
+    assert_int_equal(kl_test_lines(err), 1);
     assert_non_null(strstr(err, more[i][1]));
   }
-  assert_int_equal(count_files(out), 1);
+  assert_int_equal(kl_test_count_files(out), 1);
   f = fopen(keep, "r");
   char buf[64] = "";
   assert_non_null(fgets(buf, sizeof buf, f));

@@ -17,21 +17,15 @@
 
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 static char tmpdir[256];
 static int have_opencl; /* `kelvin devices` found an fp64 device */
 
-/* Run "[env] kelvin ARGS" in tmpdir; stderr into err, stdout discarded; returns the exit status. */
+/* run kelvin in tmpdir with an optional environment prefix; stderr into err; exit status */
 static int kelvin(const char *env, const char *args, char *err, size_t cap)
 {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s/kelvin' %s 2>&1 >/dev/null", tmpdir, env ? env : "", KELVIN_BINARY_DIR,
-           args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  const size_t n = fread(err, 1, cap - 1, p);
-  err[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return kl_test_kelvin(tmpdir, env, args, err, cap);
 }
 
 /* Write text to tmpdir/name. */

@@ -1,0 +1,46 @@
+/* tests/cli_util.h: what the CLI tests share: run the built `kelvin` as a user would and look at what
+ * it left behind. Header-only (static inline functions), included after <cmocka.h>. */
+#ifndef KL_TESTS_CLI_UTIL_H
+#define KL_TESTS_CLI_UTIL_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+/* Run "[cd CWD &&] [ENV] kelvin ARGS" with stdout discarded and stderr captured into err (cap bytes);
+ * cwd and env may be NULL. Returns the exit status (-1 if it did not exit normally). */
+static inline int kl_test_kelvin(const char *cwd, const char *env, const char *args, char *err, size_t cap)
+{
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s%s%s %s '%s/kelvin' %s 2>&1 >/dev/null", cwd ? "cd '" : "", cwd ? cwd : "",
+           cwd ? "' &&" : "", env ? env : "", KELVIN_BINARY_DIR, args);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  const size_t n = fread(err, 1, cap - 1, p);
+  err[n] = '\0';
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Entries in dir other than . and hidden ones; -1 if it cannot be opened. */
+static inline int kl_test_count_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') ++n;
+  closedir(d);
+  return n;
+}
+
+/* Lines in s. */
+static inline int kl_test_lines(const char *s)
+{
+  int n = 0;
+  for (; *s; ++s) n += *s == '\n';
+  return n;
+}
+
+#endif
