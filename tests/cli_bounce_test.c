@@ -19,18 +19,6 @@ static char tmpdir[256];
 
 static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(NULL, NULL, args, err, cap); }
 
-static int has_tmp(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  int found = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (strstr(e->d_name, ".tmp.")) found = 1;
-  closedir(d);
-  return found;
-}
-
 /* each bad input: exit 2, exactly one line on stderr naming the offending value, folder untouched */
 static void test_bad_input(void **state)
 {
@@ -82,7 +70,7 @@ static void test_good_run(void **state)
     snprintf(path, sizeof path, "%s/%s", out, files[i]);
     assert_int_equal(access(path, R_OK), 0);
   }
-  assert_false(has_tmp(out));
+  assert_false(kl_test_has_tmp(out));
   /* summary: header + 2 rows; cr_eff of cr = 1 is 1 */
   snprintf(path, sizeof path, "%s/summary.csv", out);
   FILE *f = fopen(path, "r");

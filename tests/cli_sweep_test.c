@@ -58,14 +58,7 @@ static int has_tmp(const char *sub)
 {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", tmpdir, sub);
-  DIR *d = opendir(path);
-  if (!d) return 0;
-  int found = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (strstr(e->d_name, ".tmp.")) found = 1;
-  closedir(d);
-  return found;
+  return kl_test_has_tmp(path);
 }
 
 /* Each bad config: exit 2, the expected message, and out/sweep.csv from before left as it was. */

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 
 /* Run "[cd CWD &&] [ENV] kelvin ARGS" with stdout discarded and stderr captured into err (cap bytes);
@@ -33,6 +34,19 @@ static inline int kl_test_count_files(const char *dir)
     if (e->d_name[0] != '.') ++n;
   closedir(d);
   return n;
+}
+
+/* 1 if a temporary "*.tmp.*" file (a half-written output) is left in dir. */
+static inline int kl_test_has_tmp(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int found = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".tmp.")) found = 1;
+  closedir(d);
+  return found;
 }
 
 /* Lines in s. */
