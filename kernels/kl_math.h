@@ -7,17 +7,84 @@
 #define KL_MATH_H
 #include "kl_common.h"
 
-/* g(y) = y - log1p(y) for y > -1; >= 0 with a double root at 0. Accurate to a few ulp everywhere:
- * the Taylor series sum_{k>=2} (-1)^k y^k / k near 0, where the direct form cancels. */
+/* log(1 + f) for f in [sqrt(2)/2 - 1, sqrt(2) - 1]: with s = f / (2 + f), log(1 + f) = 2 atanh(s)
+ * = 2s (1 + s^2/3 + s^4/5 + ...), |s| <= 0.1716, and 2s = f - f s, so log(1 + f) = f - (f s - 2s w P(w)),
+ * w = s^2, P(w) = sum_{j=1..10} w^{j-1} / (2j + 1) (the Taylor series of atanh, cut where the next term,
+ * w^11/23 <= 6e-19, is far below an ulp). f is exact and the correction is at most 0.2 of the result,
+ * so the error stays below an ulp. */
+KL_FN kl_real kl_log1p_core(kl_real f)
+{
+  const kl_real s = f / (2.0 + f);
+  const kl_real w = s * s;
+  const kl_real P =
+      1.0 / 3.0 +
+      w * (1.0 / 5.0 +
+           w * (1.0 / 7.0 +
+                w * (1.0 / 9.0 +
+                     w * (1.0 / 11.0 +
+                          w * (1.0 / 13.0 + w * (1.0 / 15.0 + w * (1.0 / 17.0 + w * (1.0 / 19.0 + w * (1.0 / 21.0)))))))));
+  return f - (f * s - 2.0 * s * w * P);
+}
+
+/* ln 2 in two parts: the high part has 32 significant bits, so k ln2_hi is exact for |k| < 2^21 */
+#define KL_LN2_HI 6.93147180369123816490e-01
+#define KL_LN2_LO 1.90821492927058770002e-10
+
+/* log(x + c) for finite x > 0 and a small correction c (|c| << x): x = 2^k m with m in
+ * [sqrt(2)/2, sqrt(2)), log(x + c) = k ln 2 + log(1 + (m - 1)) + c / x. */
+KL_FN kl_real kl_log_reduced(kl_real x, kl_real c)
+{
+  int k;
+  kl_real m = frexp(x, &k); /* m in [1/2, 1) */
+  if (m < 0.70710678118654752440) {
+    m *= 2.0;
+    k -= 1;
+  }
+  const kl_real lm = kl_log1p_core(m - 1.0); /* m - 1 is exact (Sterbenz) */
+  const kl_real kd = (kl_real)k;
+  return kd * KL_LN2_HI + (lm + (kd * KL_LN2_LO + c / x));
+}
+
+/* log1p and log for the hot loops of the closed forms. Why not the library's: pocl 3.1's double
+ * log1p/log measured 3-4 times slower than glibc's, and these loops call them hundreds of times per
+ * impact; with one short polynomial both paths run the same arithmetic, so the OpenCL kernel, the
+ * OpenMP twin and the serial loop also round alike. Within an ulp (kernels/kl_math_test.c checks
+ * against long double). Arguments outside the finite domain go to the library. */
+KL_FN kl_real kl_log1p(kl_real y)
+{
+  if (y >= -0.29289321881345247560 && y < 0.41421356237309504880) return kl_log1p_core(y);
+  if (!(y > -1.0 && y <= 1.0e300)) return log1p(y); /* -1, below, inf, NaN */
+  const kl_real x = 1.0 + y;
+  /* 1 + y = x + c exactly: x - 1 is exact for x < 2^53, and so is y - (x - 1) */
+  const kl_real c = (x < 9.0e15) ? y - (x - 1.0) : 0.0;
+  return kl_log_reduced(x, c);
+}
+
+KL_FN kl_real kl_log(kl_real x)
+{
+  if (!(x > 0.0 && x <= 1.0e300)) return log(x);
+  return kl_log_reduced(x, 0.0);
+}
+
+/* g(y) = y - log1p(y) for y > -1; >= 0 with a double root at 0. Where y - log1p(y) would cancel,
+ * g = y - f + (f s - 2 s w P) = s (y - 2 w P) with the terms of kl_log1p_core (f = y, y - f s = 2s):
+ * no difference of nearly equal numbers (2 w P ~ y^2/6). Elsewhere the direct form loses at most
+ * ~3 bits (|y / g| <= 7.6 at the ends of the interval). */
 KL_FN kl_real kl_g(kl_real y)
 {
-  if (fabs(y) < 0.25) {
-    /* 30 terms: 0.25^30/30 < 1e-19, far below one ulp of g ~ y^2/2 (relative) */
-    kl_real sum = 0.0;
-    for (int k = 31; k >= 2; --k) sum = sum * (-y) + 1.0 / (kl_real)k;
-    return y * y * sum;
+  if (y >= -0.29289321881345247560 && y < 0.41421356237309504880) {
+    const kl_real s = y / (2.0 + y);
+    const kl_real w = s * s;
+    const kl_real P =
+        1.0 / 3.0 +
+        w * (1.0 / 5.0 +
+             w * (1.0 / 7.0 +
+                  w * (1.0 / 9.0 +
+                       w * (1.0 / 11.0 +
+                            w * (1.0 / 13.0 + w * (1.0 / 15.0 + w * (1.0 / 17.0 + w * (1.0 / 19.0 + w * (1.0 / 21.0)))))))));
+    return s * (y - 2.0 * w * P);
   }
-  return y - log1p(y);
+  return y - kl_log1p(y);
 }
 
 /* Solve g(y) = s for y >= 0 (upper branch); s >= 0. Returns 0 for s <= 0. */
@@ -29,9 +96,9 @@ KL_FN kl_real kl_ginv_upper(kl_real s)
   if (s < 1.5) { /* branch-point series in p = sqrt(2 s): y = p + p^2/3 + 11 p^3/72 + 43 p^4/540 + ... */
     const kl_real p = sqrt(2.0 * s);
     y = p * (1.0 + p * (1.0 / 3.0 + p * (11.0 / 72.0 + p * (43.0 / 540.0 + p * (769.0 / 17280.0)))));
-  } else { /* y = s + log1p(y), two fixed-point sweeps */
-    y = s + log1p(s);
-    y = s + log1p(y);
+  } else { /* y = s + kl_log1p(y), two fixed-point sweeps */
+    y = s + kl_log1p(s);
+    y = s + kl_log1p(y);
   }
   for (int it = 0; it < 40; ++it) { /* Halley on g(y) - s; g' = y/(1+y), g'' = 1/(1+y)^2 */
     const kl_real f = kl_g(y) - s;
@@ -74,13 +141,13 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
     *u = 1.0 + y;
     return y;
   }
-  /* u <= 0.3: iterate on u, f(u) = u - 1 - log(u) - s, so u keeps its relative accuracy */
+  /* u <= 0.3: iterate on u, f(u) = u - 1 - kl_log(u) - s, so u keeps its relative accuracy */
   if (isinf(s)) {
     *u = 0.0;
     return -1.0;
   }
   if (s > 700.0) { /* u = e^{-1-s} e^u with e^u = 1 to double precision; the iteration would meet
-                     * subnormal u (halving the smallest one gives 0, then log(0)) */
+                     * subnormal u (halving the smallest one gives 0, then kl_log(0)) */
     *u = exp(-1.0 - s);
     return -1.0;
   }
@@ -89,7 +156,7 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
   for (int it = 0; it < 40; ++it) {
     /* Halley with f' = (v - 1)/v, f'' = 1/v^2, so f f''/f'^2 = f/(v - 1)^2: written that way, since
      * 1/v^2 overflows once v < 1e-154 (s > ~353) */
-    const kl_real f = v - log(v) - (1.0 + s);
+    const kl_real f = v - kl_log(v) - (1.0 + s);
     const kl_real vm1 = v - 1.0;
     const kl_real step = (f * v / vm1) / (1.0 - 0.5 * f / (vm1 * vm1));
     kl_real vn = v - step;
@@ -107,7 +174,7 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
 KL_FN kl_real kl_lambertw_t(kl_real z) { return KL_E * ((z + KL_INV_E_HI) + KL_INV_E_LO); }
 
 /* Lambert W, principal branch: w e^w = z, w >= -1, for z >= -1/e. NaN below -1/e.
- * Near the branch point: with W = -1 - y, (1 + y) e^{-y} = 1 - t, i.e. g(y) = -log1p(-t), so W0 is
+ * Near the branch point: with W = -1 - y, (1 + y) e^{-y} = 1 - t, i.e. g(y) = -kl_log1p(-t), so W0 is
  * -u from the lower branch of g^{-1}; elsewhere Halley's iteration on w e^w - z. */
 KL_FN kl_real kl_lambert_w0(kl_real z)
 {
@@ -118,20 +185,20 @@ KL_FN kl_real kl_lambert_w0(kl_real z)
   if (t < 0.0) return t > -4.0 * KL_EPS ? -1.0 : NAN; /* rounding of a z given as -1/e */
   if (t < 0.5) {
     kl_real u;
-    (void)kl_ginv_lower(-log1p(-t), &u);
+    (void)kl_ginv_lower(-kl_log1p(-t), &u);
     return -u;
   }
   kl_real w;
   if (z < 3.0) {
-    w = log1p(z);
+    w = kl_log1p(z);
   } else {
-    const kl_real l1 = log(z), l2 = log(l1);
+    const kl_real l1 = kl_log(z), l2 = kl_log(l1);
     w = l1 - l2 + l2 / l1;
   }
-  if (z > KL_HUGE) { /* w e^w would overflow: Newton on w + log(w) = log(z) */
-    const kl_real lz = log(z);
+  if (z > KL_HUGE) { /* w e^w would overflow: Newton on w + kl_log(w) = kl_log(z) */
+    const kl_real lz = kl_log(z);
     for (int it = 0; it < 40; ++it) {
-      const kl_real wn = w - (w + log(w) - lz) * w / (w + 1.0);
+      const kl_real wn = w - (w + kl_log(w) - lz) * w / (w + 1.0);
       const int done = fabs(wn - w) <= 2.0 * KL_EPS * fabs(wn);
       w = wn;
       if (done) break;
@@ -150,7 +217,7 @@ KL_FN kl_real kl_lambert_w0(kl_real z)
 }
 
 /* Lambert W, lower branch: w e^w = z, w <= -1, for -1/e <= z < 0; -inf at 0; NaN elsewhere.
- * W-1 = -1 - y with y the upper branch of g^{-1}(sigma), sigma = -log(1 - t) = -1 - log(-z). */
+ * W-1 = -1 - y with y the upper branch of g^{-1}(sigma), sigma = -kl_log(1 - t) = -1 - kl_log(-z). */
 KL_FN kl_real kl_lambert_wm1(kl_real z)
 {
   if (isnan(z)) return z;
@@ -158,7 +225,7 @@ KL_FN kl_real kl_lambert_wm1(kl_real z)
   if (z > 0.0) return NAN;
   const kl_real t = kl_lambertw_t(z);
   if (t < 0.0) return t > -4.0 * KL_EPS ? -1.0 : NAN;
-  const kl_real sigma = (t < 0.5) ? -log1p(-t) : -1.0 - log(-z);
+  const kl_real sigma = (t < 0.5) ? -kl_log1p(-t) : -1.0 - kl_log(-z);
   return -1.0 - kl_ginv_upper(sigma);
 }
 

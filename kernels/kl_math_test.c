@@ -4,7 +4,9 @@
  *     representable double inputs (generators: tools/gen_lambertw_table.py, tools/gen_g_table.py);
  *   - GSL's gsl_sf_lambert_W0 / gsl_sf_lambert_Wm1 (a different algorithm: Halley from GSL's own
  *     series and asymptotic starts);
- *   - the identities g(ginv(s)) = s and W(z) e^W(z) = z on dense fixed-seed sweeps.
+ *   - the identities g(ginv(s)) = s and W(z) e^W(z) = z on dense fixed-seed sweeps;
+ *   - kl_log1p / kl_log against glibc's long double log1pl / logl (64-bit significand: its own error
+ *     is ~2^-11 of a double ulp, so the difference is the double routine's error).
  * Every relative error below is |computed - reference| / |reference|; the worst one measured is
  * printed, so a change that loses digits shows up before it crosses a tolerance. */
 #include <math.h>
@@ -309,12 +311,60 @@ static void test_lambertw_identity(void **state)
   printf("  identity w e^w = z on 2e5 z: worst residual %.2f of its tolerance\n", worst_ulps);
 }
 
+/*------- kl_log1p and kl_log -------*/
+
+/* Error in units of the double ulp at the long double reference. */
+static double ulps(double x, long double ref)
+{
+  if (x == (double)ref) return 0.0;
+  const double r = (double)ref;
+  const double ulp = nextafter(fabs(r), INFINITY) - fabs(r);
+  return (double)(fabsl((long double)x - ref) / (long double)ulp);
+}
+
+/* Tolerance 1 ulp: the reduced argument is exact, the polynomial's truncation is below 0.01 ulp and
+ * the correction term is at most 0.2 of the result, so the rounding of s = f / (2 + f) (~1.5 ulp in s)
+ * reaches the result at ~0.3 ulp; the final additions add half an ulp. 1e6 log-uniform arguments
+ * over the whole range, both signs for log1p, plus the interval ends, powers of two and subnormals. */
+static void test_log1p(void **state)
+{
+  (void)state;
+  uint64_t seed = 777;
+  double w1 = 0.0, wl = 0.0;
+  for (int i = 0; i < 1000000 + 64; ++i) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    double y, x;
+    if (i < 1000000) {
+      const double mag = pow(10.0, -320.0 + 620.0 * uni);
+      y = (i % 2) ? mag : -fmin(mag, 1.0 - 0x1p-53 * (double)(i % 7));
+      x = (i % 3) ? mag : 1.0 + 0.5 * (uni - 0.5); /* a third near 1, where log cancels most */
+    } else { /* ends of the direct interval, 2^k, -1 + 2^-k */
+      const int k = i - 1000000;
+      const double ends[4] = {-0.29289321881345247560, 0.41421356237309504880, 0.70710678118654752440,
+                              1.41421356237309504880};
+      y = (k < 8) ? nextafter(ends[k % 2], k % 4 < 2 ? -1.0 : 1.0) : (k % 2 ? ldexp(1.0, k - 40) : -1.0 + ldexp(1.0, -k));
+      x = (k < 8) ? nextafter(ends[2 + k % 2], k % 4 < 2 ? 0.0 : 2.0) : ldexp(1.0, 20 * k - 1100);
+    }
+    const double e1 = ulps(kl_log1p(y), log1pl((long double)y));
+    const double el = ulps(kl_log(x), logl((long double)x));
+    if (e1 > w1) w1 = e1;
+    if (el > wl) wl = el;
+    if (!(e1 <= 1.0)) fail_msg("kl_log1p(%.17g) = %.17g, long double %.20Lg: %.2f ulp", y, kl_log1p(y), log1pl(y), e1);
+    if (!(el <= 1.0)) fail_msg("kl_log(%.17g) = %.17g, long double %.20Lg: %.2f ulp", x, kl_log(x), logl(x), el);
+  }
+  assert_true(isinf(kl_log1p(-1.0)) && kl_log1p(-1.0) < 0.0 && isnan(kl_log1p(-2.0)) && isinf(kl_log1p(INFINITY)));
+  assert_true(isinf(kl_log(0.0)) && isnan(kl_log(-1.0)) && kl_log(1.0) == 0.0 && kl_log1p(0.0) == 0.0);
+  printf("  kl_log1p worst %.3f ulp, kl_log worst %.3f ulp (1e6 arguments each)\n", w1, wl);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lambertw_table),   cmocka_unit_test(test_lambertw_edges),
     cmocka_unit_test(test_lambertw_vs_gsl),  cmocka_unit_test(test_lambertw_identity),
     cmocka_unit_test(test_g_table),          cmocka_unit_test(test_ginv_roundtrip),
+    cmocka_unit_test(test_log1p),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
