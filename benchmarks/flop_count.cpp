@@ -1,7 +1,7 @@
 // benchmarks/flop_count.cpp: counts the floating-point operations kl_impact (kernels/kl_impact.h)
 // executes per scenario, by compiling the very same headers with kl_real (a typedef of double) replaced
 // by a counting number type. Every binary + - * / and sqrt counts as one flop; negation, fabs and
-// comparisons and frexp as none; the transcendental calls (exp, expm1, log, log1p, pow, sin, cos, tgamma) are
+// comparisons, floor and frexp as none; the transcendental calls (exp, expm1, log, log1p, pow, sin, cos, tgamma) are
 // counted apart, since their cost depends on the library. The values and so the control flow
 // (iterations, branches) are exactly those of the double build. C++ only because C has no operator
 // overloading; nothing outside benchmarks/ uses it.
@@ -16,6 +16,7 @@ struct kl_cd {
   double v;
   kl_cd() : v(0.0) {}
   kl_cd(double x) : v(x) {} // implicit on purpose: literals and ints mix with kl_real in the headers
+  explicit operator int() const { return (int)v; }
 };
 static inline kl_cd operator+(kl_cd a, kl_cd b) { ++n_arith; return kl_cd(a.v + b.v); }
 static inline kl_cd operator-(kl_cd a, kl_cd b) { ++n_arith; return kl_cd(a.v - b.v); }
@@ -34,6 +35,7 @@ static inline bool operator==(kl_cd a, kl_cd b) { return a.v == b.v; }
 static inline bool operator!=(kl_cd a, kl_cd b) { return a.v != b.v; }
 static inline kl_cd fabs(kl_cd a) { return kl_cd(std::fabs(a.v)); }
 static inline kl_cd sqrt(kl_cd a) { ++n_arith; return kl_cd(std::sqrt(a.v)); }
+static inline kl_cd floor(kl_cd a) { return kl_cd(std::floor(a.v)); }
 static inline kl_cd frexp(kl_cd a, int *e) { return kl_cd(std::frexp(a.v, e)); } // exponent bits: no flop
 static inline bool isfinite(kl_cd a) { return std::isfinite(a.v); }
 static inline bool isnan(kl_cd a) { return std::isnan(a.v); }

@@ -104,11 +104,23 @@ KL_FN kl_real kl_hc_delta_max(kl_real m, kl_real K, kl_real n, kl_real chi, kl_r
   return pow(e, 1.0 / (n + 1.0));
 }
 
-/* 1 - (d/d_max)^{n+1} at d = d_max (1 - u^2): through expm1/log1p as u -> 0, where it is small; from
- * u^2 >= 0.3 on it is >= 0.59 and the direct form (one sqrt for the Hertz exponent) is as accurate. */
+/* S = 1 - (d/d_max)^{n+1} at d = d_max (1 - u^2), i.e. 1 - x^q with x = 1 - u^2, q = n + 1.
+ * Where 2q = p is an integer (the contact laws' n = 1, 1.5, 2, ...): 1 - x^q = (1 - x^p) / (1 + x^q) and
+ * 1 - x^p = u^2 (1 + x + ... + x^{p-1}), all terms positive: full relative accuracy as u -> 0 with one
+ * sqrt at most. Other exponents: through expm1/log1p as u -> 0, where S is small; from u^2 >= 0.3 on
+ * S >= 0.59 and the direct form is as accurate. */
 KL_FN kl_real kl_hc_sfrac(kl_real n, kl_real u)
 {
-  if (u * u >= 0.3) return 1.0 - kl_pown((1.0 - u) * (1.0 + u), n + 1.0);
+  const kl_real p2 = 2.0 * (n + 1.0);
+  const kl_real x = (1.0 - u) * (1.0 + u);
+  if (p2 <= 24.0 && p2 == floor(p2)) {
+    const int p = (int)p2;
+    kl_real sum = 1.0, xq = (p % 2) ? sqrt(x) : 1.0;
+    for (int j = 1; j < p; ++j) sum = sum * x + 1.0;
+    for (int j = 0; j < p / 2; ++j) xq *= x;
+    return u * u * sum / (1.0 + xq);
+  }
+  if (u * u >= 0.3) return 1.0 - pow(x, n + 1.0);
   return -expm1((n + 1.0) * log1p(-u * u));
 }
 
@@ -156,31 +168,46 @@ KL_FN kl_real kl_hc_phase_time(kl_real dmax, kl_real chi, kl_real v0, kl_real n,
   return branch > 0 ? tc : tr;
 }
 
-/* Peak force on the compression branch: dF/dd = 0 where n m d' = chi K d^{n+1} (h below decreases
- * from n m v0 > 0 at u = 1 to -chi K d_max^{n+1} < 0 at u = 0: one root). Returns F_peak and the
- * penetration at it in *dpk. */
+/* Peak force on the compression branch. dF/dt = 0 where n m d' = chi K d^{n+1}; there Q(d) =
+ * chi^2 K d^{n+1} / (m (n+1)) = n y / (n+1) with y = chi d', and the phase-plane relation
+ * g(y) = g(chi v0) - Q(d) turns into one equation in y alone:
+ *   F(y) = g(y) + n y / (n + 1) = g(chi v0),  y in (0, chi v0),
+ * F increasing and convex (F' = n/(n+1) + y/(1+y) > 0, F'' = 1/(1+y)^2), F(0) = 0 and
+ * F(chi v0) > g(chi v0): one root. Halley's iteration, kept inside the bracket, from the root of the
+ * quadratic a y + y^2/2 = g(chi v0) that F is near y = 0. Then d^{n+1} = n m y / (chi^2 K) and
+ * F_peak = K d^n (1 + y). Returns F_peak and the penetration at it in *dpk. */
 KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_real v0, kl_real dmax,
                                kl_real *dpk)
 {
-  if (!(chi * v0 > 1e-12)) {
+  const kl_real d = chi * v0;
+  if (!(d > 1e-12)) {
     *dpk = dmax;
     return K * kl_pown(dmax, n);
   }
-  const kl_real gd = kl_g(chi * v0);
-  kl_real a = 0.0, b = 1.0; /* u: h(a) < 0, h(b) > 0 */
-  kl_real fa = -chi * K * kl_pown(dmax, n + 1.0), fb = n * m * v0;
-  int side = 0;
-  for (int it = 0; it < 200; ++it) {
-    if (b - a <= 4.0 * KL_EPS) break;
-    const kl_real c = kl_illinois_point(a, fa, b, fb);
-    const kl_real dc = dmax * (1.0 - c * c);
-    const kl_real fc = n * m * kl_hc_speed_s(chi, v0, gd, kl_hc_sfrac(n, c), 1) - chi * K * kl_pown(dc, n + 1.0);
-    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc < 0.0, &side);
+  const kl_real gd = kl_g(d);
+  const kl_real a = n / (n + 1.0);
+  kl_real lo = 0.0, hi = d;
+  kl_real y = 2.0 * gd / (a + sqrt(a * a + 2.0 * gd));
+  if (!(y > lo && y < hi)) y = 0.5 * (lo + hi);
+  for (int it = 0; it < 60; ++it) {
+    const kl_real f = kl_g(y) + a * y - gd;
+    if (f == 0.0) break;
+    if (f > 0.0) hi = y;
+    else lo = y;
+    const kl_real fp = a + y / (1.0 + y);
+    const kl_real fpp = 1.0 / ((1.0 + y) * (1.0 + y));
+    const kl_real step = (f / fp) / (1.0 - 0.5 * f * fpp / (fp * fp));
+    kl_real yn = y - step;
+    if (!(yn >= lo && yn <= hi)) yn = 0.5 * (lo + hi);
+    const int done = fabs(yn - y) <= 2.0 * KL_EPS * yn;
+    y = yn;
+    if (done) break;
   }
-  const kl_real u = 0.5 * (a + b);
-  const kl_real dd = dmax * (1.0 - u * u);
+  /* d^{n+1} = n m (y / chi) / (chi K), as a fraction of dmax^{n+1} (<= 1) */
+  const kl_real frac = n * m * (y / chi) / (chi * K) / kl_pown(dmax, n + 1.0);
+  const kl_real dd = dmax * pow(frac, 1.0 / (n + 1.0));
   *dpk = dd;
-  return K * kl_pown(dd, n) * (1.0 + chi * kl_hc_speed_s(chi, v0, gd, kl_hc_sfrac(n, u), 1));
+  return K * kl_pown(dd, n) * (1.0 + y);
 }
 
 /* The paper's approximate Emden-Fowler form (eq. 11-13), as read here: each phase is undamped,
