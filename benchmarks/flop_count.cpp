@@ -1,8 +1,9 @@
 // benchmarks/flop_count.cpp: counts the floating-point operations kl_impact (kernels/kl_impact.h)
 // executes per scenario, by compiling the very same headers with kl_real (a typedef of double) replaced
 // by a counting number type. Every binary + - * / and sqrt counts as one flop; negation, fabs and
-// comparisons, floor and frexp as none; the transcendental calls (exp, expm1, log, log1p, pow, sin, cos, tgamma) are
-// counted apart, since their cost depends on the library. The values and so the control flow
+// comparisons, floor and frexp as none; the library's transcendental calls (exp, expm1, log, log1p, pow, atan2,
+// sin, cos, tgamma) are counted apart, since their cost depends on the library (kl_log1p and kl_log of
+// kernels/kl_math.h are arithmetic and counted as such). The values and so the control flow
 // (iterations, branches) are exactly those of the double build. C++ only because C has no operator
 // overloading; nothing outside benchmarks/ uses it.
 #include <cmath>
@@ -49,6 +50,7 @@ KL_TRANSC1(sin)
 KL_TRANSC1(cos)
 KL_TRANSC1(tgamma)
 static inline kl_cd pow(kl_cd a, kl_cd b) { ++n_transc; return kl_cd(std::pow(a.v, b.v)); }
+static inline kl_cd atan2(kl_cd a, kl_cd b) { ++n_transc; return kl_cd(std::atan2(a.v, b.v)); }
 
 // The headers, with their kl_real typedef turned into the counting type (math.h is already in).
 #define double kl_cd

@@ -235,4 +235,52 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
   return 1;
 }
 
+/* First t in (0, T] where phi = al y + be y' goes from > 0 to <= 0 along the free motion
+ * m y'' + D y' + K y = 0 from (y0, yd0), in closed form (no scan): phi obeys the same equation, so
+ * phi(t) = e^{-rt} [P0 C(t) + Q S(t)], P0 = phi(0), Q = phi'(0) + r P0, with C = cos(wt), S = sin(wt)/w,
+ * w^2 = lam = w0^2 - r^2 (cosh and sinh for lam < 0, 1 and t at lam = 0). Its first zero:
+ *   under-damped:  wt = atan2(P0 w, -Q) in (0, pi]
+ *   over-damped:   tanh(bt) = P0 b / (-Q), b = sqrt(-lam), if that is in (0, 1); else none
+ *   critical:      t = P0 / (-Q) if Q < 0; else none
+ * each of which tends to the critical one as lam -> 0. phi(0) = 0 with phi'(0) > 0 counts as positive
+ * (a contact that has just begun: the zero is then wt = pi); phi(0) <= 0 otherwise gives t = 0.
+ * Forced motion with a constant force is free motion about the static deflection, so the impact's
+ * maximum penetration (y' = 0) and peak force (dF/dt = 0) use this with any external force, and its
+ * contact end when there is none. Returns 1 and sets *troot, else 0 with *troot = T. */
+KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_real be, kl_real T, kl_real *troot)
+{
+  *troot = T;
+  const kl_real r = s.D / (2.0 * s.m);
+  const kl_real w02 = s.K / s.m;
+  const kl_real ydd0 = -(s.D * yd0 + s.K * y0) / s.m;
+  kl_real P0 = al * y0 + be * yd0;
+  const kl_real P1 = al * yd0 + be * ydd0;
+  if (!(P0 > 0.0)) {
+    if (!(P0 == 0.0 && P1 > 0.0)) {
+      *troot = 0.0;
+      return 1;
+    }
+    P0 = 0.0; /* +0: atan2(+0, -Q) = pi below */
+  }
+  const kl_real Q = P1 + r * P0;
+  const kl_real lam = w02 - r * r;
+  kl_real t;
+  if (lam > 0.0) {
+    const kl_real w = sqrt(lam);
+    t = atan2(P0 * w, -Q) / w;
+  } else if (lam < 0.0) {
+    if (!(Q < 0.0)) return 0;
+    const kl_real b = sqrt(-lam);
+    const kl_real z = P0 * b / -Q;
+    if (!(z < 1.0)) return 0;
+    t = 0.5 * log1p(2.0 * z / (1.0 - z)) / b; /* atanh(z) / b */
+  } else {
+    if (!(Q < 0.0)) return 0;
+    t = P0 / -Q;
+  }
+  if (!(t <= T)) return 0;
+  *troot = t;
+  return 1;
+}
+
 #endif

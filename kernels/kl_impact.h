@@ -77,18 +77,26 @@ KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
   s.f1 = 0.0;
   o.damp = D;
   const kl_real horizon = 2000.0 * KL_PI * sqrt(in.m / in.K);
-  /* end of contact: d = 0 (penetration rule) or K d + D d' = 0 (force rule) */
+  /* end of contact: d = 0 (penetration rule) or K d + D d' = 0 (force rule); without an external force
+   * in closed form, with one by the bracketing scan (the level is then not the free motion's zero) */
   kl_real tc;
-  const int ended = (in.rule == KL_SEP_FORCE) ? kl_kv_first_root(s, 0.0, in.v0, in.K, D, 0.0, 0.0, horizon, &tc)
-                                              : kl_kv_first_root(s, 0.0, in.v0, 1.0, 0.0, 0.0, 0.0, horizon, &tc);
+  int ended;
+  if (in.fe == 0.0)
+    ended = (in.rule == KL_SEP_FORCE) ? kl_kv_free_root(s, 0.0, in.v0, in.K, D, horizon, &tc)
+                                      : kl_kv_free_root(s, 0.0, in.v0, 1.0, 0.0, horizon, &tc);
+  else
+    ended = (in.rule == KL_SEP_FORCE) ? kl_kv_first_root(s, 0.0, in.v0, in.K, D, 0.0, 0.0, horizon, &tc)
+                                      : kl_kv_first_root(s, 0.0, in.v0, 1.0, 0.0, 0.0, 0.0, horizon, &tc);
   if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
-  /* maximum penetration: d' = 0 */
+  /* the free motion about the static deflection xs = fe/K: y = d - xs, y(0) = -xs, y'(0) = v0 */
+  const kl_real xs = in.fe / in.K;
+  /* maximum penetration: d' = y' = 0 */
   kl_real tm;
-  if (!kl_kv_first_root(s, 0.0, in.v0, 0.0, 1.0, 0.0, 0.0, tc, &tm)) tm = tc;
+  if (!kl_kv_free_root(s, -xs, in.v0, 0.0, 1.0, tc, &tm)) tm = tc;
   const kl_kv_out om = kl_kv_step(s, 0.0, in.v0, tm);
-  /* peak force: dF/dt = K d' + D d'' = 0, with m d'' = fe - D d' - K d */
+  /* peak force: dF/dt = K d' + D d'' = 0, with m d'' = fe - D d' - K d, i.e. -(D K/m) y + (K - D^2/m) y' */
   kl_real tp;
-  const int hp = kl_kv_first_root(s, 0.0, in.v0, -D * in.K / in.m, in.K - D * D / in.m, D * in.fe / in.m, 0.0, tc, &tp);
+  const int hp = kl_kv_free_root(s, -xs, in.v0, -D * in.K / in.m, in.K - D * D / in.m, tc, &tp);
   kl_real fpk = D * in.v0; /* the force at impact, the peak when damping dominates */
   if (hp && tp > 0.0) {
     const kl_kv_out opk = kl_kv_step(s, 0.0, in.v0, tp);
