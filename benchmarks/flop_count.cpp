@@ -1,7 +1,7 @@
 // benchmarks/flop_count.cpp: counts the floating-point operations kl_impact (kernels/kl_impact.h)
 // executes per scenario, by compiling the very same headers with kl_real (a typedef of double) replaced
 // by a counting number type. Every binary + - * / and sqrt counts as one flop; negation, fabs and
-// comparisons, floor and frexp as none; the library's transcendental calls (exp, expm1, log, log1p, pow, atan2,
+// comparisons, floor and bit moves as none; the library's transcendental calls (exp, expm1, log, log1p, pow, atan2,
 // sin, cos, tgamma) are counted apart, since their cost depends on the library (kl_log1p and kl_log of
 // kernels/kl_math.h are arithmetic and counted as such). The values and so the control flow
 // (iterations, branches) are exactly those of the double build. C++ only because C has no operator
@@ -37,7 +37,6 @@ static inline bool operator!=(kl_cd a, kl_cd b) { return a.v != b.v; }
 static inline kl_cd fabs(kl_cd a) { return kl_cd(std::fabs(a.v)); }
 static inline kl_cd sqrt(kl_cd a) { ++n_arith; return kl_cd(std::sqrt(a.v)); }
 static inline kl_cd floor(kl_cd a) { return kl_cd(std::floor(a.v)); }
-static inline kl_cd frexp(kl_cd a, int *e) { return kl_cd(std::frexp(a.v, e)); } // exponent bits: no flop
 static inline bool isfinite(kl_cd a) { return std::isfinite(a.v); }
 static inline bool isnan(kl_cd a) { return std::isnan(a.v); }
 static inline bool isinf(kl_cd a) { return std::isinf(a.v); }
@@ -51,6 +50,14 @@ KL_TRANSC1(cos)
 KL_TRANSC1(tgamma)
 static inline kl_cd pow(kl_cd a, kl_cd b) { ++n_transc; return kl_cd(std::pow(a.v, b.v)); }
 static inline kl_cd atan2(kl_cd a, kl_cd b) { ++n_transc; return kl_cd(std::atan2(a.v, b.v)); }
+
+// Bit moves of kl_log / kl_exp (kernels/kl_common.h) on the counting type.
+#include <cstdint>
+#include <cstring>
+#define KL_HAVE_BITS
+typedef int64_t kl_i64;
+static inline kl_i64 kl_bits(kl_cd a) { kl_i64 b; std::memcpy(&b, &a.v, sizeof b); return b; }
+static inline kl_cd kl_from_bits(kl_i64 b) { double d; std::memcpy(&d, &b, sizeof d); return kl_cd(d); }
 
 // The headers, with their kl_real typedef turned into the counting type (math.h is already in).
 #define double kl_cd

@@ -40,6 +40,37 @@ typedef double kl_real; /* DESIGN: double precision is the default */
 
 KL_FN kl_real kl_sq(kl_real x) { return x * x; }
 
+/* The bits of a double and back (kl_log_reduced, kl_exp): OpenCL's as_long/as_double, a union in C.
+ * The counting build of benchmarks/flop_count.cpp brings its own (KL_HAVE_BITS). */
+#ifndef KL_HAVE_BITS
+#ifdef __OPENCL_VERSION__
+typedef long kl_i64;
+#define kl_bits(x) as_long(x)
+#define kl_from_bits(b) as_double(b)
+#else
+#include <stdint.h>
+typedef int64_t kl_i64;
+KL_FN kl_i64 kl_bits(double x)
+{
+  union {
+    double d;
+    kl_i64 i;
+  } u;
+  u.d = x;
+  return u.i;
+}
+KL_FN double kl_from_bits(kl_i64 b)
+{
+  union {
+    double d;
+    kl_i64 i;
+  } u;
+  u.i = b;
+  return u.d;
+}
+#endif
+#endif
+
 /* Illinois method (regula falsi that halves the value at the end that stays): the next trial point
  * inside the bracket [a, b], whose values fa and fb have opposite signs. */
 KL_FN kl_real kl_illinois_point(kl_real a, kl_real fa, kl_real b, kl_real fb)

@@ -101,7 +101,7 @@ KL_FN kl_real kl_hc_delta_max(kl_real m, kl_real K, kl_real n, kl_real chi, kl_r
   } else {
     e = (n + 1.0) * m * v0 * v0 * (0.5 - d / 3.0 + d * d / 4.0) / K;
   }
-  return pow(e, 1.0 / (n + 1.0));
+  return kl_powr(e, 1.0 / (n + 1.0));
 }
 
 /* S = 1 - (d/d_max)^{n+1} at d = d_max (1 - u^2), i.e. 1 - x^q with x = 1 - u^2, q = n + 1.
@@ -205,7 +205,7 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
   }
   /* d^{n+1} = n m (y / chi) / (chi K), as a fraction of dmax^{n+1} (<= 1) */
   const kl_real frac = n * m * (y / chi) / (chi * K) / kl_pown(dmax, n + 1.0);
-  const kl_real dd = dmax * pow(frac, 1.0 / (n + 1.0));
+  const kl_real dd = dmax * kl_powr(frac, 1.0 / (n + 1.0));
   *dpk = dd;
   return K * kl_pown(dd, n) * (1.0 + y);
 }
@@ -216,6 +216,10 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
  * (d_max / v) sqrt(pi) Gamma(1 + 1/(n+1)) / Gamma(1/2 + 1/(n+1)); undamped Hertz total ~ 2.94 d_max/v0. */
 KL_FN kl_real kl_ef_time_factor(kl_real n)
 {
+  /* the linear and the Hertz exponent without tgamma (slow in OpenCL CPU libraries): pi/2 and
+   * sqrt(pi) Gamma(1.4) / Gamma(0.9) (mpmath, 30 digits) */
+  if (n == 1.0) return 1.57079632679489661923;
+  if (n == 1.5) return 1.47163759216235232869;
   const kl_real p = 1.0 / (n + 1.0);
   return sqrt(KL_PI) * tgamma(1.0 + p) / tgamma(0.5 + p);
 }

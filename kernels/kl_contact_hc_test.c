@@ -297,7 +297,7 @@ static void test_hc_exact_law(void **state)
 /* Undamped (cr = 1): tc = 2 kl_ef_time_factor(n) d_max / v0 exactly. Checked for n = 3/2 to 1e-12
  * relative: the 64-node rule on sqrt(1 - (1 - u^2)^{5/2}) (its end-point branch (1 - u)^{5/2}
  * limits Gauss-Legendre to ~1e-13); the factor itself against mpmath (sqrt(pi) Gamma(1.4)/Gamma(0.9)
- * = 1.47163759216235232869...) to 1e-14 (tgamma is good to a few ulp); 2 x 1.4716 = 2.9433, i.e.
+ * = 1.47163759216235232869..., stored; n = 2 through tgamma: 1.40218210532545426118...) to 1e-14; 2 x 1.4716 = 2.9433, i.e.
  * the 2.94 d_max / v0 of the literature to three digits; and n = 1 gives the half period pi sqrt(m/K)
  * to 1e-12. d_max is checked against the energy balance K d^{n+1}/(n+1) = m v0^2 / 2 to 1e-14. */
 static void test_hc_undamped(void **state)
@@ -306,6 +306,9 @@ static void test_hc_undamped(void **state)
   const double f15 = 1.4716375921623523286908936500414613631;
   assert_true(fabs(kl_ef_time_factor(1.5) - f15) / f15 <= 1e-14);
   assert_true(fabs(kl_ef_time_factor(1.0) - KL_PI / 2.0) / (KL_PI / 2.0) <= 1e-14);
+  /* the tgamma path, for exponents without a stored constant: n = 2 against mpmath */
+  const double f2 = 1.40218210532545426117501907905;
+  assert_true(fabs(kl_ef_time_factor(2.0) - f2) / f2 <= 1e-14);
   double worst_h = 0, worst_l = 0;
   for (int law = 0; law < KL_NLAWS; ++law) {
     const double v0s[] = {0.01, 1.0, 30.0};

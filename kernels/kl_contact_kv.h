@@ -5,6 +5,7 @@
 #ifndef KL_CONTACT_KV_H
 #define KL_CONTACT_KV_H
 #include "kl_common.h"
+#include "kl_math.h"
 
 /* Contact ends (separation rules, DESIGN.md 2.2) */
 #define KL_SEP_PENETRATION 0 /* the paper: contact ends at d = 0 (force may turn tensile just before) */
@@ -235,6 +236,15 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
   return 1;
 }
 
+/* Where the first zero of a free-motion combination lies (kl_kv_free_root): the time, and for an
+ * under-damped system the phase th = w t of it as cos th, sin th and the decay e^{-rt}, so the state
+ * there follows without new transcendental calls (kl_kv_free_state). */
+typedef struct kl_kv_root {
+  kl_real t;
+  int phase;           /* 1: cth, sth, decay are set (under-damped) */
+  kl_real cth, sth, decay;
+} kl_kv_root;
+
 /* First t in (0, T] where phi = al y + be y' goes from > 0 to <= 0 along the free motion
  * m y'' + D y' + K y = 0 from (y0, yd0), in closed form (no scan): phi obeys the same equation, so
  * phi(t) = e^{-rt} [P0 C(t) + Q S(t)], P0 = phi(0), Q = phi'(0) + r P0, with C = cos(wt), S = sin(wt)/w,
@@ -246,10 +256,14 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
  * (a contact that has just begun: the zero is then wt = pi); phi(0) <= 0 otherwise gives t = 0.
  * Forced motion with a constant force is free motion about the static deflection, so the impact's
  * maximum penetration (y' = 0) and peak force (dF/dt = 0) use this with any external force, and its
- * contact end when there is none. Returns 1 and sets *troot, else 0 with *troot = T. */
-KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_real be, kl_real T, kl_real *troot)
+ * contact end when there is none. Returns 1 and fills *rt, else 0 with rt->t = T. */
+KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_real be, kl_real T, kl_kv_root *rt)
 {
-  *troot = T;
+  rt->t = T;
+  rt->phase = 0;
+  rt->cth = 1.0;
+  rt->sth = 0.0;
+  rt->decay = 1.0;
   const kl_real r = s.D / (2.0 * s.m);
   const kl_real w02 = s.K / s.m;
   const kl_real ydd0 = -(s.D * yd0 + s.K * y0) / s.m;
@@ -257,7 +271,7 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   const kl_real P1 = al * yd0 + be * ydd0;
   if (!(P0 > 0.0)) {
     if (!(P0 == 0.0 && P1 > 0.0)) {
-      *troot = 0.0;
+      rt->t = 0.0;
       return 1;
     }
     P0 = 0.0; /* +0: atan2(+0, -Q) = pi below */
@@ -267,20 +281,49 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   kl_real t;
   if (lam > 0.0) {
     const kl_real w = sqrt(lam);
-    t = atan2(P0 * w, -Q) / w;
+    const kl_real a = P0 * w, c = -Q;
+    t = atan2(a, c) / w;
+    if (!(t <= T)) return 0;
+    const kl_real R = sqrt(a * a + c * c); /* > 0: a = 0 needs Q = P1 > 0 */
+    rt->phase = 1;
+    rt->cth = c / R;
+    rt->sth = a / R;
+    rt->decay = kl_exp(-r * t);
   } else if (lam < 0.0) {
     if (!(Q < 0.0)) return 0;
     const kl_real b = sqrt(-lam);
     const kl_real z = P0 * b / -Q;
     if (!(z < 1.0)) return 0;
-    t = 0.5 * log1p(2.0 * z / (1.0 - z)) / b; /* atanh(z) / b */
+    t = 0.5 * kl_log1p(2.0 * z / (1.0 - z)) / b; /* atanh(z) / b */
   } else {
     if (!(Q < 0.0)) return 0;
     t = P0 / -Q;
   }
   if (!(t <= T)) return 0;
-  *troot = t;
+  rt->t = t;
   return 1;
+}
+
+/* The free motion's state (y, y') at a root found by kl_kv_free_root from the same (y0, yd0):
+ * y = e^{-rt} [y0 C + (yd0 + r y0) S], y' = e^{-rt} [yd0 C - (r yd0 + w0^2 y0) S], C = cos th,
+ * S = sin th / w, from the root's phase when it has one, else by kl_kv_step. */
+KL_FN void kl_kv_free_state(kl_kv_sys s, kl_real y0, kl_real yd0, kl_kv_root rt, kl_real *y, kl_real *yd)
+{
+  if (!rt.phase) {
+    kl_kv_sys f = s;
+    f.f0 = 0.0;
+    f.f1 = 0.0;
+    const kl_kv_out o = kl_kv_step(f, y0, yd0, rt.t);
+    *y = o.x;
+    *yd = o.v;
+    return;
+  }
+  const kl_real r = s.D / (2.0 * s.m);
+  const kl_real w02 = s.K / s.m;
+  const kl_real w = sqrt(w02 - r * r);
+  const kl_real S = rt.sth / w;
+  *y = rt.decay * (y0 * rt.cth + (yd0 + r * y0) * S);
+  *yd = rt.decay * (yd0 * rt.cth - (r * yd0 + w02 * y0) * S);
 }
 
 #endif

@@ -77,38 +77,44 @@ KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
   s.f1 = 0.0;
   o.damp = D;
   const kl_real horizon = 2000.0 * KL_PI * sqrt(in.m / in.K);
-  /* end of contact: d = 0 (penetration rule) or K d + D d' = 0 (force rule); without an external force
-   * in closed form, with one by the bracketing scan (the level is then not the free motion's zero) */
-  kl_real tc;
-  int ended;
-  if (in.fe == 0.0)
-    ended = (in.rule == KL_SEP_FORCE) ? kl_kv_free_root(s, 0.0, in.v0, in.K, D, horizon, &tc)
-                                      : kl_kv_free_root(s, 0.0, in.v0, 1.0, 0.0, horizon, &tc);
-  else
-    ended = (in.rule == KL_SEP_FORCE) ? kl_kv_first_root(s, 0.0, in.v0, in.K, D, 0.0, 0.0, horizon, &tc)
-                                      : kl_kv_first_root(s, 0.0, in.v0, 1.0, 0.0, 0.0, 0.0, horizon, &tc);
-  if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
   /* the free motion about the static deflection xs = fe/K: y = d - xs, y(0) = -xs, y'(0) = v0 */
   const kl_real xs = in.fe / in.K;
+  /* end of contact: d = 0 (penetration rule) or K d + D d' = 0 (force rule); without an external force
+   * in closed form, with one by the bracketing scan (the level is then not the free motion's zero) */
+  kl_real tc, ye, vexit;
+  if (in.fe == 0.0) {
+    kl_kv_root rc;
+    const int ended = (in.rule == KL_SEP_FORCE) ? kl_kv_free_root(s, 0.0, in.v0, in.K, D, horizon, &rc)
+                                                : kl_kv_free_root(s, 0.0, in.v0, 1.0, 0.0, horizon, &rc);
+    if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
+    tc = rc.t;
+    kl_kv_free_state(s, 0.0, in.v0, rc, &ye, &vexit);
+  } else {
+    const int ended = (in.rule == KL_SEP_FORCE) ? kl_kv_first_root(s, 0.0, in.v0, in.K, D, 0.0, 0.0, horizon, &tc)
+                                                : kl_kv_first_root(s, 0.0, in.v0, 1.0, 0.0, 0.0, 0.0, horizon, &tc);
+    if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
+    vexit = kl_kv_step(s, 0.0, in.v0, tc).v;
+  }
   /* maximum penetration: d' = y' = 0 */
-  kl_real tm;
-  if (!kl_kv_free_root(s, -xs, in.v0, 0.0, 1.0, tc, &tm)) tm = tc;
-  const kl_kv_out om = kl_kv_step(s, 0.0, in.v0, tm);
+  kl_kv_root rm;
+  if (!kl_kv_free_root(s, -xs, in.v0, 0.0, 1.0, tc, &rm)) rm.t = tc;
+  kl_real ym, vm;
+  kl_kv_free_state(s, -xs, in.v0, rm, &ym, &vm);
   /* peak force: dF/dt = K d' + D d'' = 0, with m d'' = fe - D d' - K d, i.e. -(D K/m) y + (K - D^2/m) y' */
-  kl_real tp;
-  const int hp = kl_kv_free_root(s, -xs, in.v0, -D * in.K / in.m, in.K - D * D / in.m, tc, &tp);
+  kl_kv_root rp;
+  const int hp = kl_kv_free_root(s, -xs, in.v0, -D * in.K / in.m, in.K - D * D / in.m, tc, &rp);
   kl_real fpk = D * in.v0; /* the force at impact, the peak when damping dominates */
-  if (hp && tp > 0.0) {
-    const kl_kv_out opk = kl_kv_step(s, 0.0, in.v0, tp);
-    const kl_real f = in.K * opk.x + D * opk.v;
+  if (hp && rp.t > 0.0) {
+    kl_real yp, vp;
+    kl_kv_free_state(s, -xs, in.v0, rp, &yp, &vp);
+    const kl_real f = in.K * (yp + xs) + D * vp;
     if (f > fpk) fpk = f;
   }
-  const kl_kv_out oe = kl_kv_step(s, 0.0, in.v0, tc);
-  o.dmax = om.x;
-  o.tmax = tm;
+  o.dmax = ym + xs;
+  o.tmax = rm.t;
   o.fpeak = fpk;
   o.tc = tc;
-  o.cr_eff = -oe.v / in.v0;
+  o.cr_eff = -vexit / in.v0;
   o.ediss = 1.0 - o.cr_eff * o.cr_eff;
   return o;
 }
@@ -137,7 +143,7 @@ KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
 KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
 {
   kl_impact_out o = kl_impact_zero(KL_OK);
-  const kl_real dmax = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+  const kl_real dmax = kl_powr((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
   o.dmax = dmax;
   o.tmax = kl_ef_time_factor(in.n) * dmax / in.v0;
   o.tc = o.tmax * (1.0 + 1.0 / in.cr);

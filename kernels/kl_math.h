@@ -6,24 +6,27 @@
 #ifndef KL_MATH_H
 #define KL_MATH_H
 #include "kl_common.h"
+#include "kl_poly.h"
 
-/* log(1 + f) for f in [sqrt(2)/2 - 1, sqrt(2) - 1]: with s = f / (2 + f), log(1 + f) = 2 atanh(s)
- * = 2s (1 + s^2/3 + s^4/5 + ...), |s| <= 0.1716, and 2s = f - f s, so log(1 + f) = f - (f s - 2s w P(w)),
- * w = s^2, P(w) = sum_{j=1..10} w^{j-1} / (2j + 1) (the Taylor series of atanh, cut where the next term,
- * w^11/23 <= 6e-19, is far below an ulp). f is exact and the correction is at most 0.2 of the result,
- * so the error stays below an ulp. */
+/* The polynomial P of log(1 + f) = 2 atanh(s) = 2s + 2 s w P(w), w = s^2 <= (3 - 2 sqrt 2)^2
+ * (kernels/kl_poly.h), in Estrin's form: the terms in w, w^2 and w^4 are formed side by side, so the
+ * chain of dependent multiply-adds is 4 long instead of 7 (these functions sit inside iterations). */
+KL_FN kl_real kl_logP(kl_real w)
+{
+  const kl_real w2 = w * w;
+  const kl_real w4 = w2 * w2;
+  return (KL_LOGP_0 + KL_LOGP_1 * w) + w2 * (KL_LOGP_2 + KL_LOGP_3 * w) +
+         w4 * ((KL_LOGP_4 + KL_LOGP_5 * w) + w2 * KL_LOGP_6);
+}
+
+/* log(1 + f) for f in [sqrt(2)/2 - 1, sqrt(2) - 1]: with s = f / (2 + f), |s| <= 0.1716, and
+ * 2s = f - f s, log(1 + f) = f - (f s - 2 s w P(w)). f is exact and the correction is at most 0.2 of
+ * the result, so the rounding of s reaches the result at a fraction of an ulp. */
 KL_FN kl_real kl_log1p_core(kl_real f)
 {
   const kl_real s = f / (2.0 + f);
   const kl_real w = s * s;
-  const kl_real P =
-      1.0 / 3.0 +
-      w * (1.0 / 5.0 +
-           w * (1.0 / 7.0 +
-                w * (1.0 / 9.0 +
-                     w * (1.0 / 11.0 +
-                          w * (1.0 / 13.0 + w * (1.0 / 15.0 + w * (1.0 / 17.0 + w * (1.0 / 19.0 + w * (1.0 / 21.0)))))))));
-  return f - (f * s - 2.0 * s * w * P);
+  return f - (f * s - 2.0 * s * w * kl_logP(w));
 }
 
 /* ln 2 in two parts: the high part has 32 significant bits, so k ln2_hi is exact for |k| < 2^21 */
@@ -31,25 +34,33 @@ KL_FN kl_real kl_log1p_core(kl_real f)
 #define KL_LN2_LO 1.90821492927058770002e-10
 
 /* log(x + c) for finite x > 0 and a small correction c (|c| << x): x = 2^k m with m in
- * [sqrt(2)/2, sqrt(2)), log(x + c) = k ln 2 + log(1 + (m - 1)) + c / x. */
+ * [sqrt(2)/2, sqrt(2)) read from the bits (subnormal x scaled by 2^54 first), then
+ * log(x + c) = k ln 2 + log(1 + (m - 1)) + c / x. */
 KL_FN kl_real kl_log_reduced(kl_real x, kl_real c)
 {
-  int k;
-  kl_real m = frexp(x, &k); /* m in [1/2, 1) */
-  if (m < 0.70710678118654752440) {
-    m *= 2.0;
-    k -= 1;
+  kl_i64 b = kl_bits(x);
+  int k = (int)((b >> 52) & 0x7ff);
+  if (k == 0) { /* subnormal */
+    b = kl_bits(x * 0x1p54);
+    k = (int)((b >> 52) & 0x7ff) - 54;
   }
-  const kl_real lm = kl_log1p_core(m - 1.0); /* m - 1 is exact (Sterbenz) */
+  k -= 1023;
+  kl_real m = kl_from_bits((b & (kl_i64)0x000fffffffffffff) | (kl_i64)0x3ff0000000000000); /* [1, 2) */
+  if (m > 1.41421356237309504880) {
+    m *= 0.5;
+    k += 1;
+  }
+  const kl_real lm = kl_log1p_core(m - 1.0); /* m - 1 is exact */
   const kl_real kd = (kl_real)k;
   return kd * KL_LN2_HI + (lm + (kd * KL_LN2_LO + c / x));
 }
 
-/* log1p and log for the hot loops of the closed forms. Why not the library's: pocl 3.1's double
- * log1p/log measured 3-4 times slower than glibc's, and these loops call them hundreds of times per
- * impact; with one short polynomial both paths run the same arithmetic, so the OpenCL kernel, the
- * OpenMP twin and the serial loop also round alike. Within an ulp (kernels/kl_math_test.c checks
- * against long double). Arguments outside the finite domain go to the library. */
+/* log1p, log and exp for the hot loops of the closed forms. Why not the library's: pocl 3.1's
+ * double exp and log measured 2.5 times slower than glibc's and its pow 5 times, and these loops call
+ * them hundreds of times per impact; with one short polynomial both paths run the same arithmetic, so
+ * the OpenCL kernel, the OpenMP twin and the serial loop also round alike. Within an ulp
+ * (kernels/kl_math_test.c checks them against long double). Arguments outside the finite domain go to
+ * the library. */
 KL_FN kl_real kl_log1p(kl_real y)
 {
   if (y >= -0.29289321881345247560 && y < 0.41421356237309504880) return kl_log1p_core(y);
@@ -66,6 +77,31 @@ KL_FN kl_real kl_log(kl_real x)
   return kl_log_reduced(x, 0.0);
 }
 
+/* e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k ln2_hi exact) in [-ln2/2, ln2/2],
+ * e^r = 1 + r + r^2/2 + r^3 Q(r) (kernels/kl_poly.h, Estrin's form), 2^k from the exponent bits.
+ * |x| >= 708 (overflow, subnormal results) and NaN go to the library. */
+KL_FN kl_real kl_exp(kl_real x)
+{
+  if (!(fabs(x) < 708.0)) return exp(x);
+  const kl_real kd = floor(x * 1.44269504088896340736 + 0.5);
+  const kl_real r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
+  const kl_real r2 = r * r, r4 = r2 * r2;
+  const kl_real q = ((KL_EXPQ_0 + KL_EXPQ_1 * r) + r2 * (KL_EXPQ_2 + KL_EXPQ_3 * r)) +
+                    r4 * (((KL_EXPQ_4 + KL_EXPQ_5 * r) + r2 * (KL_EXPQ_6 + KL_EXPQ_7 * r)) +
+                          r4 * (KL_EXPQ_8 + KL_EXPQ_9 * r));
+  const kl_real er = 1.0 + (r + (0.5 * r2 + r2 * r * q));
+  const kl_i64 k = (kl_i64)(int)kd;
+  return er * kl_from_bits((k + 1023) << 52);
+}
+
+/* x^p for x > 0 as e^{p log x}: within 2 |p log x| + 2 ulp (e.g. 4e-15 relative for x = 1e-10,
+ * p = 0.4, the Hertz d_max root), where the library's pow is within one; other x to the library. */
+KL_FN kl_real kl_powr(kl_real x, kl_real p)
+{
+  if (!(x > 0.0 && x <= 1.0e300)) return pow(x, p);
+  return kl_exp(p * kl_log(x));
+}
+
 /* g(y) = y - log1p(y) for y > -1; >= 0 with a double root at 0. Where y - log1p(y) would cancel,
  * g = y - f + (f s - 2 s w P) = s (y - 2 w P) with the terms of kl_log1p_core (f = y, y - f s = 2s):
  * no difference of nearly equal numbers (2 w P ~ y^2/6). Elsewhere the direct form loses at most
@@ -75,14 +111,7 @@ KL_FN kl_real kl_g(kl_real y)
   if (y >= -0.29289321881345247560 && y < 0.41421356237309504880) {
     const kl_real s = y / (2.0 + y);
     const kl_real w = s * s;
-    const kl_real P =
-        1.0 / 3.0 +
-        w * (1.0 / 5.0 +
-             w * (1.0 / 7.0 +
-                  w * (1.0 / 9.0 +
-                       w * (1.0 / 11.0 +
-                            w * (1.0 / 13.0 + w * (1.0 / 15.0 + w * (1.0 / 17.0 + w * (1.0 / 19.0 + w * (1.0 / 21.0)))))))));
-    return s * (y - 2.0 * w * P);
+    return s * (y - 2.0 * w * kl_logP(w));
   }
   return y - kl_log1p(y);
 }
@@ -157,8 +186,8 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
     *u = exp(-1.0 - s);
     return -1.0;
   }
-  kl_real v = exp(-1.0 - s);
-  v = exp(v - 1.0 - s);
+  kl_real v = kl_exp(-1.0 - s);
+  v *= kl_exp(v); /* = e^{v - 1 - s}: the second fixed-point sweep */
   for (int it = 0; it < 40; ++it) {
     /* Halley with f' = (v - 1)/v, f'' = 1/v^2: step (f/f') / (1 - f f''/(2 f'^2)) = f v (v - 1) /
      * ((v - 1)^2 - f/2), one division, and no 1/v^2 (which overflows once v < 1e-154, s > ~353) */
@@ -211,7 +240,7 @@ KL_FN kl_real kl_lambert_w0(kl_real z)
     return w;
   }
   for (int it = 0; it < 40; ++it) {
-    const kl_real ew = exp(w);
+    const kl_real ew = kl_exp(w);
     const kl_real f = w * ew - z;
     const kl_real wn = w - f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
     const int done = fabs(wn - w) <= 2.0 * KL_EPS * fabs(wn);
