@@ -1,14 +1,15 @@
 /* benchmarks/sweep_throughput.c: impact scenarios per second on the three paths of host/impact_batch.h
  * (DESIGN.md section 7): the OpenCL kernel (pocl's CPU device here, or a GPU), the OpenMP twin on all
  * cores and a plain serial loop, in one run, for P = 10^3 ... 10^max; kernel build time reported apart;
- * medians over repeats; each path's ratio to serial; and the arithmetic rate reached against the
- * machine's peak. Prints a Markdown table.
+ * medians over repeats; OpenCL / OpenMP and each path's ratio to serial; the arithmetic rate reached
+ * against the machine's peak; and the same three paths per model (Kelvin-Voigt, Hunt-Crossley,
+ * Emden-Fowler) at P = 1e5. Prints Markdown tables.
  *
  * Scenarios: the mix of the built-in `kelvin sweep`: the 8 model/law/rule variants in equal shares
  * (kv x 2 rules, hc x 5 laws, ef), m = 1 kg, K = 1e9, n = 1.5 (hc, ef), cr uniform in [0.05, 1],
  * v0 log-uniform in [0.01, 10] m/s, fixed seed.
  * Flops per scenario: counted, not estimated: benchmarks/flop_count.cpp runs the same headers with a
- * counting number type over 20000 scenarios of the mix (+ - * / sqrt = 1 flop each; transcendental
+ * counting number type over 20000 scenarios of the mix (+ - * / sqrt = 1 flop each; library transcendental
  * calls counted apart and weighted TRANSC_FLOPS flops each, a typical polynomial-plus-reduction cost).
  * Peak: cores x clock (the "cpu MHz" of /proc/cpuinfo) x SIMD doubles (8 with avx512f, 4 with avx2,
  * else 2) x 2 FMA pipes x 2 flops per FMA. The closed forms are branchy scalar code compiled without
@@ -48,11 +49,10 @@ static double unif(void)
   return (double)((rng * 0x2545F4914F6CDD1Du) >> 11) * 0x1.0p-53;
 }
 
-/* Scenario i of the mix (see the header comment). */
-static kl_impact_in scenario(void)
+/* A scenario of variant v (0, 1: kv by rule; 2..6: hc by law; 7: ef) with random cr and v0. */
+static kl_impact_in scenario_of(int v)
 {
   kl_impact_in in;
-  const int v = (int)(unif() * 8.0);
   in.model = v < 2 ? KL_MODEL_KV : v < 7 ? KL_MODEL_HC : KL_MODEL_EF;
   in.rule = v < 2 ? v : KL_SEP_PENETRATION;
   in.law = (v >= 2 && v < 7) ? v - 2 : KL_LAW_EXACT;
@@ -64,6 +64,9 @@ static kl_impact_in scenario(void)
   in.fe = 0.0;
   return in;
 }
+
+/* A scenario of the mix (see the header comment): the 8 variants in equal shares. */
+static kl_impact_in scenario(void) { return scenario_of((int)(unif() * 8.0)); }
 
 /* qsort order of doubles. */
 static int cmp_double(const void *a, const void *b)
@@ -115,6 +118,30 @@ static double loadavg(void)
 }
 
 typedef enum { PATH_CL, PATH_OMP, PATH_SERIAL, NPATH } path_t;
+
+/* Median rate [scenarios/s] of each path that is on, over reps repeats that interleave the paths (so
+ * a change in the machine's load hits all three alike). 0 on success. */
+static int measure(kl_host *h, kl_impact_batch *b, int reps, const int on[NPATH], double rate[NPATH])
+{
+  double t[NPATH][MAXREP];
+  for (int r = 0; r < reps; ++r)
+    for (int path = 0; path < NPATH; ++path) {
+      if (!on[path]) continue;
+      const double a = now();
+      if (path == PATH_CL) {
+        if (kl_impact_run(h, b, NULL, NULL) != KELVIN_OK) {
+          fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
+          return 1;
+        }
+      } else if (path == PATH_OMP)
+        kl_impact_run_omp(b, 0, b->P, 0);
+      else
+        kl_impact_run_serial(b, 0, b->P);
+      t[path][r] = now() - a;
+    }
+  for (int path = 0; path < NPATH; ++path) rate[path] = on[path] ? (double)b->P / median(t[path], reps) : 0.0;
+  return 0;
+}
 
 /* Options, the build, the flop count, then the table over P. */
 int main(int argc, char **argv)
@@ -206,16 +233,16 @@ int main(int argc, char **argv)
            "build %.3f s; first launch of 1000 scenarios %.3f s (pocl compiles the work-group function then)\n",
            kl_host_build_seconds(h), t_open, t_first);
   printf("- OpenMP: %d threads; flops per scenario (counted, mix of the built-in sweep): %.0f arithmetic + %.1f "
-         "transcendental calls x %.0f = %.0f\n",
+         "library transcendental calls x %.0f = %.0f\n",
          threads, arith, transc, TRANSC_FLOPS, flops);
   printf("- medians of %d repeats (%d from P = 1e6), the paths interleaved; times exclude the build, include "
          "transfers; load average "
          "at start %.2f\n\n",
          reps_small, reps_large, loadavg());
-  printf("| P | OpenCL [scen/s] | OpenMP %dT [scen/s] | serial [scen/s] | OpenCL / serial | OpenMP / serial | "
-         "best GFLOP/s | of peak | of scalar peak |\n",
+  printf("| P | OpenCL [scen/s] | OpenMP %dT [scen/s] | serial [scen/s] | OpenCL / OpenMP | OpenCL / serial | "
+         "OpenMP / serial | best GFLOP/s | of peak | of scalar peak |\n",
          threads);
-  printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   fflush(stdout);
 
   for (long P = minp; P <= maxp; P *= 10) {
@@ -227,41 +254,55 @@ int main(int argc, char **argv)
     rng = 0x2545F4914F6CDD1Du + (uint64_t)P;
     for (long p = 0; p < P; ++p) kl_impact_batch_set(b, (size_t)p, scenario());
     const int reps = P >= 1000000 ? reps_large : reps_small;
-    /* repeats interleave the paths, so a change in the machine's load hits all three alike */
-    double rate[NPATH] = {0, 0, 0}, t[NPATH][MAXREP];
+    double rate[NPATH];
     int on[NPATH];
     for (int path = 0; path < NPATH; ++path)
       on[path] = !(path == PATH_CL && !have_cl) && !(path == PATH_SERIAL && P > serial_maxp);
-    for (int r = 0; r < reps; ++r)
-      for (int path = 0; path < NPATH; ++path) {
-        if (!on[path]) continue;
-        const double a = now();
-        if (path == PATH_CL) {
-          if (kl_impact_run(h, b, NULL, NULL) != KELVIN_OK) {
-            fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
-            return 1;
-          }
-        } else if (path == PATH_OMP)
-          kl_impact_run_omp(b, 0, b->P, 0);
-        else
-          kl_impact_run_serial(b, 0, b->P);
-        t[path][r] = now() - a;
-      }
-    for (int path = 0; path < NPATH; ++path)
-      if (on[path]) rate[path] = (double)P / median(t[path], reps);
+    if (measure(h, b, reps, on, rate) != 0) return 1;
     double best = 0.0;
     for (int path = 0; path < NPATH; ++path)
       if (rate[path] > best) best = rate[path];
     const double gf = best * flops * 1e-9;
-    char c0[32] = "-", c2[32] = "-", r0[32] = "-", r1[32] = "-";
-    if (rate[PATH_CL] > 0) snprintf(c0, sizeof c0, "%.3g", rate[PATH_CL]);
+    char c0[32] = "-", c2[32] = "-", r0[32] = "-", r1[32] = "-", rco[32] = "-";
+    if (rate[PATH_CL] > 0) {
+      snprintf(c0, sizeof c0, "%.3g", rate[PATH_CL]);
+      snprintf(rco, sizeof rco, "%.2f", rate[PATH_CL] / rate[PATH_OMP]);
+    }
     if (rate[PATH_SERIAL] > 0) {
       snprintf(c2, sizeof c2, "%.3g", rate[PATH_SERIAL]);
       if (rate[PATH_CL] > 0) snprintf(r0, sizeof r0, "%.2f", rate[PATH_CL] / rate[PATH_SERIAL]);
       snprintf(r1, sizeof r1, "%.2f", rate[PATH_OMP] / rate[PATH_SERIAL]);
     }
-    printf("| 10^%.0f | %s | %.3g | %s | %s | %s | %.2f | %.2f %% | %.1f %% |\n", log10((double)P), c0, rate[PATH_OMP],
-           c2, r0, r1, gf, 100.0 * gf / peak, 100.0 * gf / scalar_peak);
+    printf("| 10^%.0f | %s | %.3g | %s | %s | %s | %s | %.2f | %.2f %% | %.1f %% |\n", log10((double)P), c0,
+           rate[PATH_OMP], c2, rco, r0, r1, gf, 100.0 * gf / peak, 100.0 * gf / scalar_peak);
+    fflush(stdout);
+    kl_impact_batch_destroy(b);
+  }
+
+  /* by model: where the time goes, and each model's OpenCL / OpenMP ratio */
+  const long Pm = maxp < 100000 ? maxp : 100000;
+  printf("\nBy model, P = %ld scenarios of each (same random cr and v0 ranges), medians of %d repeats:\n\n", Pm,
+         reps_small);
+  printf("| model | OpenCL [scen/s] | OpenMP [scen/s] | serial [scen/s] | OpenCL / OpenMP | OpenMP / serial |\n");
+  printf("|---|---:|---:|---:|---:|---:|\n");
+  const char *mname[3] = {"Kelvin-Voigt (2 separation rules)", "Hunt-Crossley (5 damping laws)", "Emden-Fowler"};
+  const int vlo[3] = {0, 2, 7}, vhi[3] = {2, 7, 8};
+  for (int mi = 0; mi < 3; ++mi) {
+    kl_impact_batch *b = NULL;
+    if (kl_impact_batch_create((size_t)Pm, 0, &b) != KELVIN_OK) return 1;
+    rng = 0x9E3779B97F4A7C15u + (uint64_t)mi;
+    for (long p = 0; p < Pm; ++p)
+      kl_impact_batch_set(b, (size_t)p, scenario_of(vlo[mi] + (int)(p % (vhi[mi] - vlo[mi]))));
+    const int on[NPATH] = {have_cl, 1, 1};
+    double rate[NPATH];
+    if (measure(h, b, reps_small, on, rate) != 0) return 1;
+    char c0[32] = "-", rco[32] = "-";
+    if (have_cl) {
+      snprintf(c0, sizeof c0, "%.3g", rate[PATH_CL]);
+      snprintf(rco, sizeof rco, "%.2f", rate[PATH_CL] / rate[PATH_OMP]);
+    }
+    printf("| %s | %s | %.3g | %.3g | %s | %.2f |\n", mname[mi], c0, rate[PATH_OMP], rate[PATH_SERIAL], rco,
+           rate[PATH_OMP] / rate[PATH_SERIAL]);
     fflush(stdout);
     kl_impact_batch_destroy(b);
   }
