@@ -82,22 +82,28 @@ KL_FN void kl_kv_basis(kl_real r, kl_real w02, kl_real t, kl_real *ec, kl_real *
       term *= -x / (kl_real)((2 * k) * (2 * k + 1));
       sser += term;
     }
-    const kl_real e = exp(-r * t);
+    const kl_real em1 = kl_expm1(-r * t);
+    const kl_real e = 1.0 + em1;
     *ec = e * (1.0 + c1);
     *es = e * sser * t;
-    *ec1 = expm1(-r * t) * (1.0 + c1) + c1;
+    *ec1 = em1 * (1.0 + c1) + c1;
   } else if (lam > 0.0) {
+    /* cos(wt) and sin(wt) from one sincos of wt/2: cos = (ch - sh)(ch + sh) keeps its relative accuracy
+     * near wt = pi/2 (ch - sh exact there), sin = 2 sh ch, and 1 - cos = 2 sh^2 without cancellation */
     const kl_real w = sqrt(lam);
-    const kl_real e = exp(-r * t);
-    const kl_real c = cos(w * t), sh = sin(0.5 * w * t);
+    const kl_real em1 = kl_expm1(-r * t);
+    const kl_real e = 1.0 + em1;
+    kl_real sh, ch;
+    kl_sincos(0.5 * w * t, &sh, &ch);
+    const kl_real c = (ch - sh) * (ch + sh);
     *ec = e * c;
-    *es = e * sin(w * t) / w;
-    *ec1 = expm1(-r * t) * c - 2.0 * sh * sh;
+    *es = e * (2.0 * sh * ch) / w;
+    *ec1 = em1 * c - 2.0 * sh * sh;
   } else {
     /* over-damped: e^{-rt} cosh(bt) = (e^{-(r-b)t} + e^{-(r+b)t})/2, r - b = w0^2/(r + b) without cancellation */
     const kl_real b = sqrt(-lam);
     const kl_real rp = r + b, rm = w02 / rp;
-    const kl_real e1m = expm1(-rm * t), e2m = expm1(-rp * t);
+    const kl_real e1m = kl_expm1(-rm * t), e2m = kl_expm1(-rp * t);
     *ec = 1.0 + 0.5 * (e1m + e2m);
     *es = (e1m - e2m) / (2.0 * b);
     *ec1 = 0.5 * (e1m + e2m);

@@ -55,7 +55,7 @@ KL_FN kl_real kl_log_reduced(kl_real x, kl_real c)
   return kd * KL_LN2_HI + (lm + (kd * KL_LN2_LO + c / x));
 }
 
-/* log1p, log and exp for the hot loops of the closed forms. Why not the library's: pocl 3.1's
+/* log1p, log, exp, expm1 and sincos for the hot loops of the closed forms. Why not the library's: pocl 3.1's
  * double exp and log measured 2.5 times slower than glibc's and its pow 5 times, and these loops call
  * them hundreds of times per impact; with one short polynomial both paths run the same arithmetic, so
  * the OpenCL kernel, the OpenMP twin and the serial loop also round alike. Within an ulp
@@ -77,21 +77,69 @@ KL_FN kl_real kl_log(kl_real x)
   return kl_log_reduced(x, 0.0);
 }
 
-/* e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k ln2_hi exact) in [-ln2/2, ln2/2],
- * e^r = 1 + r + r^2/2 + r^3 Q(r) (kernels/kl_poly.h, Estrin's form), 2^k from the exponent bits.
- * |x| >= 708 (overflow, subnormal results) and NaN go to the library. */
-KL_FN kl_real kl_exp(kl_real x)
+/* x rounded to the nearest integer (ties to even), |x| < 2^51: adding and subtracting 1.5 * 2^52 leaves
+ * no fraction bits (strict IEEE arithmetic keeps the two operations; no library call). */
+KL_FN kl_real kl_round(kl_real x) { return (x + 6755399441055744.0) - 6755399441055744.0; }
+
+/* e^r - 1 for |r| <= ln(2)/2 (and somewhat beyond): r + (r^2/2 + r^3 Q(r)), kernels/kl_poly.h in
+ * Estrin's form; r leads, so there is no cancellation at small r. */
+KL_FN kl_real kl_expm1_reduced(kl_real r)
 {
-  if (!(fabs(x) < 708.0)) return exp(x);
-  const kl_real kd = floor(x * 1.44269504088896340736 + 0.5);
-  const kl_real r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
   const kl_real r2 = r * r, r4 = r2 * r2;
   const kl_real q = ((KL_EXPQ_0 + KL_EXPQ_1 * r) + r2 * (KL_EXPQ_2 + KL_EXPQ_3 * r)) +
                     r4 * (((KL_EXPQ_4 + KL_EXPQ_5 * r) + r2 * (KL_EXPQ_6 + KL_EXPQ_7 * r)) +
                           r4 * (KL_EXPQ_8 + KL_EXPQ_9 * r));
-  const kl_real er = 1.0 + (r + (0.5 * r2 + r2 * r * q));
+  return r + (0.5 * r2 + r2 * r * q);
+}
+
+/* e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k ln2_hi exact) in [-ln2/2, ln2/2],
+ * e^r = 1 + (e^r - 1), 2^k from the exponent bits. |x| >= 708 (overflow, subnormal results) and NaN
+ * go to the library. */
+KL_FN kl_real kl_exp(kl_real x)
+{
+  if (!(fabs(x) < 708.0)) return exp(x);
+  const kl_real kd = kl_round(x * 1.44269504088896340736);
+  const kl_real r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
   const kl_i64 k = (kl_i64)(int)kd;
-  return er * kl_from_bits((k + 1023) << 52);
+  return (1.0 + kl_expm1_reduced(r)) * kl_from_bits((k + 1023) << 52);
+}
+
+/* e^x - 1: directly below ln(2)/2, else 2^k (e^r - 1) + (2^k - 1) (2^k - 1 exact for the k of
+ * |x| < 708; the two terms cancel by at most a bit). */
+KL_FN kl_real kl_expm1(kl_real x)
+{
+  if (fabs(x) <= 0.34657359027997265471) return kl_expm1_reduced(x);
+  if (!(fabs(x) < 708.0)) return expm1(x);
+  const kl_real kd = kl_round(x * 1.44269504088896340736);
+  const kl_real r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
+  const kl_i64 k = (kl_i64)(int)kd;
+  const kl_real tk = kl_from_bits((k + 1023) << 52);
+  return tk * kl_expm1_reduced(r) + (tk - 1.0);
+}
+
+/* sin x and cos x for |x| <= 1e5 (beyond, and NaN, the library's): x = k pi/2 + r, |r| <= pi/4, with
+ * pi/2 in three parts (k times each of the first two is exact), then sin r = r + r^3 S(r^2) and
+ * cos r = 1 - r^2/2 + r^4 C(r^2) (kernels/kl_poly.h), the 1 - r^2/2 split so its rounding error is kept,
+ * and the quadrant k mod 4 picks signs and roles. Within ~1 ulp where r is not tiny; near a multiple
+ * of pi/2 the reduction's absolute error (~1e-21 |k|) bounds the error of the small result. */
+KL_FN void kl_sincos(kl_real x, kl_real *sn, kl_real *cs)
+{
+  if (!(fabs(x) <= 1.0e5)) {
+    *sn = sin(x);
+    *cs = cos(x);
+    return;
+  }
+  const kl_real kd = kl_round(x * 0.63661977236758134308);
+  const kl_real r = ((x - kd * KL_PIO2_1) - kd * KL_PIO2_2) - kd * KL_PIO2_3;
+  const kl_real w = r * r, w2 = w * w;
+  const kl_real S = (KL_SINS_0 + KL_SINS_1 * w) + w2 * ((KL_SINS_2 + KL_SINS_3 * w) + w2 * (KL_SINS_4 + KL_SINS_5 * w));
+  const kl_real C = (KL_COSC_0 + KL_COSC_1 * w) + w2 * ((KL_COSC_2 + KL_COSC_3 * w) + w2 * (KL_COSC_4 + KL_COSC_5 * w));
+  const kl_real sr = r + r * w * S;
+  const kl_real hz = 0.5 * w, one_hz = 1.0 - hz;
+  const kl_real cr = one_hz + (((1.0 - one_hz) - hz) + w2 * C);
+  const int q = ((int)kd) & 3;
+  *sn = (q == 0) ? sr : (q == 1) ? cr : (q == 2) ? -sr : -cr;
+  *cs = (q == 0) ? cr : (q == 1) ? -sr : (q == 2) ? -cr : sr;
 }
 
 /* x^p for x > 0 as e^{p log x}: within 2 |p log x| + 2 ulp (e.g. 4e-15 relative for x = 1e-10,

@@ -145,7 +145,7 @@ KL_FN kl_real kl_grind_duration(kl_grind_iv iv)
 {
   const kl_real r = (iv.v1 - iv.v0) / iv.v0;
   if (fabs(r) < 1e-8) return iv.ds / iv.v0 * (1.0 - 0.5 * r + r * r / 3.0);
-  return iv.ds * log1p(r) / (iv.v1 - iv.v0);
+  return iv.ds * kl_log1p(r) / (iv.v1 - iv.v0);
 }
 
 /* Path position sigma = (s - s_{k-1})/ds after time tau: s = s0 + v0 (e^{a tau} - 1)/a, a = dv/ds. */
@@ -153,7 +153,7 @@ KL_FN kl_real kl_grind_sigma(kl_grind_iv iv, kl_real tau)
 {
   const kl_real a = (iv.v1 - iv.v0) / iv.ds;
   const kl_real x = a * tau;
-  const kl_real e = (fabs(x) < 1e-8) ? tau * (1.0 + 0.5 * x) : expm1(x) / a;
+  const kl_real e = (fabs(x) < 1e-8) ? tau * (1.0 + 0.5 * x) : kl_expm1(x) / a;
   kl_real sg = iv.v0 * e / iv.ds;
   if (sg > 1.0) sg = 1.0;
   return sg;
@@ -307,7 +307,7 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
       err = fmax(err, Kh * fabs(he - (hh + hr * h)));
     }
     if (err > ftol && h > 1e-12 * T) { /* reject; an event is looked for again in the shorter step */
-      st->h = h * fmax(0.1, 0.9 * cbrt(ftol / err));
+      st->h = h * fmax(0.1, 0.9 * kl_powr(ftol / err, 1.0 / 3.0));
       continue;
     }
     ++nsub;
@@ -327,7 +327,7 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
       /* local extrapolation: the linearisation error of one step is O(h^2), halved by two mid steps */
       st->z = (4.0 * two.x - full.x) / 3.0;
       st->zd = (4.0 * two.v - full.v) / 3.0;
-      st->h = h * fmin(4.0, 0.9 * cbrt(ftol / fmax(err, 1e-300)));
+      st->h = h * fmin(4.0, 0.9 * kl_powr(ftol / fmax(err, 1e-300), 1.0 / 3.0));
     }
     tau += h;
     if (!(kl_finite(st->z) && kl_finite(st->zd))) st->status |= KL_BAD_INPUT;
