@@ -1,7 +1,8 @@
 /* benchmarks/sweep_throughput.c: impact scenarios per second on the three paths of host/impact_batch.h
  * (DESIGN.md section 7): the OpenCL kernel (pocl's CPU device here, or a GPU), the OpenMP twin on all
  * cores and a plain serial loop, in one run, for P = 10^3 ... 10^max; kernel build time reported apart;
- * medians over repeats; OpenCL / OpenMP and each path's ratio to serial; the arithmetic rate reached
+ * medians over repeats (a 20 ms pause after each OpenMP run: its idle workers spin-wait for a while
+ * and would take cores from the next path); OpenCL / OpenMP and each path's ratio to serial; the arithmetic rate reached
  * against the machine's peak; and the same three paths per model (Kelvin-Voigt, Hunt-Crossley,
  * Emden-Fowler) at P = 1e5. Prints Markdown tables.
  *
@@ -138,6 +139,10 @@ static int measure(kl_host *h, kl_impact_batch *b, int reps, const int on[NPATH]
       else
         kl_impact_run_serial(b, 0, b->P);
       t[path][r] = now() - a;
+      if (path == PATH_OMP) { /* idle OpenMP workers spin-wait a while: let them sleep before the next path */
+        const struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+      }
     }
   for (int path = 0; path < NPATH; ++path) rate[path] = on[path] ? (double)b->P / median(t[path], reps) : 0.0;
   return 0;
@@ -146,7 +151,7 @@ static int measure(kl_host *h, kl_impact_batch *b, int reps, const int on[NPATH]
 /* Options, the build, the flop count, then the table over P. */
 int main(int argc, char **argv)
 {
-  long maxp = 1000000, minp = 1000, serial_maxp = -1;
+  long maxp = 10000000, minp = 1000, serial_maxp = -1;
   int reps_small = 7, reps_large = 3;
   const char *device = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -158,7 +163,7 @@ int main(int argc, char **argv)
     else {
       fprintf(stderr,
               "usage: sweep_throughput [--min-p N] [--max-p N] [--serial-max-p N] [--repeats R] [--device SPEC]\n"
-              "  P runs over powers of ten from --min-p [1e3] to --max-p [1e6; 1e7 takes ~15 min on 2 cores];\n"
+              "  P runs over powers of ten from --min-p [1e3] to --max-p [1e7: ~6 min on 2 cores];\n"
               "  serial stops at --serial-max-p [= max-p]; medians of R repeats [7 below 1e6, 3 from 1e6]\n");
       return 2;
     }

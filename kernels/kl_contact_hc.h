@@ -25,15 +25,20 @@
 KL_FN kl_real kl_hc_exact_G(kl_real cr, kl_real d)
 {
   if (d < 0.2) {
-    kl_real sum = 0.0;
+    kl_real sum = 0.0, sabs = 0.0;
     kl_real crk = 1.0, sgn = 1.0;
     kl_real dk = 1.0;
     for (int k = 2; k <= 40; ++k) {
       crk = (k == 2) ? cr * cr : crk * cr;
       sgn = (k % 2 == 0) ? 1.0 : -1.0;
       const kl_real coef = (k == 2) ? (cr - 1.0) * (cr + 1.0) : crk - sgn;
-      sum += coef * dk / (kl_real)k;
+      const kl_real term = coef * dk / (kl_real)k;
+      sum += term;
+      sabs += fabs(term);
       dk *= d;
+      /* the rest is below 2 d^{k-1} / (1 - d) <= 2.5 d^{k-1}: stop once that is negligible against the
+       * terms' scale (G itself is ~0 near the root, so its own size cannot be the yardstick) */
+      if (2.5 * dk <= 1e-17 * sabs) break;
     }
     return sum;
   }

@@ -1,0 +1,191 @@
+/* benchmarks/elementary_bench.c: the elementary functions the closed forms call in their hot loops --
+ * the library's (glibc on the host, the OpenCL implementation's on the device) against kelvin's own
+ * (kernels/kl_math.h: kl_exp, kl_log, kl_log1p, kl_expm1, kl_sincos, kl_powr) -- on the OpenCL device
+ * (pocl's CPU device here) and on the host with OpenMP, in one run. Prints a Markdown table.
+ *
+ * What is timed: each of N work-items (host: OpenMP iterations) runs a chain of ITERS calls in which
+ * each argument depends on the previous result (as in the closed forms' iterations, where latency
+ * rather than throughput counts), over arguments spread across the function's working range; ns per
+ * call per core = wall time x cores / (N x ITERS). Medians of REPS repeats, OpenCL and host
+ * interleaved, with a 20 ms pause after each host run: idle OpenMP workers spin-wait for a while
+ * after a parallel region and would otherwise take cores from the device's threads.
+ * The device program is kernels/impact.cl as embedded (it carries kl_math.h) plus the kernel below. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <omp.h>
+
+#include "host/host.h"
+#include "kernels/kl_math.h"
+#include "kl_kernel_sources.h"
+
+#define N 4096
+#define ITERS 1000
+#define REPS 7
+#define NF 12
+
+/* One chain step of function f at argument x; acc carries the dependence (acc * 1e-300 is 0 in value
+ * but not to the compiler). The same text is the OpenCL kernel below (KL_BENCH_BODY). */
+#define KL_BENCH_BODY                                                                                          \
+  kl_real acc = 0.0, x = 0.1 + 1e-7 * (kl_real)i;                                                              \
+  for (int k = 0; k < iters; ++k) {                                                                            \
+    const kl_real a = x + acc * 1e-300;                                                                        \
+    kl_real y, s1, c1;                                                                                         \
+    switch (f) {                                                                                               \
+    case 0: y = exp(-a); break;                                                                                \
+    case 1: y = kl_exp(-a); break;                                                                             \
+    case 2: y = log(a); break;                                                                                 \
+    case 3: y = kl_log(a); break;                                                                              \
+    case 4: y = log1p(a); break;                                                                               \
+    case 5: y = kl_log1p(a); break;                                                                            \
+    case 6: y = expm1(a - 1.5); break;                                                                         \
+    case 7: y = kl_expm1(a - 1.5); break;                                                                      \
+    case 8: y = sin(a) + cos(a); break;                                                                        \
+    case 9: kl_sincos(a, &s1, &c1); y = s1 + c1; break;                                                        \
+    case 10: y = pow(a, 0.4); break;                                                                           \
+    default: y = kl_powr(a, 0.4); break;                                                                       \
+    }                                                                                                          \
+    acc += y;                                                                                                  \
+    x += 0.37;                                                                                                 \
+    if (x > 3.0) x -= 2.9;                                                                                     \
+  }
+
+#define KL_STR2(...) #__VA_ARGS__
+#define KL_STR(...) KL_STR2(__VA_ARGS__)
+
+static const char *kernel_src = "\n__kernel void kl_elem_bench(const int f, const int iters, __global double *out)\n"
+                                "{\n  const int i = (int)get_global_id(0);\n" KL_STR(KL_BENCH_BODY) "\n  out[i] = acc;\n}\n";
+
+static const char *names[NF / 2] = {"exp", "log", "log1p", "expm1", "sin + cos", "pow(x, 0.4)"};
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* The host chain over all work-items, OpenMP across them; returns a checksum. */
+static double run_host(int f, int iters)
+{
+  double tot = 0.0;
+#pragma omp parallel for reduction(+ : tot) schedule(static)
+  for (int i = 0; i < N; ++i) {
+    KL_BENCH_BODY
+    tot += acc;
+  }
+  return tot;
+}
+
+int main(int argc, char **argv)
+{
+  const char *device = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+    else {
+      fprintf(stderr, "usage: elementary_bench [--device SPEC]\n");
+      return 2;
+    }
+  }
+  kl_host *h = NULL;
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.device = device;
+  o.device_origin = "--device";
+  if (kl_host_create(&h) != KELVIN_OK || kl_host_open(h, &o) != KELVIN_OK) {
+    fprintf(stderr, "elementary_bench: %s\n", h ? kl_host_errmsg(h) : "out of memory");
+    kl_host_destroy(h);
+    return 1;
+  }
+  const int have_cl = kl_host_is_opencl(h);
+  cl_program prog = NULL;
+  cl_kernel kern = NULL;
+  cl_mem out = NULL;
+  if (have_cl) {
+    const size_t len = strlen(kl_cl_src_impact) + strlen(kernel_src) + 1;
+    char *src = malloc(len);
+    if (!src) return 1;
+    snprintf(src, len, "%s%s", kl_cl_src_impact, kernel_src);
+    const kelvin_status st = kl_host_build(h, "benchmarks/elementary_bench.c", src, &prog);
+    free(src);
+    cl_int err = CL_SUCCESS;
+    if (st == KELVIN_OK) kern = clCreateKernel(prog, "kl_elem_bench", &err);
+    if (st == KELVIN_OK && err == CL_SUCCESS)
+      out = clCreateBuffer(kl_host_context(h), CL_MEM_WRITE_ONLY, N * sizeof(double), NULL, &err);
+    if (st != KELVIN_OK || err != CL_SUCCESS) {
+      fprintf(stderr, "elementary_bench: %s\n", st != KELVIN_OK ? kl_host_errmsg(h) : "kernel or buffer creation failed");
+      return 1;
+    }
+  }
+  const int threads = omp_get_max_threads();
+  printf("Elementary functions in a dependent chain (%d chains x %d calls; ns per call per core, medians of %d; "
+         "host: glibc and kl_* with OpenMP, %d threads; device: %s)\n\n",
+         N, ITERS, REPS, threads, have_cl ? kl_host_notice(h) : "none");
+  printf("| function | host library | host kl_* | device library | device kl_* | device / host, library | device / "
+         "host, kl_* |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  double check = 0.0;
+  for (int fp = 0; fp < NF / 2; ++fp) {
+    double ns[2][2] = {{0, 0}, {0, 0}}; /* [host, device][library, kl] */
+    for (int which = 0; which < 2; ++which) {
+      const int f = 2 * fp + which;
+      double th[REPS], td[REPS];
+      for (int r = 0; r < REPS; ++r) {
+        if (have_cl) {
+          const cl_int fi = f, it = ITERS;
+          const size_t g = N;
+          cl_command_queue q = kl_host_queue(h);
+          if (clSetKernelArg(kern, 0, sizeof fi, &fi) != CL_SUCCESS || clSetKernelArg(kern, 1, sizeof it, &it) != CL_SUCCESS ||
+              clSetKernelArg(kern, 2, sizeof out, &out) != CL_SUCCESS) {
+            fprintf(stderr, "elementary_bench: clSetKernelArg failed\n");
+            return 1;
+          }
+          if (r == 0 && (clEnqueueNDRangeKernel(q, kern, 1, NULL, &g, NULL, 0, NULL, NULL) != CL_SUCCESS ||
+                         clFinish(q) != CL_SUCCESS)) { /* warm-up: pocl compiles the work-group function */
+            fprintf(stderr, "elementary_bench: kernel launch failed\n");
+            return 1;
+          }
+          const double a = now();
+          if (clEnqueueNDRangeKernel(q, kern, 1, NULL, &g, NULL, 0, NULL, NULL) != CL_SUCCESS || clFinish(q) != CL_SUCCESS) {
+            fprintf(stderr, "elementary_bench: kernel launch failed\n");
+            return 1;
+          }
+          td[r] = now() - a;
+        }
+        const double a = now();
+        check += run_host(f, ITERS);
+        th[r] = now() - a;
+        const struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+      }
+      const double scale = 1e9 / ((double)N * ITERS);
+      ns[0][which] = median(th, REPS) * threads * scale;
+      if (have_cl) ns[1][which] = median(td, REPS) * (double)kl_host_device(h)->compute_units * scale;
+    }
+    if (have_cl)
+      printf("| %s | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n", names[fp], ns[0][0], ns[0][1], ns[1][0], ns[1][1],
+             ns[1][0] / ns[0][0], ns[1][1] / ns[0][1]);
+    else
+      printf("| %s | %.1f | %.1f | - | - | - | - |\n", names[fp], ns[0][0], ns[0][1]);
+    fflush(stdout);
+  }
+  printf("\n(checksum %.6g)\n", check);
+  if (out) clReleaseMemObject(out);
+  if (kern) clReleaseKernel(kern);
+  if (prog) clReleaseProgram(prog);
+  kl_host_destroy(h);
+  return 0;
+}
