@@ -17,6 +17,7 @@
 
 #include <omp.h>
 
+#include "benchmarks/bench_util.h"
 #include "host/host.h"
 #include "kernels/kl_math.h"
 #include "kl_kernel_sources.h"
@@ -59,25 +60,6 @@ static const char *kernel_src = "\n__kernel void kl_elem_bench(const int f, cons
                                 "{\n  const int i = (int)get_global_id(0);\n" KL_STR(KL_BENCH_BODY) "\n  out[i] = acc;\n}\n";
 
 static const char *names[NF / 2] = {"exp", "log", "log1p", "expm1", "sin + cos", "pow(x, 0.4)"};
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-  qsort(t, (size_t)n, sizeof *t, cmp_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* The host chain over all work-items, OpenMP across them; returns a checksum. */
 static double run_host(int f, int iters)
@@ -158,22 +140,21 @@ int main(int argc, char **argv)
             fprintf(stderr, "elementary_bench: kernel launch failed\n");
             return 1;
           }
-          const double a = now();
+          const double a = kl_bench_now();
           if (clEnqueueNDRangeKernel(q, kern, 1, NULL, &g, NULL, 0, NULL, NULL) != CL_SUCCESS || clFinish(q) != CL_SUCCESS) {
             fprintf(stderr, "elementary_bench: kernel launch failed\n");
             return 1;
           }
-          td[r] = now() - a;
+          td[r] = kl_bench_now() - a;
         }
-        const double a = now();
+        const double a = kl_bench_now();
         check += run_host(f, ITERS);
-        th[r] = now() - a;
-        const struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
+        th[r] = kl_bench_now() - a;
+        kl_bench_settle();
       }
       const double scale = 1e9 / ((double)N * ITERS);
-      ns[0][which] = median(th, REPS) * threads * scale;
-      if (have_cl) ns[1][which] = median(td, REPS) * (double)kl_host_device(h)->compute_units * scale;
+      ns[0][which] = kl_bench_median(th, REPS) * threads * scale;
+      if (have_cl) ns[1][which] = kl_bench_median(td, REPS) * (double)kl_host_device(h)->compute_units * scale;
     }
     if (have_cl)
       printf("| %s | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n", names[fp], ns[0][0], ns[0][1], ns[1][0], ns[1][1],

@@ -15,17 +15,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchmarks/bench_util.h"
 #include "engine/grind.h"
 #include "engine/world.h"
 #include "kernels/kl_impact.h"
-
-/* monotonic wall clock [s] */
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* strip [-5, 65] x [-10, 10] mm, nx x ny cells, z = bead(x) */
 static kl_mesh *strip(int nx, int ny, double *build_s)
@@ -41,12 +34,12 @@ static kl_mesh *strip(int nx, int ny, double *build_s)
     }
   kl_mesh *m = NULL;
   char msg[256];
-  const double t0 = now();
+  const double t0 = kl_bench_now();
   if (kl_mesh_from_grid(v, nx, ny, &m, msg, sizeof msg) != KELVIN_OK) {
     fprintf(stderr, "grind_cost: %s\n", msg);
     exit(1);
   }
-  *build_s = now() - t0;
+  *build_s = kl_bench_now() - t0;
   free(v);
   return m;
 }
@@ -119,7 +112,7 @@ static double world_pass(const kl_mesh *mesh, double T, long *nsub, double *fpea
     exit(1);
   }
   kl_world_data *d = kl_world_data_create(m);
-  const double t0 = now();
+  const double t0 = kl_bench_now();
   *fpeak = 0;
   for (int k = 1; k <= 600; ++k) {
     if (kl_world_advance(m, d, T * k / 600, msg, sizeof msg) != KELVIN_OK) {
@@ -130,7 +123,7 @@ static double world_pass(const kl_mesh *mesh, double T, long *nsub, double *fpea
     kl_world_contact_force(m, d, tool, f);
     *fpeak = fmax(*fpeak, f[2]);
   }
-  const double wall = now() - t0;
+  const double wall = kl_bench_now() - t0;
   *nsub = d->nsub;
   kl_world_data_free(d);
   kl_world_free(m);
@@ -160,7 +153,7 @@ int main(int argc, char **argv)
     char msg[256];
     /* repeat until 0.5 s of wall time so small meshes are timed too */
     int reps = 0;
-    const double t0 = now();
+    const double t0 = kl_bench_now();
     double wall;
     do {
       if (kl_grind_run(&g, P->off, P->spd, &r, msg, sizeof msg) != KELVIN_OK) {
@@ -168,7 +161,7 @@ int main(int argc, char **argv)
         return 1;
       }
       ++reps;
-      wall = now() - t0;
+      wall = kl_bench_now() - t0;
     } while (wall < 0.5);
     const double per = wall / reps, T = P->time[NS - 1];
     double fpk = 0;
@@ -184,12 +177,12 @@ int main(int argc, char **argv)
         spds[p * NS + k] = 10e-3;
       }
     }
-    const double t1 = now();
+    const double t1 = kl_bench_now();
     if (kl_grind_run_many(&g, NPASS, offs, spds, rr, msg, sizeof msg) != KELVIN_OK) {
       fprintf(stderr, "grind_cost: %s\n", msg);
       return 1;
     }
-    const double wmany = now() - t1;
+    const double wmany = kl_bench_now() - t1;
     long nsub3;
     double f3;
     const double w3 = world_pass(mesh, T, &nsub3, &f3);

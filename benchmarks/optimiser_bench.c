@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchmarks/bench_util.h"
 #include "host/host.h"
 #include "optimiser/pipeline.h"
 #include "optimiser/problem.h"
@@ -21,27 +22,6 @@ typedef struct row {
   const char *name;
   double J[16], rms[16], evals[16], wall[16];
 } row;
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-  double t[16];
-  memcpy(t, v, (size_t)n * sizeof *t);
-  qsort(t, (size_t)n, sizeof *t, cmp);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* one run of the pipeline with these settings on a host path; best predicted objective */
 static int once(const kl_settings *set, int cpu, int threads, row *r, int rep)
@@ -63,12 +43,12 @@ static int once(const kl_settings *set, int cpu, int threads, row *r, int rep)
     fprintf(stderr, "optimiser_bench: %s\n", h ? kl_host_errmsg(h) : "out of memory");
     goto done;
   }
-  const double t0 = now();
+  const double t0 = kl_bench_now();
   if (kl_optimise(pb, h, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) {
     fprintf(stderr, "optimiser_bench: %s\n", msg);
     goto done;
   }
-  r->wall[rep] = now() - t0;
+  r->wall[rep] = kl_bench_now() - t0;
   double bestJ = HUGE_VAL, bestrms = 0;
   for (int i = 0; i < res->npass; ++i)
     if (i != res->naive && res->pass[i].obj[KL_OBJ_J] < bestJ) {
@@ -149,9 +129,9 @@ int main(int argc, char **argv)
       printf("| %s | failed | | | | |\n", rows[i].name);
       continue;
     }
-    const double w = median(rows[i].wall, repeats), e = median(rows[i].evals, repeats);
-    printf("| %s | %.4f | %.2f %% | %.0f | %.1f | %.0f |\n", rows[i].name, median(rows[i].J, repeats),
-           100 * median(rows[i].rms, repeats), e, w, e / w);
+    const double w = kl_bench_median(rows[i].wall, repeats), e = kl_bench_median(rows[i].evals, repeats);
+    printf("| %s | %.4f | %.2f %% | %.0f | %.1f | %.0f |\n", rows[i].name, kl_bench_median(rows[i].J, repeats),
+           100 * kl_bench_median(rows[i].rms, repeats), e, w, e / w);
   }
   return 0;
 }

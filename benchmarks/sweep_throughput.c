@@ -25,20 +25,13 @@
 
 #include <omp.h>
 
+#include "benchmarks/bench_util.h"
 #include "benchmarks/flop_count.h"
 #include "host/host.h"
 #include "host/impact_batch.h"
 
 #define TRANSC_FLOPS 20.0
 #define MAXREP 15
-
-/* Seconds on a monotonic clock. */
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng = 0x2545F4914F6CDD1Du;
 /* uniform in [0, 1) (xorshift64*) */
@@ -68,20 +61,6 @@ static kl_impact_in scenario_of(int v)
 
 /* A scenario of the mix (see the header comment): the 8 variants in equal shares. */
 static kl_impact_in scenario(void) { return scenario_of((int)(unif() * 8.0)); }
-
-/* qsort order of doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of n values (sorts them). */
-static double median(double *t, int n)
-{
-  qsort(t, (size_t)n, sizeof *t, cmp_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* CPU clock [GHz] from /proc/cpuinfo ("cpu MHz"), 0 if unknown; *simd: doubles per vector. */
 static double cpu_ghz(int *simd, char *model, size_t cap)
@@ -128,7 +107,7 @@ static int measure(kl_host *h, kl_impact_batch *b, int reps, const int on[NPATH]
   for (int r = 0; r < reps; ++r)
     for (int path = 0; path < NPATH; ++path) {
       if (!on[path]) continue;
-      const double a = now();
+      const double a = kl_bench_now();
       if (path == PATH_CL) {
         if (kl_impact_run(h, b, NULL, NULL) != KELVIN_OK) {
           fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
@@ -138,13 +117,10 @@ static int measure(kl_host *h, kl_impact_batch *b, int reps, const int on[NPATH]
         kl_impact_run_omp(b, 0, b->P, 0);
       else
         kl_impact_run_serial(b, 0, b->P);
-      t[path][r] = now() - a;
-      if (path == PATH_OMP) { /* idle OpenMP workers spin-wait a while: let them sleep before the next path */
-        const struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
-      }
+      t[path][r] = kl_bench_now() - a;
+      if (path == PATH_OMP) kl_bench_settle();
     }
-  for (int path = 0; path < NPATH; ++path) rate[path] = on[path] ? (double)b->P / median(t[path], reps) : 0.0;
+  for (int path = 0; path < NPATH; ++path) rate[path] = on[path] ? (double)b->P / kl_bench_median(t[path], reps) : 0.0;
   return 0;
 }
 
@@ -181,9 +157,9 @@ int main(int argc, char **argv)
   o.device = device;
   o.device_origin = "--device";
   if (kl_host_create(&h) != KELVIN_OK) return 1;
-  const double t0 = now();
+  const double t0 = kl_bench_now();
   const kelvin_status st = kl_host_open(h, &o);
-  const double t_open = now() - t0;
+  const double t_open = kl_bench_now() - t0;
   if (st != KELVIN_OK) {
     fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
     kl_host_destroy(h);
@@ -196,12 +172,12 @@ int main(int argc, char **argv)
     if (kl_impact_batch_create(1000, 0, &w) != KELVIN_OK) return 1;
     for (size_t p = 0; p < 1000; ++p) kl_impact_batch_set(w, p, scenario());
     if (have_cl) {
-      const double a = now();
+      const double a = kl_bench_now();
       if (kl_impact_run(h, w, NULL, NULL) != KELVIN_OK) {
         fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
         return 1;
       }
-      t_first = now() - a;
+      t_first = kl_bench_now() - a;
     }
     kl_impact_batch_destroy(w);
   }
