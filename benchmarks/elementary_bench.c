@@ -1,7 +1,8 @@
 /* benchmarks/elementary_bench.c: the elementary functions the closed forms call in their hot loops --
  * the library's (glibc on the host, the OpenCL implementation's on the device) against kelvin's own
- * (kernels/kl_math.h: kl_exp, kl_log, kl_log1p, kl_expm1, kl_sincos, kl_powr) -- on the OpenCL device
- * (pocl's CPU device here) and on the host with OpenMP, in one run. Prints a Markdown table.
+ * (kernels/kl_math.h: kl_exp, kl_log, kl_log1p, kl_expm1, kl_sincos, kl_powr, kl_atan2) -- on the
+ * OpenCL device (pocl's CPU device here) and on the host with OpenMP, in one run. Prints a Markdown
+ * table.
  *
  * What is timed: each of N work-items (host: OpenMP iterations) runs a chain of ITERS calls in which
  * each argument depends on the previous result (as in the closed forms' iterations, where latency
@@ -25,7 +26,7 @@
 #define N 4096
 #define ITERS 1000
 #define REPS 7
-#define NF 12
+#define NF 14
 
 /* One chain step of function f at argument x; acc carries the dependence (acc * 1e-300 is 0 in value
  * but not to the compiler). The same text is the OpenCL kernel below (KL_BENCH_BODY). */
@@ -46,7 +47,9 @@
     case 8: y = sin(a) + cos(a); break;                                                                        \
     case 9: kl_sincos(a, &s1, &c1); y = s1 + c1; break;                                                        \
     case 10: y = pow(a, 0.4); break;                                                                           \
-    default: y = kl_powr(a, 0.4); break;                                                                       \
+    case 11: y = kl_powr(a, 0.4); break;                                                                       \
+    case 12: y = atan2(a, 0.7); break;                                                                         \
+    default: y = kl_atan2(a, 0.7); break;                                                                      \
     }                                                                                                          \
     acc += y;                                                                                                  \
     x += 0.37;                                                                                                 \
@@ -59,7 +62,7 @@
 static const char *kernel_src = "\n__kernel void kl_elem_bench(const int f, const int iters, __global double *out)\n"
                                 "{\n  const int i = (int)get_global_id(0);\n" KL_STR(KL_BENCH_BODY) "\n  out[i] = acc;\n}\n";
 
-static const char *names[NF / 2] = {"exp", "log", "log1p", "expm1", "sin + cos", "pow(x, 0.4)"};
+static const char *names[NF / 2] = {"exp", "log", "log1p", "expm1", "sin + cos", "pow(x, 0.4)", "atan2"};
 
 /* The host chain over all work-items, OpenMP across them; returns a checksum. */
 static double run_host(int f, int iters)

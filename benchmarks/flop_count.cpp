@@ -37,6 +37,7 @@ static inline bool operator!=(kl_cd a, kl_cd b) { return a.v != b.v; }
 static inline kl_cd fabs(kl_cd a) { return kl_cd(std::fabs(a.v)); }
 static inline kl_cd sqrt(kl_cd a) { ++n_arith; return kl_cd(std::sqrt(a.v)); }
 static inline kl_cd floor(kl_cd a) { return kl_cd(std::floor(a.v)); }
+static inline kl_cd copysign(kl_cd a, kl_cd b) { return kl_cd(std::copysign(a.v, b.v)); }
 static inline bool isfinite(kl_cd a) { return std::isfinite(a.v); }
 static inline bool isnan(kl_cd a) { return std::isnan(a.v); }
 static inline bool isinf(kl_cd a) { return std::isinf(a.v); }

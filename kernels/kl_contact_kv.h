@@ -16,7 +16,7 @@
  * is exactly cr times the impact speed. */
 KL_FN kl_real kl_kv_damping(kl_real cr, kl_real K, kl_real m)
 {
-  const kl_real l = fabs(log(cr)); /* = -ln cr; fabs, not negation, so cr = 1 gives +0 */
+  const kl_real l = fabs(kl_log(cr)); /* = -ln cr; fabs, not negation, so cr = 1 gives +0 */
   return 2.0 * l * sqrt(K * m) / sqrt(KL_PI * KL_PI + l * l);
 }
 
@@ -189,7 +189,7 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
         M = fabs(al) * (fabs(c1) + fabs(c2)) + fabs(be) * (rm * fabs(c1) + rp * fabs(c2));
         q = rm;
       }
-      const kl_real ts = (M > pinf) ? log(M / pinf) / q : 0.0;
+      const kl_real ts = (M > pinf) ? kl_log(M / pinf) / q : 0.0;
       if (ts < tscan) tscan = ts;
     }
   }
@@ -288,7 +288,7 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   if (lam > 0.0) {
     const kl_real w = sqrt(lam);
     const kl_real a = P0 * w, c = -Q;
-    t = atan2(a, c) / w;
+    t = kl_atan2(a, c) / w;
     if (!(t <= T)) return 0;
     const kl_real R = sqrt(a * a + c * c); /* > 0: a = 0 needs Q = P1 > 0 */
     rt->phase = 1;

@@ -1,5 +1,6 @@
 /* kernels/kl_math.h: special functions for the closed forms, in the common subset of C17 and OpenCL C.
- *   kl_log1p, kl_log, kl_exp, kl_expm1, kl_sincos, kl_powr: the elementary functions of the hot loops,
+ *   kl_log1p, kl_log, kl_exp, kl_expm1, kl_sincos, kl_atan2, kl_powr: the elementary functions of the
+ *     hot loops,
  *     as short polynomials (kernels/kl_poly.h), the same arithmetic on the host and the device
  *   g(y) = y - log(1 + y) and its inverse on both branches (the Hunt-Crossley phase plane)
  *   Lambert W on the principal branch W0 and the lower branch W-1, in double precision.
@@ -58,13 +59,14 @@ KL_FN kl_real kl_log_reduced(kl_real x, kl_real c)
   return kd * KL_LN2_HI + (lm + (kd * KL_LN2_LO + c / x));
 }
 
-/* log1p, log, exp, expm1, sincos and x^p for the hot loops of the closed forms. Why not the
- * library's: pocl 3.1's double-precision exp, log, log1p, expm1, sin and cos measured 1.6-2.4 times
- * slower than glibc's and its pow 4.8 times (benchmarks/elementary_bench), and these loops call them
- * hundreds of times per impact and per rollout; the polynomials below run at about the same speed
+/* log1p, log, exp, expm1, sincos, atan2 and x^p for the hot loops of the closed forms. Why not the
+ * library's: pocl 3.1's double-precision exp, log, log1p, expm1, sin, cos and atan2 measured 1.6-2.6
+ * times slower than glibc's and its pow 4.9 times (benchmarks/elementary_bench), and these loops call
+ * them hundreds of times per impact and per rollout; the polynomials here run at about the same speed
  * on both, and the OpenCL kernel, the OpenMP twin and the serial loop then round alike. Within 1 ulp
- * (log1p, log, exp), 2 (expm1), 3 (sincos) and 2 |p log x| + 2 (powr); kernels/kl_math_test.c checks
- * them against long double. Arguments outside the finite working range go to the library. */
+ * (log1p, log, exp), 2 (expm1), 2.5 (atan2), 3 (sincos) and 2 |p log x| + 2 (powr);
+ * kernels/kl_math_test.c checks them against long double. Arguments outside the finite working range
+ * go to the library. */
 KL_FN kl_real kl_log1p(kl_real y)
 {
   if (y >= -0.29289321881345247560 && y < 0.41421356237309504880) return kl_log1p_core(y);
@@ -144,6 +146,37 @@ KL_FN void kl_sincos(kl_real x, kl_real *sn, kl_real *cs)
   const int q = ((int)kd) & 3;
   *sn = (q == 0) ? sr : (q == 1) ? cr : (q == 2) ? -sr : -cr;
   *cs = (q == 0) ? cr : (q == 1) ? -sr : (q == 2) ? -cr : sr;
+}
+
+/* atan u for |u| <= tan(pi/8): u + u^3 A(u^2) (kernels/kl_poly.h), Estrin's form. */
+KL_FN kl_real kl_atan_reduced(kl_real u)
+{
+  const kl_real w = u * u, w2 = w * w, w4 = w2 * w2;
+  const kl_real A = ((KL_ATANA_0 + KL_ATANA_1 * w) + w2 * (KL_ATANA_2 + KL_ATANA_3 * w)) +
+                    w4 * (((KL_ATANA_4 + KL_ATANA_5 * w) + w2 * (KL_ATANA_6 + KL_ATANA_7 * w)) +
+                          w4 * ((KL_ATANA_8 + KL_ATANA_9 * w) + w2 * KL_ATANA_10));
+  return u + u * w * A;
+}
+
+/* atan2(y, x): with t = min/max of |y|, |x| in [0, 1], atan t directly below tan(pi/8), else
+ * pi/4 + atan((t - 1)/(t + 1)); then pi/2 - . when |y| > |x|, pi - . when x < 0, and y's sign. The
+ * constants pi/4, pi/2, pi are added as two parts. Zeros, infinities, NaN and magnitudes beyond 1e300
+ * go to the library. */
+KL_FN kl_real kl_atan2(kl_real y, kl_real x)
+{
+  const kl_real ay = fabs(y), ax = fabs(x);
+  if (!(ax <= 1.0e300 && ay <= 1.0e300) || (ax == 0.0 && ay == 0.0)) return atan2(y, x);
+  const int swap = ay > ax;
+  const kl_real mn = swap ? ax : ay, mx = swap ? ay : ax;
+  const kl_real t = mn / mx;
+  kl_real r;
+  if (t > 0.41421356237309504880) /* (t - 1)/(t + 1) from mn and mx themselves: t's rounding stays out */
+    r = 7.85398163397448278999e-01 + (kl_atan_reduced((mn - mx) / (mn + mx)) + 3.06161699786838301793e-17);
+  else
+    r = kl_atan_reduced(t);
+  if (swap) r = 1.57079632679489655800e+00 - (r - 6.12323399573676603587e-17);
+  if (x < 0.0) r = 3.14159265358979311600e+00 - (r - 1.22464679914735320717e-16);
+  return copysign(r, y); /* y = -0 too */
 }
 
 /* x^p for x > 0 as e^{p log x}: within 2 |p log x| + 2 ulp (e.g. 4e-15 relative for x = 1e-10,

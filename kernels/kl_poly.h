@@ -4,6 +4,7 @@
  * KL_EXPQ_k: Q(r) = (e^r - 1 - r - r^2/2)/r^3 on |r| <= ln(2)/2, abs. error 8.17e-18
  * KL_SINS_k: S(w) = (sin r - r)/r^3, KL_COSC_k: C(w) = (cos r - 1 + w/2)/w^2, w = r^2 <= (pi/4)^2,
  *   abs. errors 2.06e-17, 1.29e-18
+ * KL_ATANA_k: A(w) = (atan u - u)/u^3, w = u^2 <= tan(pi/8)^2, abs. error 3.2e-17
  * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits) */
 #ifndef KL_POLY_H
 #define KL_POLY_H
@@ -40,6 +41,18 @@
 #define KL_COSC_3 -2.75573172658780800432e-7
 #define KL_COSC_4 2.08761450494131790876e-9
 #define KL_COSC_5 -1.13825446453492504363e-11
+
+#define KL_ATANA_0 -3.33333333333333301271e-1
+#define KL_ATANA_1 1.99999999999954791984e-1
+#define KL_ATANA_2 -1.42857142846578935504e-1
+#define KL_ATANA_3 1.11111110145610136004e-1
+#define KL_ATANA_4 -9.09090454988461095424e-2
+#define KL_ATANA_5 7.69218253511664820241e-2
+#define KL_ATANA_6 -6.66450221567144710368e-2
+#define KL_ATANA_7 5.85806875686151054697e-2
+#define KL_ATANA_8 -5.08503049281094054327e-2
+#define KL_ATANA_9 3.92195525325512940916e-2
+#define KL_ATANA_10 -1.9162068915902573948e-2
 
 #define KL_PIO2_1 1.57079632673412561417
 #define KL_PIO2_2 6.0771005063039659766e-11
