@@ -1,7 +1,6 @@
 /* kernels/kl_math.h: special functions for the closed forms, in the common subset of C17 and OpenCL C.
  *   kl_log1p, kl_log, kl_exp, kl_expm1, kl_sincos, kl_atan2, kl_powr: the elementary functions of the
- *     hot loops,
- *     as short polynomials (kernels/kl_poly.h), the same arithmetic on the host and the device
+ *     hot loops, as short polynomials (kernels/kl_poly.h), the same arithmetic on host and device
  *   g(y) = y - log(1 + y) and its inverse on both branches (the Hunt-Crossley phase plane)
  *   Lambert W on the principal branch W0 and the lower branch W-1, in double precision.
  * The last two are built on one idea: near the branch point z = -1/e (equivalently g = 0) every
@@ -32,10 +31,6 @@ KL_FN kl_real kl_log1p_core(kl_real f)
   const kl_real w = s * s;
   return f - (f * s - 2.0 * s * w * kl_logP(w));
 }
-
-/* ln 2 in two parts: the high part has 32 significant bits, so k ln2_hi is exact for |k| < 2^21 */
-#define KL_LN2_HI 6.93147180369123816490e-01
-#define KL_LN2_LO 1.90821492927058770002e-10
 
 /* log(x + c) for finite x > 0 and a small correction c (|c| << x): x = 2^k m with m in
  * [sqrt(2)/2, sqrt(2)) read from the bits (subnormal x scaled by 2^54 first), then
@@ -98,7 +93,7 @@ KL_FN kl_real kl_expm1_reduced(kl_real r)
   return r + (0.5 * r2 + r2 * r * q);
 }
 
-/* e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k ln2_hi exact) in [-ln2/2, ln2/2],
+/* e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k KL_LN2_HI exact) in [-ln2/2, ln2/2],
  * e^r = 1 + (e^r - 1), 2^k from the exponent bits. |x| >= 708 (overflow, subnormal results) and NaN
  * go to the library. */
 KL_FN kl_real kl_exp(kl_real x)

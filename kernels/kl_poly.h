@@ -5,7 +5,7 @@
  * KL_SINS_k: S(w) = (sin r - r)/r^3, KL_COSC_k: C(w) = (cos r - 1 + w/2)/w^2, w = r^2 <= (pi/4)^2,
  *   abs. errors 2.06e-17, 1.29e-18
  * KL_ATANA_k: A(w) = (atan u - u)/u^3, w = u^2 <= tan(pi/8)^2, abs. error 3.2e-17
- * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits) */
+ * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits); KL_LN2_HI + KL_LN2_LO = ln 2 (32 + 53) */
 #ifndef KL_POLY_H
 #define KL_POLY_H
 
@@ -57,5 +57,8 @@
 #define KL_PIO2_1 1.57079632673412561417
 #define KL_PIO2_2 6.0771005063039659766e-11
 #define KL_PIO2_3 2.0222662487959507324e-21
+
+#define KL_LN2_HI 6.93147180601954460144e-1
+#define KL_LN2_LO -4.20091507268108472918e-11
 
 #endif
