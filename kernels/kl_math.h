@@ -210,7 +210,7 @@ KL_FN kl_real kl_ginv_halley_step(kl_real y, kl_real f) { return 2.0 * f * (1.0 
 
 /* g^-1 near its branch point: g(y) = p^2/2 has the solution y(p) analytic in p, the upper branch for
  * p = sqrt(2 s) > 0 and the lower one for p = -sqrt(2 s); its series, by reversion of
- * p = y sqrt(2 g(y) / y^2) in exact rationals (tools/gen_elementary_poly.py prints the check):
+ * p = y sqrt(2 g(y) / y^2) in exact rationals (tools/gen_elementary_poly.py, KL_GINV_k in kl_poly.h):
  *   y = p + p^2/3 + p^3/36 - p^4/270 + p^5/4320 + p^6/17010 - 139 p^7/5443200 + p^8/204120
  *       - 571 p^9/2351462400 - 281 p^10/1515591000 + 163879 p^11/2172751257600 - ...
  * (radius of convergence sqrt(4 pi): the singularities of 1 - e^{-s} = 0 at s = +-2 pi i). Cut after
@@ -219,9 +219,9 @@ KL_FN kl_real kl_ginv_halley_step(kl_real y, kl_real f) { return 2.0 * f * (1.0 
 KL_FN kl_real kl_ginv_series(kl_real p)
 {
   const kl_real p2 = p * p, p4 = p2 * p2, p8 = p4 * p4;
-  const kl_real lo = (1.0 + p * (1.0 / 3.0)) + p2 * ((1.0 / 36.0) + p * (-1.0 / 270.0));
-  const kl_real mid = ((1.0 / 4320.0) + p * (1.0 / 17010.0)) + p2 * ((-139.0 / 5443200.0) + p * (1.0 / 204120.0));
-  const kl_real hi = (-571.0 / 2351462400.0) + p * (-281.0 / 1515591000.0);
+  const kl_real lo = (KL_GINV_0 + p * KL_GINV_1) + p2 * (KL_GINV_2 + p * KL_GINV_3);
+  const kl_real mid = (KL_GINV_4 + p * KL_GINV_5) + p2 * (KL_GINV_6 + p * KL_GINV_7);
+  const kl_real hi = KL_GINV_8 + p * KL_GINV_9;
   return p * ((lo + p4 * mid) + p8 * hi);
 }
 

@@ -5,7 +5,8 @@
  * KL_SINS_k: S(w) = (sin r - r)/r^3, KL_COSC_k: C(w) = (cos r - 1 + w/2)/w^2, w = r^2 <= (pi/4)^2,
  *   abs. errors 2.06e-17, 1.29e-18
  * KL_ATANA_k: A(w) = (atan u - u)/u^3, w = u^2 <= tan(pi/8)^2, abs. error 3.2e-17
- * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits); KL_LN2_HI + KL_LN2_LO = ln 2 (32 + 53) */
+ * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits); KL_LN2_HI + KL_LN2_LO = ln 2 (32 + 53)
+ * KL_GINV_k: the branch-point series of g^-1 (kl_ginv_series), by exact series reversion */
 #ifndef KL_POLY_H
 #define KL_POLY_H
 
@@ -60,5 +61,17 @@
 
 #define KL_LN2_HI 6.93147180601954460144e-1
 #define KL_LN2_LO -4.20091507268108472918e-11
+
+/* g^-1 branch-point series y = sum KL_GINV_k p^{k+1}, exact rationals */
+#define KL_GINV_0 (1.0 / 1.0)
+#define KL_GINV_1 (1.0 / 3.0)
+#define KL_GINV_2 (1.0 / 36.0)
+#define KL_GINV_3 (-1.0 / 270.0)
+#define KL_GINV_4 (1.0 / 4320.0)
+#define KL_GINV_5 (1.0 / 17010.0)
+#define KL_GINV_6 (-139.0 / 5443200.0)
+#define KL_GINV_7 (1.0 / 204120.0)
+#define KL_GINV_8 (-571.0 / 2351462400.0)
+#define KL_GINV_9 (-281.0 / 1515591000.0)
 
 #endif

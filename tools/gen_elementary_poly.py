@@ -14,7 +14,10 @@ sin, cos on |r| <= pi/4, in w = r^2: sin r = r + r^3 S(w), cos r = 1 - w/2 + w^2
       leaves 1.4e-17 (sin) and 7e-19 (cos) relative.
 pi/2 in three parts of 33, 33 and 53 bits (Cody-Waite), so k * part is exact for |k| < 2^20.
 atan on |u| <= tan(pi/8): atan u = u + u^3 A(u^2), degree 10 leaves 6e-18 relative.
-ln 2 in two parts, the first of 32 bits, so k * part is exact for |k| < 2^21."""
+ln 2 in two parts, the first of 32 bits, so k * part is exact for |k| < 2^21.
+g^-1 near its branch point (kl_ginv_series): g(y) = y - log(1 + y) = p^2/2 solved as a series
+      y = sum_k b_k p^k, by reverting p = y sqrt(2 g(y) / y^2) in exact rationals."""
+from fractions import Fraction
 import mpmath as mp
 
 mp.mp.dps = 50
@@ -62,6 +65,35 @@ def round_bits(x, bits):
     return mp.nint(x / mp.mpf(2) ** e) * mp.mpf(2) ** e
 
 
+def ginv_series(n):
+    """b_1 .. b_n of y(p) with g(y) = p^2 / 2, exact."""
+    h = [Fraction(2 * (-1) ** k, k) for k in range(2, n + 2)]  # 2 g(y) / y^2
+    r = [Fraction(1)] + [Fraction(0)] * (n - 1)  # its square root
+    for m in range(1, n):
+        r[m] = (h[m] - sum(r[i] * r[m - i] for i in range(1, m))) / 2
+    a = [Fraction(0)] + r[:n]  # p(y) = y r(y): coefficients of y^1 .. y^n
+
+    def mul(x, z):
+        out = [Fraction(0)] * (n + 1)
+        for i, xi in enumerate(x):
+            if xi:
+                for j, zj in enumerate(z[: n + 1 - i]):
+                    out[i + j] += xi * zj
+        return out
+
+    b = [Fraction(0), Fraction(1)] + [Fraction(0)] * (n - 1)
+    for _ in range(n):  # y = p - sum_{k >= 2} a_k y^k, iterated to order n
+        new = [Fraction(0)] * (n + 1)
+        new[1] = Fraction(1)
+        yk = b[:]
+        for k in range(2, n + 1):
+            yk = mul(yk, b)
+            for i in range(n + 1):
+                new[i] -= a[k] * yk[i]
+        b = new
+    return b[1:]
+
+
 def fit(f, a, b, deg):
     poly, err = mp.chebyfit(f, [a, b], deg + 1, error=True)
     return list(reversed(poly)), err  # lowest degree first
@@ -87,7 +119,8 @@ print(" * KL_EXPQ_k: Q(r) = (e^r - 1 - r - r^2/2)/r^3 on |r| <= ln(2)/2, abs. er
 print(" * KL_SINS_k: S(w) = (sin r - r)/r^3, KL_COSC_k: C(w) = (cos r - 1 + w/2)/w^2, w = r^2 <= (pi/4)^2,")
 print(" *   abs. errors %s, %s" % (mp.nstr(esin, 3), mp.nstr(ecos, 3)))
 print(" * KL_ATANA_k: A(w) = (atan u - u)/u^3, w = u^2 <= tan(pi/8)^2, abs. error %s" % mp.nstr(eatan, 3))
-print(" * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits); KL_LN2_HI + KL_LN2_LO = ln 2 (32 + 53) */")
+print(" * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits); KL_LN2_HI + KL_LN2_LO = ln 2 (32 + 53)")
+print(" * KL_GINV_k: the branch-point series of g^-1 (kl_ginv_series), by exact series reversion */")
 print("#ifndef KL_POLY_H\n#define KL_POLY_H\n")
 for i, c in enumerate(plog):
     print("#define KL_LOGP_%d %s" % (i, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
@@ -109,4 +142,8 @@ for i, c in enumerate((p1, p2, p3)):
 print()
 print("#define KL_LN2_HI %s" % mp.nstr(ln2_hi, 21, min_fixed=-1, max_fixed=1))
 print("#define KL_LN2_LO %s" % mp.nstr(ln2_lo, 21, min_fixed=-1, max_fixed=1))
+print()
+print("/* g^-1 branch-point series y = sum KL_GINV_k p^{k+1}, exact rationals */")
+for i, c in enumerate(ginv_series(10)):
+    print("#define KL_GINV_%d (%d.0 / %d.0)" % (i, c.numerator, c.denominator))
 print("\n#endif")
