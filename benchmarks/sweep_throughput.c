@@ -128,7 +128,7 @@ static int measure(kl_host *h, kl_impact_batch *b, int reps, const int on[NPATH]
 int main(int argc, char **argv)
 {
   long maxp = 10000000, minp = 1000, serial_maxp = -1;
-  int reps_small = 7, reps_large = 3;
+  int reps_small = 7, reps_large = 5;
   const char *device = NULL;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--max-p") == 0 && i + 1 < argc) maxp = atol(argv[++i]);
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
       fprintf(stderr,
               "usage: sweep_throughput [--min-p N] [--max-p N] [--serial-max-p N] [--repeats R] [--device SPEC]\n"
               "  P runs over powers of ten from --min-p [1e3] to --max-p [1e7: ~6 min on 2 cores];\n"
-              "  serial stops at --serial-max-p [= max-p]; medians of R repeats [7 below 1e6, 3 from 1e6]\n");
+              "  serial stops at --serial-max-p [= max-p]; medians of R repeats [7 below 1e6, 5 from 1e6]\n");
       return 2;
     }
   }
