@@ -208,7 +208,8 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
     y = yn;
     if (done) break;
   }
-  /* d^{n+1} = n m (y / chi) / (chi K), as a fraction of dmax^{n+1} (<= 1) */
+  /* d^{n+1} = n m (y / chi) / (chi K), taken as a fraction of dmax^{n+1} (<= 1, near 1): kl_powr's error
+   * grows with |log x|, so the root of the fraction is more accurate than the root of d^{n+1} itself */
   const kl_real frac = n * m * (y / chi) / (chi * K) / kl_pown(dmax, n + 1.0);
   const kl_real dd = dmax * kl_powr(frac, 1.0 / (n + 1.0));
   *dpk = dd;

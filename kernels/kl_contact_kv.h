@@ -243,12 +243,12 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
 }
 
 /* Where the first zero of a free-motion combination lies (kl_kv_free_root): the time, and for an
- * under-damped system the phase th = w t of it as cos th, sin th and the decay e^{-rt}, so the state
- * there follows without new transcendental calls (kl_kv_free_state). */
+ * under-damped system the basis there, C = cos(wt), S = sin(wt)/w and the decay e^{-rt}, so the state
+ * follows without new transcendental calls (kl_kv_free_state). */
 typedef struct kl_kv_root {
   kl_real t;
-  int phase;           /* 1: cth, sth, decay are set (under-damped) */
-  kl_real cth, sth, decay;
+  int phase;            /* 1: C, S, decay are set (under-damped) */
+  kl_real C, S, decay;
 } kl_kv_root;
 
 /* First t in (0, T] where phi = al y + be y' goes from > 0 to <= 0 along the free motion
@@ -267,8 +267,8 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
 {
   rt->t = T;
   rt->phase = 0;
-  rt->cth = 1.0;
-  rt->sth = 0.0;
+  rt->C = 1.0;
+  rt->S = 0.0;
   rt->decay = 1.0;
   const kl_real r = s.D / (2.0 * s.m);
   const kl_real w02 = s.K / s.m;
@@ -284,17 +284,10 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   }
   const kl_real Q = P1 + r * P0;
   const kl_real lam = w02 - r * r;
+  const kl_real w = (lam > 0.0) ? sqrt(lam) : 0.0;
   kl_real t;
   if (lam > 0.0) {
-    const kl_real w = sqrt(lam);
-    const kl_real a = P0 * w, c = -Q;
-    t = kl_atan2(a, c) / w;
-    if (!(t <= T)) return 0;
-    const kl_real R = sqrt(a * a + c * c); /* > 0: a = 0 needs Q = P1 > 0 */
-    rt->phase = 1;
-    rt->cth = c / R;
-    rt->sth = a / R;
-    rt->decay = kl_exp(-r * t);
+    t = kl_atan2(P0 * w, -Q) / w;
   } else if (lam < 0.0) {
     if (!(Q < 0.0)) return 0;
     const kl_real b = sqrt(-lam);
@@ -307,12 +300,20 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   }
   if (!(t <= T)) return 0;
   rt->t = t;
+  if (lam > 0.0) { /* cos and sin of the phase atan2(a, c) are c/R and a/R; R > 0 (a = 0 needs Q > 0) */
+    const kl_real a = P0 * w, c = -Q;
+    const kl_real R = sqrt(a * a + c * c);
+    rt->phase = 1;
+    rt->C = c / R;
+    rt->S = (a / R) / w;
+    rt->decay = kl_exp(-r * t);
+  }
   return 1;
 }
 
 /* The free motion's state (y, y') at a root found by kl_kv_free_root from the same (y0, yd0):
- * y = e^{-rt} [y0 C + (yd0 + r y0) S], y' = e^{-rt} [yd0 C - (r yd0 + w0^2 y0) S], C = cos th,
- * S = sin th / w, from the root's phase when it has one, else by kl_kv_step. */
+ * y = e^{-rt} [y0 C + (yd0 + r y0) S], y' = e^{-rt} [yd0 C - (r yd0 + w0^2 y0) S], from the root's
+ * basis when it has one, else by kl_kv_step. */
 KL_FN void kl_kv_free_state(kl_kv_sys s, kl_real y0, kl_real yd0, kl_kv_root rt, kl_real *y, kl_real *yd)
 {
   if (!rt.phase) {
@@ -326,10 +327,8 @@ KL_FN void kl_kv_free_state(kl_kv_sys s, kl_real y0, kl_real yd0, kl_kv_root rt,
   }
   const kl_real r = s.D / (2.0 * s.m);
   const kl_real w02 = s.K / s.m;
-  const kl_real w = sqrt(w02 - r * r);
-  const kl_real S = rt.sth / w;
-  *y = rt.decay * (y0 * rt.cth + (yd0 + r * y0) * S);
-  *yd = rt.decay * (yd0 * rt.cth - (r * yd0 + w02 * y0) * S);
+  *y = rt.decay * (y0 * rt.C + (yd0 + r * y0) * rt.S);
+  *yd = rt.decay * (yd0 * rt.C - (r * yd0 + w02 * y0) * rt.S);
 }
 
 #endif

@@ -81,18 +81,15 @@ KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
   const kl_real xs = in.fe / in.K;
   /* end of contact: d = 0 (penetration rule) or K d + D d' = 0 (force rule); without an external force
    * in closed form, with one by the bracketing scan (the level is then not the free motion's zero) */
+  const kl_real al = (in.rule == KL_SEP_FORCE) ? in.K : 1.0, be = (in.rule == KL_SEP_FORCE) ? D : 0.0;
   kl_real tc, ye, vexit;
   if (in.fe == 0.0) {
     kl_kv_root rc;
-    const int ended = (in.rule == KL_SEP_FORCE) ? kl_kv_free_root(s, 0.0, in.v0, in.K, D, horizon, &rc)
-                                                : kl_kv_free_root(s, 0.0, in.v0, 1.0, 0.0, horizon, &rc);
-    if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
+    if (!kl_kv_free_root(s, 0.0, in.v0, al, be, horizon, &rc)) return kl_impact_zero(KL_NO_SEPARATION);
     tc = rc.t;
     kl_kv_free_state(s, 0.0, in.v0, rc, &ye, &vexit);
   } else {
-    const int ended = (in.rule == KL_SEP_FORCE) ? kl_kv_first_root(s, 0.0, in.v0, in.K, D, 0.0, 0.0, horizon, &tc)
-                                                : kl_kv_first_root(s, 0.0, in.v0, 1.0, 0.0, 0.0, 0.0, horizon, &tc);
-    if (!ended) return kl_impact_zero(KL_NO_SEPARATION);
+    if (!kl_kv_first_root(s, 0.0, in.v0, al, be, 0.0, 0.0, horizon, &tc)) return kl_impact_zero(KL_NO_SEPARATION);
     vexit = kl_kv_step(s, 0.0, in.v0, tc).v;
   }
   /* maximum penetration: d' = y' = 0 */

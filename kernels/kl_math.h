@@ -93,16 +93,23 @@ KL_FN kl_real kl_expm1_reduced(kl_real r)
   return r + (0.5 * r2 + r2 * r * q);
 }
 
-/* e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k KL_LN2_HI exact) in [-ln2/2, ln2/2],
- * e^r = 1 + (e^r - 1), 2^k from the exponent bits. |x| >= 708 (overflow, subnormal results) and NaN
- * go to the library. */
+/* x = k ln 2 + r for |x| < 708: k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k KL_LN2_HI exact) in
+ * [-ln2/2, ln2/2]; returns 2^k, built from the exponent bits, and r in *r. */
+KL_FN kl_real kl_exp_reduce(kl_real x, kl_real *r)
+{
+  const kl_real kd = kl_round(x * 1.44269504088896340736);
+  *r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
+  const kl_i64 k = (kl_i64)(int)kd;
+  return kl_from_bits((k + 1023) << 52);
+}
+
+/* e^x = 2^k (1 + (e^r - 1)). |x| >= 708 (overflow, subnormal results) and NaN go to the library. */
 KL_FN kl_real kl_exp(kl_real x)
 {
   if (!(fabs(x) < 708.0)) return exp(x);
-  const kl_real kd = kl_round(x * 1.44269504088896340736);
-  const kl_real r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
-  const kl_i64 k = (kl_i64)(int)kd;
-  return (1.0 + kl_expm1_reduced(r)) * kl_from_bits((k + 1023) << 52);
+  kl_real r;
+  const kl_real tk = kl_exp_reduce(x, &r);
+  return (1.0 + kl_expm1_reduced(r)) * tk;
 }
 
 /* e^x - 1: directly below ln(2)/2, else 2^k (e^r - 1) + (2^k - 1) (2^k - 1 exact for the k of
@@ -111,10 +118,8 @@ KL_FN kl_real kl_expm1(kl_real x)
 {
   if (fabs(x) <= 0.34657359027997265471) return kl_expm1_reduced(x);
   if (!(fabs(x) < 708.0)) return expm1(x);
-  const kl_real kd = kl_round(x * 1.44269504088896340736);
-  const kl_real r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
-  const kl_i64 k = (kl_i64)(int)kd;
-  const kl_real tk = kl_from_bits((k + 1023) << 52);
+  kl_real r;
+  const kl_real tk = kl_exp_reduce(x, &r);
   return tk * kl_expm1_reduced(r) + (tk - 1.0);
 }
 
@@ -274,13 +279,13 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
     *u = 1.0 + y;
     return y;
   }
-  /* u <= 0.3: iterate on u, f(u) = u - 1 - kl_log(u) - s, so u keeps its relative accuracy */
+  /* u <= 0.3: iterate on u, f(u) = u - 1 - log(u) - s, so u keeps its relative accuracy */
   if (isinf(s)) {
     *u = 0.0;
     return -1.0;
   }
   if (s > 700.0) { /* u = e^{-1-s} e^u with e^u = 1 to double precision; the iteration would meet
-                     * subnormal u (halving the smallest one gives 0, then kl_log(0)) */
+                     * subnormal u (halving the smallest one gives 0, then log(0)) */
     *u = exp(-1.0 - s);
     return -1.0;
   }
@@ -306,7 +311,7 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
 KL_FN kl_real kl_lambertw_t(kl_real z) { return KL_E * ((z + KL_INV_E_HI) + KL_INV_E_LO); }
 
 /* Lambert W, principal branch: w e^w = z, w >= -1, for z >= -1/e. NaN below -1/e.
- * Near the branch point: with W = -1 - y, (1 + y) e^{-y} = 1 - t, i.e. g(y) = -kl_log1p(-t), so W0 is
+ * Near the branch point: with W = -1 - y, (1 + y) e^{-y} = 1 - t, i.e. g(y) = -log1p(-t), so W0 is
  * -u from the lower branch of g^{-1}; elsewhere Halley's iteration on w e^w - z. */
 KL_FN kl_real kl_lambert_w0(kl_real z)
 {
@@ -327,7 +332,7 @@ KL_FN kl_real kl_lambert_w0(kl_real z)
     const kl_real l1 = kl_log(z), l2 = kl_log(l1);
     w = l1 - l2 + l2 / l1;
   }
-  if (z > KL_HUGE) { /* w e^w would overflow: Newton on w + kl_log(w) = kl_log(z) */
+  if (z > KL_HUGE) { /* w e^w would overflow: Newton on w + log(w) = log(z) */
     const kl_real lz = kl_log(z);
     for (int it = 0; it < 40; ++it) {
       const kl_real wn = w - (w + kl_log(w) - lz) * w / (w + 1.0);
@@ -349,7 +354,7 @@ KL_FN kl_real kl_lambert_w0(kl_real z)
 }
 
 /* Lambert W, lower branch: w e^w = z, w <= -1, for -1/e <= z < 0; -inf at 0; NaN elsewhere.
- * W-1 = -1 - y with y the upper branch of g^{-1}(sigma), sigma = -kl_log(1 - t) = -1 - kl_log(-z). */
+ * W-1 = -1 - y with y the upper branch of g^{-1}(sigma), sigma = -log(1 - t) = -1 - log(-z). */
 KL_FN kl_real kl_lambert_wm1(kl_real z)
 {
   if (isnan(z)) return z;
