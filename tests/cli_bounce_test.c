@@ -36,10 +36,7 @@ static void test_bad_input(void **state)
   mkdir(out, 0777);
   char keep[600];
   snprintf(keep, sizeof keep, "%s/summary.csv", out);
-  FILE *f = fopen(keep, "w");
-  assert_non_null(f);
-  fputs("precious\n", f);
-  fclose(f);
+  kl_test_write(NULL, keep, "precious\n");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     snprintf(args, sizeof args, "bounce %s --out '%s'", cases[i].args, out);
     const int rc = kelvin(args, err, sizeof err);
@@ -50,11 +47,10 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err, cases[i].must));
     assert_int_equal(kl_test_count_files(out), 1);
   }
-  f = fopen(keep, "r");
-  char buf[64] = "";
-  assert_non_null(fgets(buf, sizeof buf, f));
-  fclose(f);
-  assert_string_equal(buf, "precious\n");
+  char *k = kl_test_read(NULL, keep);
+  assert_non_null(k);
+  assert_string_equal(k, "precious\n");
+  free(k);
 }
 
 static void test_good_run(void **state)

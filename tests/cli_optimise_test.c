@@ -23,34 +23,12 @@ static const char *small = "path: {samples: 81, start: -0.03, end: 0.03}\n"
                            "offset: {control_points: 8}\nspeed: {control_points: 4}\n"
                            "optimiser: {screening: 64, keep: 1, maxeval: 3}\nverify: {count: 1}\n";
 
-static void write_file(const char *name, const char *text)
-{
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", tmp, name);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void write_file(const char *name, const char *text) { kl_test_write(tmp, name, text); }
 
 /* run kelvin with args (paths relative to tmp), stderr into err; exit status */
 static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(tmp, NULL, args, err, cap); }
 
-static char *slurp(const char *name)
-{
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", tmp, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-  b[n] = '\0';
-  fclose(f);
-  return b;
-}
+static char *slurp(const char *name) { return kl_test_read(tmp, name); }
 
 static void test_run_and_reproduce(void **state)
 {

@@ -22,30 +22,16 @@ static char tmpdir[256];
 
 static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(NULL, NULL, args, err, cap); }
 
-/* whole file into a malloc'd string */
+/* whole file into a malloc'd string; it must exist */
 static char *slurp(const char *path)
 {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
+  char *s = kl_test_read(NULL, path);
   assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  fclose(f);
   return s;
 }
 
 /* write text to path */
-static void spit(const char *path, const char *text)
-{
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void spit(const char *path, const char *text) { kl_test_write(NULL, path, text); }
 
 /* the m_eff, vmax, reach columns of robot_path.csv in dir; returns the sample count */
 static int read_result(const char *dir, double *meff, double *vmax, int *reach, int cap)

@@ -21,26 +21,14 @@ static char tmpdir[256];
 
 static int kelvin(const char *args, char *err, size_t cap) { return kl_test_kelvin(NULL, NULL, args, err, cap); }
 
-static void put(const char *name, const char *text)
-{
-  char p[512];
-  snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-  FILE *f = fopen(p, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void put(const char *name, const char *text) { kl_test_write(tmpdir, name, text); }
 
-/* read a whole small file */
+/* read a whole small file; it must exist */
 static char *slurp(const char *path)
 {
-  FILE *f = fopen(path, "r");
-  assert_non_null(f);
-  char *buf = calloc(1, 1 << 20);
-  const size_t n = fread(buf, 1, (1 << 20) - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
+  char *s = kl_test_read(NULL, path);
+  assert_non_null(s);
+  return s;
 }
 
 /* the four examples run (shortened where they are long) and write every output */
@@ -103,10 +91,7 @@ static void test_bad_input(void **state)
   snprintf(out, sizeof out, "%s/bad", tmpdir);
   mkdir(out, 0777);
   snprintf(keep, sizeof keep, "%s/summary.json", out);
-  FILE *f = fopen(keep, "w");
-  assert_non_null(f);
-  fputs("precious\n", f);
-  fclose(f);
+  kl_test_write(NULL, keep, "precious\n");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     snprintf(text, sizeof text, "duration: 1\nbodies:\n  - name: ground\n    type: static\n    shapes:\n%s%s", cases[i].ground, ball);
     put(cases[i].scene, text);
@@ -145,11 +130,9 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err, more[i][1]));
   }
   assert_int_equal(kl_test_count_files(out), 1);
-  f = fopen(keep, "r");
-  char buf[64] = "";
-  assert_non_null(fgets(buf, sizeof buf, f));
-  fclose(f);
-  assert_string_equal(buf, "precious\n");
+  char *k = slurp(keep);
+  assert_string_equal(k, "precious\n");
+  free(k);
 }
 
 int main(void)

@@ -29,27 +29,15 @@ static int kelvin(const char *env, const char *args, char *err, size_t cap)
 }
 
 /* Write text to tmpdir/name. */
-static void put(const char *name, const char *text)
-{
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void put(const char *name, const char *text) { kl_test_write(tmpdir, name, text); }
 
 /* Lines of tmpdir/name, -1 if missing. */
 static long count_lines(const char *name)
 {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  long n = 0;
-  int ch;
-  while ((ch = fgetc(f)) != EOF) n += ch == '\n';
-  fclose(f);
+  char *s = kl_test_read(tmpdir, name);
+  if (!s) return -1;
+  const long n = kl_test_lines(s);
+  free(s);
   return n;
 }
 

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -47,6 +48,35 @@ static inline int kl_test_has_tmp(const char *dir)
     if (strstr(e->d_name, ".tmp.")) found = 1;
   closedir(d);
   return found;
+}
+
+/* Write text to dir/name (dir NULL: name is the path); fails the test if the file cannot be made. */
+static inline void kl_test_write(const char *dir, const char *name, const char *text)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The whole of dir/name (dir NULL: name is the path) as a malloc'd string; NULL if it cannot be read. */
+static inline char *kl_test_read(const char *dir, const char *name)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  const long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+  s[n] = '\0';
+  fclose(f);
+  return s;
 }
 
 /* Lines in s. */
