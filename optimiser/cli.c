@@ -11,13 +11,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* "kelvin: <message>\n" on stderr */
+static void say(const char *fmt, va_list ap)
+{
+  fputs("kelvin: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 void kl_cli_error(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  fputs("kelvin: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  say(fmt, ap);
   va_end(ap);
 }
 
@@ -26,9 +32,7 @@ void kl_cli_note(const kl_cli_common *c, const char *fmt, ...)
   if (c && c->quiet) return;
   va_list ap;
   va_start(ap, fmt);
-  fputs("kelvin: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  say(fmt, ap);
   va_end(ap);
 }
 
