@@ -34,6 +34,14 @@ typedef struct row {
   double a, v1, v2;
 } row;
 
+/* Uniform in [0, 1) from a 64-bit LCG state (Knuth's MMIX constants), advanced first: the tests'
+ * fixed-seed sweeps. */
+static double unif(uint64_t *seed)
+{
+  *seed = *seed * 6364136223846793005u + 1442695040888963407u;
+  return (double)(*seed >> 11) * 0x1.0p-53;
+}
+
 /* Read a CSV with a header line and rows "tag,a,v1[,v2]"; returns the number of rows. */
 static int load_csv(const char *name, row *rows, int maxrows)
 {
@@ -174,8 +182,7 @@ static void test_lambertw_vs_gsl(void **state)
   uint64_t seed = 0x9e3779b97f4a7c15u;
   double worst_good = 0, worst_band = 0;
   for (int i = 0; i < 200000; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    const double uni = unif(&seed);
     double z;
     int br;
     if (i % 2 == 0) { /* W0: log-uniform in [1e-20, 1e300], or uniform in [-1/e (1 - 1e-3), 0) */
@@ -256,8 +263,7 @@ static void test_ginv_roundtrip(void **state)
   uint64_t seed = 12345;
   double wu = 0, wl = 0;
   for (int i = 0; i < 200000; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    const double uni = unif(&seed);
     const double s_up = pow(10.0, -300.0 + 600.0 * uni);
     const double y = kl_ginv_upper(s_up);
     const double eu = relerr(kl_g(y), s_up);
@@ -296,8 +302,7 @@ static void test_lambertw_identity(void **state)
   uint64_t seed = 777;
   double worst_ulps = 0;
   for (int i = 0; i < 200000; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    const double uni = unif(&seed);
     const int br = (i % 2 == 0) ? 0 : -1;
     const double z = (br == 0) ? pow(10.0, -300.0 + 600.0 * uni)
                                : -pow(10.0, -300.0 + (300.0 + log10(KL_INV_E_HI * (1.0 - 1e-3))) * uni);
@@ -333,8 +338,7 @@ static void test_log1p(void **state)
   uint64_t seed = 777;
   double w1 = 0.0, wl = 0.0;
   for (int i = 0; i < 1000000 + 64; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    const double uni = unif(&seed);
     double y, x;
     if (i < 1000000) {
       const double mag = pow(10.0, -320.0 + 620.0 * uni);
@@ -369,8 +373,7 @@ static void test_exp(void **state)
   uint64_t seed = 4242;
   double we = 0.0, wp = 0.0;
   for (int i = 0; i < 2000000; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    const double uni = unif(&seed);
     const double x = (i % 2) ? -708.0 + 1416.0 * uni : -1.0 + 2.0 * uni;
     const double e = ulps(kl_exp(x), expl((long double)x));
     if (e > we) we = e;
@@ -398,8 +401,7 @@ static void test_expm1_sincos(void **state)
   uint64_t seed = 99;
   double wm = 0.0, ws = 0.0, wa = 0.0;
   for (int i = 0; i < 2000000; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double uni = (double)(seed >> 11) * 0x1.0p-53;
+    const double uni = unif(&seed);
     if (i % 2 == 0) {
       const double mag = pow(10.0, -300.0 + (300.0 + log10(700.0)) * uni);
       const double x = (i % 4) ? mag : -mag;
@@ -441,10 +443,8 @@ static void test_atan2(void **state)
   uint64_t seed = 2024;
   double wa = 0.0;
   for (int i = 0; i < 2000000; ++i) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double u1 = (double)(seed >> 11) * 0x1.0p-53;
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    const double u2 = (double)(seed >> 11) * 0x1.0p-53;
+    const double u1 = unif(&seed);
+    const double u2 = unif(&seed);
     const double span = (i % 2) ? 300.0 : 4.0; /* half the pairs with ratios near 1 */
     const double y = ((seed >> 3) & 1 ? 1.0 : -1.0) * pow(10.0, -0.5 * span + span * u1);
     const double x = ((seed >> 5) & 1 ? 1.0 : -1.0) * pow(10.0, -0.5 * span + span * u2);

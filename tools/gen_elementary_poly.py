@@ -94,6 +94,13 @@ def ginv_series(n):
     return b[1:]
 
 
+def defines(name, coeffs, first=0):
+    """#define NAME_k for each coefficient, 21 significant digits, then a blank line."""
+    for i, c in enumerate(coeffs):
+        print("#define %s_%d %s" % (name, i + first, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
+    print()
+
+
 def fit(f, a, b, deg):
     poly, err = mp.chebyfit(f, [a, b], deg + 1, error=True)
     return list(reversed(poly)), err  # lowest degree first
@@ -122,24 +129,14 @@ print(" * KL_ATANA_k: A(w) = (atan u - u)/u^3, w = u^2 <= tan(pi/8)^2, abs. erro
 print(" * KL_PIO2_1 + KL_PIO2_2 + KL_PIO2_3 = pi/2 (33 + 33 + 53 bits); KL_LN2_HI + KL_LN2_LO = ln 2 (32 + 53)")
 print(" * KL_GINV_k: the branch-point series of g^-1 (kl_ginv_series), by exact series reversion */")
 print("#ifndef KL_POLY_H\n#define KL_POLY_H\n")
-for i, c in enumerate(plog):
-    print("#define KL_LOGP_%d %s" % (i, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
-print()
-for i, c in enumerate(pexp):
-    print("#define KL_EXPQ_%d %s" % (i, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
-print()
-for i, c in enumerate(psin):
-    print("#define KL_SINS_%d %s" % (i, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
-print()
-for i, c in enumerate(pcos):
-    print("#define KL_COSC_%d %s" % (i, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
-print()
-for i, c in enumerate(patan):
-    print("#define KL_ATANA_%d %s" % (i, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
-print()
-for i, c in enumerate((p1, p2, p3)):
-    print("#define KL_PIO2_%d %s" % (i + 1, mp.nstr(c, 21, min_fixed=-1, max_fixed=1)))
-print()
+
+
+defines("KL_LOGP", plog)
+defines("KL_EXPQ", pexp)
+defines("KL_SINS", psin)
+defines("KL_COSC", pcos)
+defines("KL_ATANA", patan)
+defines("KL_PIO2", (p1, p2, p3), first=1)
 print("#define KL_LN2_HI %s" % mp.nstr(ln2_hi, 21, min_fixed=-1, max_fixed=1))
 print("#define KL_LN2_LO %s" % mp.nstr(ln2_lo, 21, min_fixed=-1, max_fixed=1))
 print()
