@@ -2,6 +2,10 @@
 #include "optimiser/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -177,6 +181,75 @@ void kl_out_abort(kl_out *o)
   o->tmp[0] = '\0';
 }
 
+void kl_gp_str(char *buf, size_t cap, const char *s)
+{
+  /* gnuplot runs no command substitution and no macro inside single quotes, and a doubled quote is a
+   * quote; a newline would end the command, so control characters become '?'. Bytes >= 0x80 (UTF-8)
+   * pass through. Truncated, the literal stays closed. */
+  if (cap < 3) {
+    if (cap) buf[0] = '\0';
+    return;
+  }
+  size_t n = 0;
+  buf[n++] = '\'';
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n + 3 < cap; ++p) {
+    if (*p == '\'') {
+      buf[n++] = '\'';
+      buf[n++] = '\'';
+    } else {
+      buf[n++] = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
+    }
+  }
+  buf[n++] = '\'';
+  buf[n] = '\0';
+}
+
+/* Write all of text to fd while draining out into log (so a chatty child cannot block on a full pipe);
+ * then read out to its end. log keeps the first cap - 1 bytes. Returns 0, or -1 if the write failed. */
+static int pump(int in, const char *text, int out, char *log, size_t cap)
+{
+  size_t sent = 0, len = strlen(text), got = 0;
+  int ok = 0;
+  log[0] = '\0';
+  while (out >= 0) {
+    struct pollfd pf[2] = {{.fd = out, .events = POLLIN}, {.fd = in, .events = POLLOUT}};
+    const nfds_t nf = in >= 0 ? 2 : 1;
+    if (poll(pf, nf, -1) < 0) {
+      if (errno == EINTR) continue;
+      ok = -1;
+      break;
+    }
+    if (in >= 0 && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t w = (pf[1].revents & POLLOUT) ? write(in, text + sent, len - sent) : -1;
+      if (w < 0 && errno != EINTR && errno != EAGAIN) {
+        ok = -1; /* the child closed its input early; its exit status tells */
+        close(in);
+        in = -1;
+      } else if (w > 0 && (sent += (size_t)w) == len) {
+        close(in);
+        in = -1;
+      }
+    }
+    if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      char chunk[1024];
+      const ssize_t r = read(out, chunk, sizeof chunk);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        close(out);
+        out = -1;
+        break;
+      }
+      const size_t take = got + (size_t)r < cap - 1 ? (size_t)r : cap - 1 - got;
+      memcpy(log + got, chunk, take);
+      got += take;
+      log[got] = '\0';
+    }
+  }
+  if (in >= 0) close(in);
+  if (out >= 0) close(out);
+  return ok;
+}
+
 int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, const char *script)
 {
   char gp[600];
@@ -185,27 +258,71 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
   if (kl_out_open(&o, dir, gp) != 0) return -1;
   fprintf(o.f, "%s", script);
   if (kl_out_commit(&o) != 0) return -1;
-  if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    kl_cli_note(c, "gnuplot not found: figure script left in %s/%s (install gnuplot-nox to draw it)", dir, gp);
-    return 1;
-  }
-  /* gnuplot writes the PNG to a temporary name given in the script as 'OUTPUT'; rename on success */
-  char tmp[4300], final[4300], cmd[9000];
+
+  /* gnuplot is started with an argument vector (no shell), in the output folder, and reads the script
+   * on its standard input after one line that names the temporary PNG: no user text reaches a shell,
+   * and the folder's name never enters the script. The PNG is renamed into place on success. */
+  char tmpname[700], tmp[4800], final[4800];
+  snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", png, (long)getpid());
+  snprintf(tmp, sizeof tmp, "%s/%s", dir, tmpname);
   snprintf(final, sizeof final, "%s/%s", dir, png);
-  snprintf(tmp, sizeof tmp, "%s/%s.tmp.%ld", dir, png, (long)getpid());
-  snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot -e \"OUTPUT='%s.tmp.%ld'\" '%s' 2>&1", dir, png, (long)getpid(), gp);
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    kl_cli_error("cannot run gnuplot: %s", strerror(errno));
+  const size_t cap = strlen(script) + sizeof tmpname * 2 + 32;
+  char *text = malloc(cap);
+  if (!text) {
+    kl_cli_error("out of memory running gnuplot");
     return -1;
   }
-  char line[512];
-  char log[4096] = "";
-  while (fgets(line, sizeof line, p))
-    if (strlen(log) + strlen(line) < sizeof log) strcat(log, line);
-  const int st = pclose(p);
-  if (st != 0 || access(tmp, F_OK) != 0) {
-    kl_cli_error("gnuplot failed on %s/%s:\n%s", dir, gp, log);
+  char quoted[sizeof tmpname * 2 + 3];
+  kl_gp_str(quoted, sizeof quoted, tmpname);
+  snprintf(text, cap, "OUTPUT = %s\n%s\n", quoted, script);
+
+  int pin[2] = {-1, -1}, pout[2] = {-1, -1};
+  if (pipe2(pin, O_CLOEXEC) != 0 || pipe2(pout, O_CLOEXEC) != 0) {
+    kl_cli_error("cannot run gnuplot: %s", strerror(errno));
+    free(text);
+    for (int i = 0; i < 2; ++i) {
+      if (pin[i] >= 0) close(pin[i]);
+      if (pout[i] >= 0) close(pout[i]);
+    }
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, pout[1], 2);
+  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  char *const args[] = {(char *)"gnuplot", NULL};
+  extern char **environ;
+  pid_t pid = -1;
+  const int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, args, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pin[0]);
+  close(pout[1]);
+  if (err != 0) {
+    close(pin[1]);
+    close(pout[0]);
+    free(text);
+    if (err == ENOENT) {
+      kl_cli_note(c, "gnuplot not found: figure script left in %s/%s (install gnuplot-nox to draw it)", dir, gp);
+      return 1;
+    }
+    kl_cli_error("cannot run gnuplot: %s", strerror(err));
+    return -1;
+  }
+  void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* gnuplot may stop reading on an error */
+  char log[4096];
+  pump(pin[1], text, pout[0], log, sizeof log);
+  signal(SIGPIPE, old);
+  free(text);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(tmp, F_OK) != 0) {
+    /* one line: gnuplot's last line of complaint names the script line and the problem */
+    char *last = NULL;
+    for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"))
+      if (strspn(l, " \t^") != strlen(l)) last = l;
+    kl_cli_error("gnuplot failed on %s/%s, no %s: %s", dir, gp, png, last ? last : "(it printed nothing)");
     unlink(tmp);
     return -1;
   }

@@ -49,10 +49,17 @@ int kl_out_open(kl_out *o, const char *dir, const char *name);
 int kl_out_commit(kl_out *o); /* fclose + rename; -1 with a message on error */
 void kl_out_abort(kl_out *o); /* fclose + unlink; safe on an unopened kl_out */
 
-/* Run gnuplot on a script (written next to the figure as <png>.gp) to make <dir>/<png>. Returns 0 on
+/* Run gnuplot on a script (written next to the figure as <png>.gp) to make <dir>/<png>. gnuplot is
+ * started without a shell, in dir, and fed the script through a pipe; user text inside the script must
+ * go through kl_gp_str. Returns 0 on
  * success, 1 if gnuplot is missing (a notice, not an error), -1 on failure. The script is kept so the
  * user can restyle the figure. */
 int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, const char *script);
+
+/* A gnuplot string literal for user text s (a name, a title, a file name): single-quoted, quotes
+ * doubled, control characters replaced by '?', so that no text from data can run as gnuplot code
+ * (no backquote or macro substitution happens inside single quotes). Always terminated and closed. */
+void kl_gp_str(char *buf, size_t cap, const char *s);
 
 /* Join dir and name into buf. */
 void kl_cli_path(char *buf, size_t cap, const char *dir, const char *name);

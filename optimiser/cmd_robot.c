@@ -243,14 +243,15 @@ static int write_csv(const opts *o, const kl_robot *r, int ns, const double *pos
 /* robot_path.png: m_eff, vmax (and k_n) against the path position */
 static int figure(const opts *o, const kl_robot *r, int have_kn)
 {
-  char script[4096];
+  char script[4096], name[200];
+  kl_gp_str(name, sizeof name, r->name);
   snprintf(script, sizeof script,
            "# kelvin robot: effective mass and feed-speed bound along the path\n"
            "if (!exists('OUTPUT')) OUTPUT = 'robot_path.png'\n"
            "set terminal pngcairo size 1000,%d font ',11'\nset output OUTPUT\n"
            "set datafile separator ','\nset datafile missing 'nan'\nset grid\nset key off\n"
            "set autoscale xfix\nset lmargin 12\n"
-           "set multiplot layout %d,1 title '%s: effective mass and speed bound along the path'\n"
+           "set multiplot layout %d,1 title %s.': effective mass and speed bound along the path' noenhanced\n"
            "set xlabel 'path position s [mm]'\n"
            "set title '(a) effective mass along the surface normal, m_{eff} = 1/(n^T J_v M^{-1} J_v^T n)'\n"
            "set ylabel 'm_{eff} [kg]'\nplot 'robot_path.csv' using ($1*1000):8 with lines lw 2 lc rgb '#1f77b4'\n"
@@ -258,7 +259,7 @@ static int figure(const opts *o, const kl_robot *r, int have_kn)
            "set ylabel 'v_{max} [m/s]'\nplot 'robot_path.csv' using ($1*1000):9 with lines lw 2 lc rgb '#d62728'\n"
            "%s"
            "unset multiplot\n",
-           have_kn ? 1050 : 750, have_kn ? 3 : 2, r->name,
+           have_kn ? 1050 : 750, have_kn ? 3 : 2, name,
            have_kn ? "set title '(c) stiffness along the normal from the joint stiffnesses'\n"
                      "set ylabel 'k_n [N/mm]'\nplot 'robot_path.csv' using ($1*1000):($12/1000) with lines lw 2 lc rgb "
                      "'#2ca02c'\n"

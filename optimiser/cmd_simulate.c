@@ -166,9 +166,11 @@ static int figure(const kl_cli_common *c, const kl_scene *sc)
   int np = 0;
   for (int b = 0; b < sc->nbody; ++b) {
     if (sc->model->body_type[b] != KL_BODY_DYNAMIC) continue;
-    char one[512];
-    snprintf(one, sizeof one, "%s'body_%s.csv' using 1:18 with lines lw 2 title '%s'", np ? ", " : "", sc->body_name[b],
-             sc->body_name[b]);
+    char one[1400], file[300], qfile[620], qname[300];
+    snprintf(file, sizeof file, "body_%s.csv", sc->body_name[b]);
+    kl_gp_str(qfile, sizeof qfile, file);
+    kl_gp_str(qname, sizeof qname, sc->body_name[b]);
+    snprintf(one, sizeof one, "%s%s using 1:18 with lines lw 2 title %s noenhanced", np ? ", " : "", qfile, qname);
     strncat(plots, one, sizeof plots - strlen(plots) - 1);
     ++np;
   }
@@ -178,7 +180,7 @@ static int figure(const kl_cli_common *c, const kl_scene *sc)
            "# kelvin simulate: total normal contact force on each dynamic body at the output instants\n"
            "if (!exists('OUTPUT')) OUTPUT = 'contact_forces.png'\n"
            "set terminal pngcairo size 1200,600 font ',11'\nset output OUTPUT\nset datafile separator ','\n"
-           "set key autotitle columnhead\nset grid\nset xlabel 't [s]'\nset ylabel 'contact force [N]'\n"
+           "set grid\nset xlabel 't [s]'\nset ylabel 'contact force [N]'\n"
            "set title 'Contact forces (instantaneous, at the output instants)'\nplot %s\n",
            plots);
   return kl_cli_gnuplot(c, c->out, "contact_forces.png", script) < 0 ? -1 : 0;

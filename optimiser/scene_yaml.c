@@ -431,8 +431,9 @@ static kelvin_status body(ctx *c, yaml_node_t *n, int i)
     snprintf(g, sizeof g, "%s.name", f);
     if (!s || !*s || strlen(s) > 64) return fail(c, nm, g, "must be a name of 1 to 64 characters");
     for (const char *p = s; *p; ++p)
-      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
-        return fail(c, nm, g, "may hold letters, digits, '_' and '-' only, got '%s'", s);
+      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
+            (unsigned char)*p >= 0x80)) /* it names the file body_NAME.csv: no '/', '.', space or quote */
+        return fail(c, nm, g, "may hold letters (UTF-8 too), digits, '_' and '-' only, got '%s'", s);
     for (int k = 0; k < c->sc->nbody; ++k)
       if (strcmp(c->sc->body_name[k], s) == 0) return fail(c, nm, g, "'%s' is used by bodies[%d] already", s, k);
     snprintf(name, sizeof name, "%s", s);

@@ -138,8 +138,6 @@ int main(void)
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_run_and_reproduce), cmocka_unit_test(test_evaluate),
                                      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_unreachable)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-  if (system(cmd) != 0) return 1;
+  if (kl_test_rmtree(tmp) != 0) return 1;
   return rc;
 }

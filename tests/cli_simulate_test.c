@@ -141,8 +141,6 @@ int main(void)
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_examples), cmocka_unit_test(test_bad_input)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) return 1;
+  if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
 }

@@ -181,12 +181,12 @@ int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-sweep-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
-  char cmd[1024], line[512];
-  snprintf(cmd, sizeof cmd, "'%s/kelvin' devices 2>/dev/null", KELVIN_BINARY_DIR);
-  FILE *p = popen(cmd, "r");
-  while (p && fgets(line, sizeof line, p))
-    if (strncmp(line, "chosen (*)", 10) == 0) have_opencl = 1;
-  if (p) pclose(p);
+  char exe[1024], out[8192];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  char *const dev[] = {exe, (char *)"devices", NULL};
+  kl_test_run(NULL, NULL, dev, 1, out, sizeof out);
+  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+    if (strncmp(l, "chosen (*)", 10) == 0) have_opencl = 1;
   if (!have_opencl) printf("no OpenCL device with fp64: the OpenCL runs are skipped\n");
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_config_errors),
@@ -195,7 +195,6 @@ int main(void)
     cmocka_unit_test(test_good_runs),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (rc == 0 && system(cmd) != 0) return 1;
+  if (rc == 0 && kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
 }

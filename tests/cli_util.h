@@ -4,24 +4,134 @@
 #define KL_TESTS_CLI_UTIL_H
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-/* Run "[cd CWD &&] [ENV] kelvin ARGS" with stdout discarded and stderr captured into err (cap bytes);
- * cwd and env may be NULL. Returns the exit status (-1 if it did not exit normally). */
+/* Split a test's argument line into words: blanks separate, '...' and "..." group (no escapes, no
+ * expansion: this is not a shell, only a way to write argument vectors on one line). Returns the word
+ * count; words point into buf. */
+static inline int kl_test_split(const char *line, char *buf, size_t cap, char **words, int maxw)
+{
+  int n = 0;
+  size_t k = 0;
+  const char *p = line;
+  while (*p) {
+    while (*p == ' ' || *p == '\t') ++p;
+    if (!*p) break;
+    assert_true(n < maxw - 1);
+    words[n++] = buf + k;
+    while (*p && *p != ' ' && *p != '\t') {
+      if (*p == '\'' || *p == '"') {
+        const char q = *p++;
+        while (*p && *p != q) {
+          assert_true(k + 1 < cap);
+          buf[k++] = *p++;
+        }
+        assert_true(*p == q);
+        ++p;
+      } else {
+        assert_true(k + 1 < cap);
+        buf[k++] = *p++;
+      }
+    }
+    assert_true(k + 1 < cap);
+    buf[k++] = '\0';
+  }
+  words[n] = NULL;
+  return n;
+}
+
+/* Run argv (argv[0] found on PATH or given as a path) in cwd (NULL: here) with the extra environment
+ * entries env ("NAME=value" words, NULL: none), without a shell. What it prints on the stream picked by
+ * want (1 stdout, 2 stderr) goes into out (cap bytes, terminated); the other stream is discarded.
+ * Returns the exit status, -1 if it did not exit normally. */
+static inline int kl_test_run(const char *cwd, char *const *env, char *const *argv, int want, char *out, size_t cap)
+{
+  int fd[2];
+  assert_int_equal(pipe(fd), 0);
+  int null = open("/dev/null", O_WRONLY);
+  assert_true(null >= 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], want == 1 ? 1 : 2);
+  posix_spawn_file_actions_adddup2(&fa, null, want == 1 ? 2 : 1);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
+  extern char **environ;
+  int ne = 0, nx = 0;
+  while (environ[ne]) ++ne;
+  while (env && env[nx]) ++nx;
+  char **envp = calloc((size_t)(ne + nx + 1), sizeof *envp);
+  assert_non_null(envp);
+  for (int i = 0; i < ne; ++i) envp[i] = environ[i];
+  for (int i = 0; i < nx; ++i) envp[ne + i] = env[i];
+  pid_t pid;
+  const int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  free(envp);
+  close(fd[1]);
+  close(null);
+  assert_int_equal(err, 0);
+  size_t n = 0;
+  ssize_t r;
+  char sink[4096];
+  while ((r = read(fd[0], n + 1 < cap ? out + n : sink, n + 1 < cap ? cap - 1 - n : sizeof sink)) > 0)
+    if (n + 1 < cap) n += (size_t)r;
+  out[n] = '\0';
+  close(fd[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0) {}
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Run the built kelvin with the arguments written on one line (kl_test_split) in cwd (NULL: here), with
+ * extra environment entries env (one line of NAME=value words, NULL: none), stdout discarded, stderr
+ * into err (cap bytes). Returns the exit status (-1 if it did not exit normally). */
 static inline int kl_test_kelvin(const char *cwd, const char *env, const char *args, char *err, size_t cap)
 {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "%s%s%s %s '%s/kelvin' %s 2>&1 >/dev/null", cwd ? "cd '" : "", cwd ? cwd : "",
-           cwd ? "' &&" : "", env ? env : "", KELVIN_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  const size_t n = fread(err, 1, cap - 1, p);
-  err[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  static char abuf[16384], ebuf[4096];
+  char *argv[256], *envv[32];
+  char exe[1024];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  argv[0] = exe;
+  kl_test_split(args, abuf, sizeof abuf, argv + 1, 255);
+  if (env) kl_test_split(env, ebuf, sizeof ebuf, envv, 32);
+  return kl_test_run(cwd, env ? envv : NULL, argv, 2, err, cap);
+}
+
+/* 1 if prog is an executable file in a folder of PATH (looked up without a shell). */
+static inline int kl_test_have(const char *prog)
+{
+  const char *path = getenv("PATH");
+  char dir[4096];
+  while (path && *path) {
+    const size_t len = strcspn(path, ":");
+    snprintf(dir, sizeof dir, "%.*s/%s", (int)len, path, prog);
+    if (len && access(dir, X_OK) == 0) return 1;
+    path += len + (path[len] == ':');
+  }
+  return 0;
+}
+
+static inline int kl_test_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(p);
+}
+
+/* Remove dir and everything under it (no shell); 0 on success. */
+static inline int kl_test_rmtree(const char *dir)
+{
+  return nftw(dir, kl_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Entries in dir other than . and hidden ones; -1 if it cannot be opened. */
@@ -53,7 +163,7 @@ static inline int kl_test_has_tmp(const char *dir)
 /* Write text to dir/name (dir NULL: name is the path); fails the test if the file cannot be made. */
 static inline void kl_test_write(const char *dir, const char *name, const char *text)
 {
-  char path[1024];
+  char path[4096];
   snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
@@ -64,7 +174,7 @@ static inline void kl_test_write(const char *dir, const char *name, const char *
 /* The whole of dir/name (dir NULL: name is the path) as a malloc'd string; NULL if it cannot be read. */
 static inline char *kl_test_read(const char *dir, const char *name)
 {
-  char path[1024];
+  char path[4096];
   snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;

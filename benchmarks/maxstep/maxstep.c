@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "benchmarks/maxstep/mx.h"
+#include "optimiser/cli.h"
 #include "benchmarks/maxstep/mx_eval.h"
+#include "optimiser/cli.h"
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
@@ -930,7 +932,7 @@ int main(int argc, char **argv)
   fprintf(gp.f,
           "# gnuplot script written by benchmarks/maxstep: apex error against output step, log-log\n"
           "set terminal pngcairo size 1500,650 font ',9'\n"
-          "set output 'maxstep_apex.png'\n"
+          "if (!exists('OUTPUT')) OUTPUT = 'maxstep_apex.png'\nset output OUTPUT\n"
           "set logscale xy\n"
           "set yrange [1e-16:1e2]\n"
           "set format x '%%g'\nset format y '10^{%%L}'\n"
@@ -962,35 +964,13 @@ int main(int argc, char **argv)
   rc |= text_save(&sum, o.out, "maxstep_summary.csv");
   rc |= text_save(&ac, o.out, "maxstep_accuracy_cost.csv");
   rc |= text_save(&dat, o.out, "maxstep_apex.dat");
-  rc |= text_save(&gp, o.out, "maxstep_apex.gp");
-  if (o.plot && !rc) {
-    char cmd[1400];
-    if (strchr(o.out, '\'')) {
-      fprintf(stderr, "maxstep: not running gnuplot: the output path contains a quote\n");
-    } else {
-      snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot maxstep_apex.gp.tmp 2>/dev/null && mv maxstep_apex.png.tmp maxstep_apex.png", o.out);
-      /* render to a temporary name, then rename: the figure appears whole or not at all */
-      char gpt[1300];
-      snprintf(gpt, sizeof gpt, "%s/maxstep_apex.gp", o.out);
-      FILE *in = fopen(gpt, "r");
-      text t2;
-      text_open(&t2);
-      if (in) {
-        char line[512];
-        while (fgets(line, sizeof line, in)) {
-          if (!strncmp(line, "set output", 10))
-            fprintf(t2.f, "set output 'maxstep_apex.png.tmp'\n");
-          else
-            fputs(line, t2.f);
-        }
-        fclose(in);
-      }
-      text_save(&t2, o.out, "maxstep_apex.gp.tmp");
-      if (system(cmd) != 0) fprintf(stderr, "maxstep: gnuplot failed or is missing: no maxstep_apex.png (the .gp is there)\n");
-      snprintf(gpt, sizeof gpt, "%s/maxstep_apex.gp.tmp", o.out);
-      remove(gpt);
-    }
-  }
+  /* gnuplot started without a shell (kl_cli_gnuplot): it writes maxstep_apex.png.gp beside the figure and
+   * renders to a temporary name that is renamed on success */
+  fflush(gp.f);
+  if (o.plot && !rc && kl_cli_gnuplot(NULL, o.out, "maxstep_apex.png", gp.buf) != 0)
+    fprintf(stderr, "maxstep: no maxstep_apex.png (gnuplot missing or failed; the script is maxstep_apex.png.gp)\n");
+  fclose(gp.f);
+  free(gp.buf);
   if (!o.quiet) fprintf(stderr, "maxstep: %d runs in %.0f s; results in %s/maxstep.md\n", nres, total_wall, o.out);
   free(b.t);
   free(b.z);
