@@ -1,5 +1,5 @@
 /* engine/mesh.h: static triangle meshes (workpieces, meshed planes) with a bounding-volume hierarchy,
- * imported from STL/OBJ/PLY by a mesh library, and the proximity queries the engine and the
+ * built from arrays (io/mesh_import.h reads STL/OBJ/PLY files), and the proximity queries the engine and the
  * optimiser need. Arrays follow the model convention: sizes n<thing>, arrays <thing>_<field>. */
 #ifndef KL_ENGINE_MESH_H
 #define KL_ENGINE_MESH_H
@@ -18,10 +18,6 @@ kelvin_status kl_mesh_from_arrays(const double *vert, int nvert, const int *tri,
  * coordinates each), two triangles a cell (counter-clockwise seen from +z for x and y increasing along
  * the grid). Same checks and failures as kl_mesh_from_arrays. */
 kelvin_status kl_mesh_from_grid(const double *vert, int nx, int ny, kl_mesh **out, char *msg, int cap);
-
-/* Import STL, OBJ or PLY (by content, via the mesh library), scaled by `scale` (e.g. 1e-3 for mm).
- * On failure *out = NULL and msg names the file and the problem. */
-kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap);
 
 void kl_mesh_free(kl_mesh *m); /* NULL is a no-op */
 

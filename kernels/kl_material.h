@@ -25,7 +25,7 @@ KL_FN kl_real kl_radius_eff(kl_real Ri, kl_real Rj)
   return Ri * Rj / (Ri + Rj);
 }
 
-/* Blending of per-body parameters (Klamp't practice, DESIGN.md 2.4): restitution by arithmetic mean,
+/* Blending of per-body parameters (Klamp't practice, docs/design.md 2.4): restitution by arithmetic mean,
  * stiffness, damping and friction by harmonic mean (a zero on either side gives zero). */
 KL_FN kl_real kl_blend_mean(kl_real a, kl_real b) { return 0.5 * (a + b); }
 KL_FN kl_real kl_blend_harmonic(kl_real a, kl_real b)

@@ -1,4 +1,4 @@
-/* tests/impact_parity_test.c: the three paths of an impact batch agree (DESIGN.md section 4): the OpenCL
+/* tests/impact_parity_test.c: the three paths of an impact batch agree (docs/design.md section 4): the OpenCL
  * kernel (kernels/impact.cl on the default device, pocl in CI), the OpenMP twin and the plain serial
  * loop, on 10^5 random scenarios that include near-critical damping, cr -> 0 and cr = 1, tiny and huge
  * stiffness, every model, law and separation rule, and invalid inputs. Also: batches split into chunks

@@ -1,5 +1,5 @@
 /* benchmarks/maxstep/maxstep.c: max stable step of kelvin against MuJoCo, ODE, Bullet, Simbody and
- * DART, side by side in one run (issues 6 and 8; DESIGN.md section 7; the paper's Table 1).
+ * DART, side by side in one run (docs/design.md section 7; the paper's Table 1).
  * The paper's ball is dropped in every engine at every rung of a step ladder, judged from its output
  * samples by one criterion (mx_check.c) against exact references (mx_ref.c), and reported as
  * Markdown + CSV tables and a gnuplot figure written atomically to --out. See README.md. */
@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include "benchmarks/maxstep/mx.h"
-#include "optimiser/cli.h"
+#include "cli/cli.h"
 #include "benchmarks/maxstep/mx_eval.h"
-#include "optimiser/cli.h"
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"

@@ -1,4 +1,4 @@
-/* benchmarks/maxstep/mx_check.c: the one stability criterion (DESIGN.md section 7), applied to the
+/* benchmarks/maxstep/mx_check.c: the one stability criterion (docs/design.md section 7), applied to the
  * output samples of every engine alike (README.md, "Criterion" and "Apexes from samples"). */
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* optimiser/cmd_bounce.c: `kelvin bounce`, the paper's bouncing-ball study (section 4.1, Fig. 3):
+/* cli/cmd_bounce.c: `kelvin bounce`, the paper's bouncing-ball study (section 4.1, Fig. 3):
  * a sphere dropped on a plane for several coefficients of restitution, run in the variable-step
  * engine (engine/ball.h). Writes a time series per case, the first contact densely sampled, a summary
  * (stdout, CSV, JSON) and a figure with the panels of the paper's Fig. 3. */
@@ -12,8 +12,8 @@
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 #define MAXCASES 16
 #define NFIRST 600 /* samples of the first contact */
