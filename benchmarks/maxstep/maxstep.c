@@ -314,7 +314,7 @@ static mx_case base_case(int model, double cr, double tend)
     c.n = 1.0;
     c.D = kl_kv_damping(cr, c.K, c.m); /* paper eq. (10) */
   } else {
-    c.K = kl_hertz_K(kl_estar(210e9, 0.3, 210e9, 0.3), c.R); /* steel on steel, paper eq. (2)-(3) */
+    c.K = kl_hertz_K(kl_estar(210e9, 0.3, 210e9, 0.3), c.R); /* steel on steel, paper eq. (2) */
     c.n = 1.5;
     c.chi = kl_hc_chi(c.law, cr, sqrt(2.0 * c.g * c.z0));
   }
