@@ -104,7 +104,8 @@ typedef struct kl_problem {
   double robot_vmax;     /* smallest robot speed bound along the path [m/s] (0: no robot) */
 } kl_problem;
 
-/* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead). */
+/* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead) from the
+ * table of settings in optimiser/schema.c. */
 void kl_settings_default(kl_settings *s);
 
 /* What the settings' file fields name, already in memory (io/settings.h loads them from files; a program
