@@ -335,8 +335,8 @@ static void test_grind_settings(void **state)
   kelvin_grind_free(NULL);
 }
 
-/* A flat plate 0.2 x 0.06 m from arrays, a straight path on it given as points and normals, a small
- * problem: the naive offset is Hertz's static penetration at the target plus the holder's deflection,
+/* A flat plate 0.2 x 0.06 m from arrays, a straight path on it given as points and normals (0.1 m long:
+ * not the default path's 0.12 m), a small problem: the naive offset is Hertz's static penetration at the target plus the holder's deflection,
  * (F / K)^(2/3) + (F - w) / K_h with K = 4/3 E* sqrt(R), written out here. */
 static kelvin_grind *plate(int ns)
 {
@@ -360,7 +360,7 @@ static kelvin_grind *plate(int ns)
     }
   double pts[3 * 11], nrm[3 * 11];
   for (int k = 0; k < 11; ++k) {
-    pts[3 * k] = -0.06 + 0.012 * k;
+    pts[3 * k] = -0.05 + 0.01 * k;
     pts[3 * k + 1] = 0;
     pts[3 * k + 2] = 0;
     nrm[3 * k] = nrm[3 * k + 1] = 0;
@@ -387,7 +387,7 @@ static void test_grind_run(void **state)
   assert_int_equal(kelvin_grind_prepare(g), KELVIN_OK);
   assert_int_equal(kelvin_grind_nsamples(g), 41);
   assert_int_equal(kelvin_grind_ncontrol(g), 12);
-  assert_rel(kelvin_grind_length(g), 0.12, 1e-12, "path length");
+  assert_rel(kelvin_grind_length(g), 0.1, 1e-12, "path length: the given path, not the default");
   double naive[12], lo[12], hi[12];
   assert_int_equal(kelvin_grind_control(g, naive, NULL, lo, hi), KELVIN_OK);
   const double F = 5, w = 2, Kh = 5000;
@@ -420,11 +420,26 @@ static void test_grind_run(void **state)
   assert_int_equal(kelvin_grind_pass_series(g, 0, KELVIN_SERIES_FORCE_VERIFIED, Fv), KELVIN_OK);
   assert_int_equal(kelvin_grind_pass_series(g, 0, KELVIN_SERIES_S, S), KELVIN_OK);
   assert_int_equal(kelvin_grind_pass_series(g, 0, KELVIN_SERIES_TARGET, T), KELVIN_OK);
-  assert_rel(S[40], 0.12, 1e-12, "last arc length");
+  assert_rel(S[40], 0.1, 1e-12, "last arc length");
   assert_rel(T[20], 5.0, 0, "target");
   assert_rel(Fv[40], 5.0, 1e-12, "verified force at the end of a flat pass"); /* steady: measured 4e-16 */
   assert_true(kelvin_grind_pass_value(g, best, KELVIN_PASS_RMS_VERIFIED) <=
               kelvin_grind_pass_value(g, 0, KELVIN_PASS_RMS_VERIFIED) * 1.01);
+  /* the RMS errors are what their series say: sqrt(mean over samples 1..ns-1 of ((F_k - F*_k) / F_ref)^2),
+   * F_ref the mean target (same sums, another order: 1e-12) */
+  const int checked[2] = {0, best};
+  for (int c = 0; c < 2; ++c) {
+    const int i = checked[c];
+    double Fp[41], se = 0, sv = 0;
+    assert_int_equal(kelvin_grind_pass_series(g, i, KELVIN_SERIES_FORCE, Fp), KELVIN_OK);
+    assert_int_equal(kelvin_grind_pass_series(g, i, KELVIN_SERIES_FORCE_VERIFIED, Fv), KELVIN_OK);
+    for (int k = 1; k < 41; ++k) {
+      se += pow((Fp[k] - T[k]) / 5.0, 2) / 40;
+      sv += pow((Fv[k] - T[k]) / 5.0, 2) / 40;
+    }
+    assert_rel(kelvin_grind_pass_value(g, i, KELVIN_PASS_RMS), sqrt(se), 1e-12, "predicted RMS from its series");
+    assert_rel(kelvin_grind_pass_value(g, i, KELVIN_PASS_RMS_VERIFIED), sqrt(sv), 1e-12, "verified RMS from its series");
+  }
   assert_int_equal(kelvin_grind_pass_series(g, other, KELVIN_SERIES_FORCE_VERIFIED, Fv), KELVIN_ERR_ARG);
   /* verify one more pass */
   assert_int_equal(kelvin_grind_verify(g, other), KELVIN_OK);
@@ -455,6 +470,17 @@ static void test_grind_run(void **state)
   assert_int_equal(kelvin_grind_set(g, "target.force", 6), KELVIN_OK);
   assert_int_equal(kelvin_grind_npass(g), 0);
   assert_int_equal(kelvin_grind_nsamples(g), 0);
+
+  /* a target profile from memory: a constant 3 N moves the naive offset to (3/K)^(2/3) + (3 - w)/K_h */
+  const double ts[2] = {0, 0.1}, tF[2] = {3, 3};
+  assert_int_equal(kelvin_grind_set_target(g, ts, tF, 2), KELVIN_OK);
+  assert_int_equal(kelvin_grind_prepare(g), KELVIN_OK);
+  assert_int_equal(kelvin_grind_control(g, naive, NULL, NULL, NULL), KELVIN_OK);
+  assert_rel(naive[0], pow(3 / K, 2.0 / 3.0) + (3 - w) / Kh, 1e-12, "naive offset at a 3 N target profile");
+  assert_int_equal(kelvin_grind_set_string(g, "target.csv", "no-such-target.csv"), KELVIN_OK); /* drops it */
+  assert_int_equal(kelvin_grind_prepare(g), KELVIN_ERR_CONFIG); /* the setting names a file that is not there */
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "no-such-target.csv"));
+  assert_int_equal(kelvin_grind_set_string(g, "target.csv", ""), KELVIN_OK);
 
   /* rollouts through the public batch: the naive control points give the naive prediction */
   kelvin_rollout *r = NULL;
