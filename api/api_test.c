@@ -87,7 +87,7 @@ static void test_closed_forms(void **state)
   assert_rel(kelvin_hc_cr_eff(kelvin_hc_chi(KELVIN_LAW_EXACT, 0.6, v0), v0), 0.6, 1e-14, "kelvin_hc_cr_eff");
   assert_rel(kelvin_hc_chi(KELVIN_LAW_HUNT_CROSSLEY, 0.6, v0), 3 * (1 - 0.6) / (2 * v0), 1e-15, "Hunt-Crossley chi");
   assert_rel(kelvin_hc_chi(KELVIN_LAW_GONTHIER, 0.6, v0), (1 - 0.36) / (0.6 * v0), 1e-15, "Gonthier chi");
-  /* materials: E* and Hertz K, paper eq. (2)-(3) */
+  /* materials: E* and Hertz K, paper eq. (2) */
   const double es = 1 / ((1 - 0.22 * 0.22) / 200e9 + (1 - 0.33 * 0.33) / 70e9);
   assert_rel(kelvin_estar(200e9, 0.22, 70e9, 0.33), es, 1e-15, "E*");
   assert_rel(kelvin_hertz_K(es, 6e-3), 4.0 / 3.0 * es * sqrt(6e-3), 1e-15, "Hertz K");

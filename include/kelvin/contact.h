@@ -102,7 +102,7 @@ KELVIN_API double kelvin_hc_delta_max(double m, double K, double n, double chi, 
 KELVIN_API double kelvin_estar(double E1, double nu1, double E2, double nu2);
 
 /* Hertz stiffness of a sphere of radius R [m] on a plane, K = 4/3 E* sqrt(R) [N/m^1.5], for
- * F = K d^(3/2) (paper eq. 2-3); two spheres: R = kelvin_radius_eff(R1, R2). NaN unless E*, R > 0. */
+ * F = K d^(3/2) (paper eq. 2); two spheres: R = kelvin_radius_eff(R1, R2). NaN unless E*, R > 0. */
 KELVIN_API double kelvin_hertz_K(double estar, double R);
 
 /* Effective radius 1/R = 1/R1 + 1/R2 [m]; a radius <= 0 stands for a plane (infinite radius). */
