@@ -98,7 +98,7 @@ static void relative(const kl_cfg *c, const char *name, char *out, size_t cap)
 static void load_key(loader *L, const kl_key *k, const kl_cfg_node *n, kl_settings *s)
 {
   kl_cfg *c = L->c;
-  char *f = (char *)s + k->offset, rule[128];
+  char *f = (char *)s + k->offset, rule[256];
   switch (k->type) {
   case KL_KEY_REAL: {
     double v[3];

@@ -153,11 +153,29 @@ void kl_settings_default(kl_settings *s)
   }
 }
 
+/* v as %g writes it, without the exponent's '+' and leading zeros: 1e9, 1e-6, 0.4999 */
+static void compact(double v, char *buf, size_t cap)
+{
+  char t[32]; /* %g of a double: at most 13 characters */
+  snprintf(t, sizeof t, "%g", v);
+  char *e = strchr(t, 'e');
+  if (e) {
+    char *p = e + 1, *q = e + 1;
+    if (*p == '+') ++p;
+    else if (*p == '-') *q++ = *p++;
+    while (*p == '0' && p[1]) ++p;
+    memmove(q, p, strlen(p) + 1);
+  }
+  snprintf(buf, cap, "%s", t);
+}
+
 const char *kl_key_rule(const kl_key *k, char *buf, size_t cap)
 {
   const int whole = k->type == KL_KEY_INT || k->type == KL_KEY_SEED;
-  snprintf(buf, cap, "%s in [%g, %g]%s%s", whole ? "a whole number" : "a number", k->lo, k->hi, k->unit[0] ? " " : "",
-           k->unit);
+  char lo[32], hi[32];
+  compact(k->lo, lo, sizeof lo);
+  compact(k->hi, hi, sizeof hi);
+  snprintf(buf, cap, "%sin [%s, %s]%s%s", whole ? "a whole number " : "", lo, hi, k->unit[0] ? " " : "", k->unit);
   return buf;
 }
 
@@ -181,7 +199,7 @@ kelvin_status kl_settings_set_numbers(kl_settings *s, const char *key, const dou
   if (k->type != KL_KEY_REAL && k->type != KL_KEY_INT && k->type != KL_KEY_SEED)
     ARGFAIL("%s: takes a %s, not a number", key, k->type == KL_KEY_CHOICE ? "name" : "text");
   if (n != k->n || !v) ARGFAIL("%s: takes %d number%s, got %d", key, k->n, k->n > 1 ? "s" : "", v ? n : 0);
-  char rule[128];
+  char rule[256];
   for (int j = 0; j < n; ++j)
     if (!kl_key_number_ok(k, v[j]))
       ARGFAIL("%s%s: must be %s, got %g", key, n > 1 ? (j == 0 ? "[0]" : j == 1 ? "[1]" : "[2]") : "",

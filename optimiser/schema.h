@@ -44,7 +44,7 @@ const kl_key *kl_settings_keys(int *n);
 /* The entry of key ("holder.stiffness"), or NULL if there is none. */
 const kl_key *kl_settings_key(const char *key);
 
-/* The bounds of a number key as words for a message, e.g. "in [1, 1e+09] N/m", into buf. */
+/* The bounds of a number key as words for a message, e.g. "in [1, 1e9] N/m", into buf. */
 const char *kl_key_rule(const kl_key *k, char *buf, size_t cap);
 
 /* 1 if v is a legal value of number key k (finite, within the bounds, whole for integer keys). */

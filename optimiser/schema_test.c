@@ -149,9 +149,9 @@ static void test_set_by_key(void **state)
     double v;
     const char *says;
   } bad[] = {
-    {"holder.stiffness", 0.5, "holder.stiffness: must be a number in [1, 1e+09] N/m, got 0.5"},
+    {"holder.stiffness", 0.5, "holder.stiffness: must be in [1, 1e9] N/m, got 0.5"},
     {"holder.stiffness", NAN, "holder.stiffness"},
-    {"contact.cr", 1.5, "contact.cr: must be a number in [1e-06, 1], got 1.5"},
+    {"contact.cr", 1.5, "contact.cr: must be in [1e-6, 1], got 1.5"},
     {"path.samples", 100.5, "path.samples: must be a whole number in [8, 4096], got 100.5"},
     {"contact.law", 1, "contact.law: takes a name, not a number"},
     {"holder.stifness", 1, "holder.stifness: no such setting"},
