@@ -127,12 +127,12 @@ void run_event(const mx_case *c, double h, mx_trace *tr)
   long k = 1, events = 0;
   while (s->hasNextEvent() && k <= nout) {
     s->advanceToEvent();
+    s->processEvents(); /* the event reached: now the current time (startingTime) */
     ++events;
     tr->work = events;
     /* an output instant is a time-discretisation event; the others are impacts */
     const double t = s->startingTime();
     const bool output = std::fabs(t - (double)k * h) <= 1e-9 * h + 1e-12;
-    s->processEvents();
     if (!std::isfinite((*q)(0)) || !std::isfinite((*v)(0))) tr->bad = 1;
     if (output || tr->bad || (tr->work_cap > 0 && tr->work > tr->work_cap)) {
       SP::SiconosVector lam = inter->lambda(2);
