@@ -150,6 +150,7 @@ typedef struct options {
   const char *engines; /* comma list, NULL = all */
   double tend;         /* s simulated per run */
   double max_work;     /* cap of one run: internal steps or force evaluations */
+  double max_work_wasm; /* the same for the WebAssembly peers (10-100 x the cost of a native step) */
   int repeats;
   int kmin, kmax;      /* rungs 2^k ms */
   int top;             /* 1: a last rung whose step is the run length (one output) */
@@ -162,7 +163,7 @@ typedef struct options {
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: maxstep [--out DIR] [--engines LIST] [--tend S] [--max-work N] [--repeats N]\n"
+          "usage: maxstep [--out DIR] [--engines LIST] [--tend S] [--max-work N] [--max-work-wasm N] [--repeats N]\n"
           "               [--min-ms X] [--max-ms Y] [--no-plot] [--quiet] [--help]\n"
           "\n"
           "Max stable step of kelvin's 3-D engine against the peer engines (the paper's Table 1): the paper's\n"
@@ -180,6 +181,8 @@ static void usage(FILE *f)
           "  --max-work N    cap of one run in internal steps or force evaluations, as the engine counts them\n"
           "                  (default 1e6): a rung whose run needs more (predicted from a 0.1 s simulated probe,\n"
           "                  or reached) is reported as not run, never as a failure\n"
+          "  --max-work-wasm N  the same for the WebAssembly peers run under node (default 2e5: a step there costs\n"
+          "                  10-100 times a native one)\n"
           "  --repeats N     timing repeats at reported rungs, median taken (default 3, at least 3)\n"
           "  --min-ms X, --max-ms Y  ladder ends, powers of two in ms (default 1/64 = 0.015625 and the run\n"
           "                  length, whose rung is added after the largest power of two below it)\n"
@@ -236,6 +239,7 @@ static void parse(int argc, char **argv, options *o)
   o->engines = NULL;
   o->tend = 10;
   o->max_work = 1e6;
+  o->max_work_wasm = 2e5;
   o->repeats = 3;
   o->kmin = -6;
   o->kmax = 100; /* = up to the run length */
@@ -257,6 +261,9 @@ static void parse(int argc, char **argv, options *o)
       ++i;
     } else if (!strcmp(a, "--max-work")) {
       o->max_work = num_arg(a, next);
+      ++i;
+    } else if (!strcmp(a, "--max-work-wasm")) {
+      o->max_work_wasm = num_arg(a, next);
       ++i;
     } else if (!strcmp(a, "--repeats")) {
       o->repeats = (int)num_arg(a, next);
@@ -280,8 +287,8 @@ static void parse(int argc, char **argv, options *o)
     fprintf(stderr, "maxstep: --tend: must be in (0, 1000] s, got %g\n", o->tend);
     exit(2);
   }
-  if (!(o->max_work >= 1000)) {
-    fprintf(stderr, "maxstep: --max-work: must be >= 1000, got %g\n", o->max_work);
+  if (!(o->max_work >= 1000) || !(o->max_work_wasm >= 1000)) {
+    fprintf(stderr, "maxstep: --max-work, --max-work-wasm: must be >= 1000, got %g, %g\n", o->max_work, o->max_work_wasm);
     exit(2);
   }
   if (o->repeats < 3) o->repeats = 3;
@@ -387,6 +394,9 @@ typedef struct buffers {
   double *t, *z, *vz, *f, *apex;
 } buffers;
 
+/* the work cap of a variant's runs */
+static double work_cap(const options *o, const variant *va) { return va->run == mx_node_run ? o->max_work_wasm : o->max_work; }
+
 /* one run of configuration cf (case c, possibly shortened) at step h into *res (one timing) */
 static void run_case(const options *o, const config *cf, const mx_case *c, double h, buffers *b, result *res)
 {
@@ -400,7 +410,7 @@ static void run_case(const options *o, const config *cf, const mx_case *c, doubl
   tr.z = b->z;
   tr.vz = b->vz;
   tr.f = b->f;
-  tr.work_cap = (long)o->max_work;
+  tr.work_cap = (long)work_cap(o, va);
   tr.fpeak_int = -1;
   tr.dmax_int = -1;
   tr.apex_log = (va->run == mx_kelvin_run || va->run == mx_kelvin1d_run) ? b->apex : NULL;
@@ -421,7 +431,7 @@ static void run_case(const options *o, const config *cf, const mx_case *c, doubl
     res->skipped = 1;
     res->v.stable = res->v.intact = 0;
     snprintf(res->v.why, sizeof res->v.why, "not run: cap of %.3g steps/evaluations reached at t = %.3g s",
-             o->max_work, res->sim);
+             work_cap(o, va), res->sim);
   }
 }
 
@@ -430,11 +440,12 @@ static void run_case(const options *o, const config *cf, const mx_case *c, doubl
 static void run_one(const options *o, config *cf, double h, buffers *b, result *res)
 {
   const long nout = mx_nout(&cf->c, h);
-  if ((double)nout > o->max_work) {
+  const double cap = work_cap(o, &variants[cf->var]);
+  if ((double)nout > cap) {
     memset(res, 0, sizeof *res);
     res->h = h;
     res->skipped = 1;
-    snprintf(res->v.why, sizeof res->v.why, "not run: %ld outputs > cap %.3g", nout, o->max_work);
+    snprintf(res->v.why, sizeof res->v.why, "not run: %ld outputs > cap %.3g", nout, cap);
     return;
   }
   const double tprobe = 0.1;
@@ -443,12 +454,12 @@ static void run_one(const options *o, config *cf, double h, buffers *b, result *
     pc.tend = tprobe;
     run_case(o, cf, &pc, h, b, res);
     const double predicted = (double)res->work * cf->c.tend / tprobe;
-    if (!res->skipped && predicted > o->max_work) {
+    if (!res->skipped && predicted > cap) {
       memset(res, 0, sizeof *res);
       res->h = h;
       res->skipped = 1;
       snprintf(res->v.why, sizeof res->v.why, "not run: predicted %.3g steps/evaluations > cap %.3g", predicted,
-               o->max_work);
+               cap);
       return;
     }
   }
@@ -731,6 +742,31 @@ int main(int argc, char **argv)
           for (int i = 0; i < NVARIANT; ++i)
             if (cheapest[a][g][i] >= 0) remeasure(&o, &cfgs[res[cheapest[a][g][i]].cfg], &b, &res[cheapest[a][g][i]]);
   }
+  /* the WebAssembly penalty: MuJoCo 3 under node against MuJoCo 2.2.2 native, the same model and
+   * integrator at the same step (cr = 1, 1/4 ms: 40 000 steps), medians of the same repeats */
+  double penalty[3] = {-1, -1, -1};
+  const double hpen = 0.25e-3;
+  for (int ig = 0; ig < 3; ++ig) {
+    const int vn[3] = {MX_MUJOCO_KD, MX_MUJOCO_KD_RK4, MX_MUJOCO_KD_IMPLICIT};
+    const int vw[3] = {MX_NODE_MJ_EULER, MX_NODE_MJ_RK4, MX_NODE_MJ_IMPLICIT};
+    int cn = -1, cw = -1;
+    for (int i = 0; i < ncfg; ++i) {
+      const variant *va = &variants[cfgs[i].var];
+      if (cfgs[i].group != 0 || cfgs[i].unavailable[0]) continue;
+      if (va->run == MX_MUJOCO && va->run && va->v == vn[ig]) cn = i;
+      if (va->run == mx_node_run && va->v == (MX_NODE_MUJOCO | vw[ig])) cw = i;
+    }
+    if (cn < 0 || cw < 0) continue;
+    result rn, rw;
+    rn.nrep = rw.nrep = 1;
+    run_case(&o, &cfgs[cn], &cfgs[cn].c, hpen, &b, &rn);
+    run_case(&o, &cfgs[cw], &cfgs[cw].c, hpen, &b, &rw);
+    rn.v.stable = rw.v.stable = 1; /* remeasure times stable runs only; the verdict is not used here */
+    rn.skipped = rw.skipped = 0;
+    remeasure(&o, &cfgs[cn], &b, &rn);
+    remeasure(&o, &cfgs[cw], &b, &rw);
+    if (rn.cost > 0) penalty[ig] = rw.cost / rn.cost;
+  }
   const double total_wall = mx_now() - t0;
   mx_node_stop();
 
@@ -782,9 +818,9 @@ int main(int argc, char **argv)
   }
   fprintf(md.f, ".");
   for (int j = 0; j < nmissing; ++j) fprintf(md.f, " %s: not found at configure time, skipped.", missing[j]);
-  fprintf(md.f, " Total benchmark wall time %.0f s; cap per run %.3g internal steps or force evaluations (a rung "
-                "over it is \"not run\", never a failure).\n\n",
-          total_wall, o.max_work);
+  fprintf(md.f, " Total benchmark wall time %.0f s; cap per run %.3g internal steps or force evaluations, %.3g steps "
+                "for the WebAssembly peers (a rung over it is \"not run\", never a failure).\n\n",
+          total_wall, o.max_work, o.max_work_wasm);
 
   /* summary per configuration */
   fprintf(md.f, "Per configuration: the max stable step (the criterion, an accuracy test) and the largest step "
@@ -1014,6 +1050,14 @@ int main(int argc, char **argv)
       }
       fprintf(md.f, "|\n");
     }
+  }
+
+  if (penalty[0] > 0 || penalty[1] > 0 || penalty[2] > 0) {
+    fprintf(md.f, "\nWebAssembly penalty: cost of MuJoCo 3 (WebAssembly under node) over MuJoCo 2.2.2 (native), the same "
+                  "solref-KD model at the same step (cr = 1, 1/4 ms, 40 000 steps), medians of at least 3 "
+                  "repeats each in this run: Euler %.3g×, RK4 %.3g×, implicit %.3g× (WebAssembly, its JavaScript "
+                  "bindings and two versions of MuJoCo together). PhysX and Rapier have no native build here.\n",
+            penalty[0], penalty[1], penalty[2]);
   }
 
   /* the exact references */
