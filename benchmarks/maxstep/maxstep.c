@@ -150,7 +150,6 @@ typedef struct options {
   const char *engines; /* comma list, NULL = all */
   double tend;         /* s simulated per run */
   double max_work;     /* cap of one run: internal steps or force evaluations */
-  double max_work_wasm; /* the same for the WebAssembly peers (10-100 x the cost of a native step) */
   int repeats;
   int kmin, kmax;      /* rungs 2^k ms */
   int top;             /* 1: a last rung whose step is the run length (one output) */
@@ -163,7 +162,7 @@ typedef struct options {
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: maxstep [--out DIR] [--engines LIST] [--tend S] [--max-work N] [--max-work-wasm N] [--repeats N]\n"
+          "usage: maxstep [--out DIR] [--engines LIST] [--tend S] [--max-work N] [--repeats N]\n"
           "               [--min-ms X] [--max-ms Y] [--no-plot] [--quiet] [--help]\n"
           "\n"
           "Max stable step of kelvin's 3-D engine against the peer engines (the paper's Table 1): the paper's\n"
@@ -179,10 +178,12 @@ static void usage(FILE *f)
           "                  rapier (default: all found)\n"
           "  --tend S        simulated seconds per run (default 10)\n"
           "  --max-work N    cap of one run in internal steps or force evaluations, as the engine counts them\n"
-          "                  (default 1e6): a rung whose run needs more (predicted from a 0.1 s simulated probe,\n"
-          "                  or reached) is reported as not run, never as a failure\n"
-          "  --max-work-wasm N  the same for the WebAssembly peers run under node (default 2e5: a step there costs\n"
-          "                  10-100 times a native one)\n"
+          "                  (default 1e6), times the engine's share: 1, but Simbody 0.3 (a realization costs\n"
+          "                  10-100 us), Siconos 0.5 and the WebAssembly peers 0.2 (a step costs 10-100 times a\n"
+          "                  native one). A rung whose run needs more (predicted from a 0.1 s simulated probe,\n"
+          "                  or reached) is reported as not run, never as a failure; after two rungs in a row\n"
+          "                  that reached it, the rungs above are not run either (the work is then set by the\n"
+          "                  contacts, not by the output step)\n"
           "  --repeats N     timing repeats at reported rungs, median taken (default 3, at least 3)\n"
           "  --min-ms X, --max-ms Y  ladder ends, powers of two in ms (default 1/64 = 0.015625 and the run\n"
           "                  length, whose rung is added after the largest power of two below it)\n"
@@ -239,7 +240,6 @@ static void parse(int argc, char **argv, options *o)
   o->engines = NULL;
   o->tend = 10;
   o->max_work = 1e6;
-  o->max_work_wasm = 2e5;
   o->repeats = 3;
   o->kmin = -6;
   o->kmax = 100; /* = up to the run length */
@@ -261,9 +261,6 @@ static void parse(int argc, char **argv, options *o)
       ++i;
     } else if (!strcmp(a, "--max-work")) {
       o->max_work = num_arg(a, next);
-      ++i;
-    } else if (!strcmp(a, "--max-work-wasm")) {
-      o->max_work_wasm = num_arg(a, next);
       ++i;
     } else if (!strcmp(a, "--repeats")) {
       o->repeats = (int)num_arg(a, next);
@@ -287,8 +284,8 @@ static void parse(int argc, char **argv, options *o)
     fprintf(stderr, "maxstep: --tend: must be in (0, 1000] s, got %g\n", o->tend);
     exit(2);
   }
-  if (!(o->max_work >= 1000) || !(o->max_work_wasm >= 1000)) {
-    fprintf(stderr, "maxstep: --max-work, --max-work-wasm: must be >= 1000, got %g, %g\n", o->max_work, o->max_work_wasm);
+  if (!(o->max_work >= 10000)) {
+    fprintf(stderr, "maxstep: --max-work: must be >= 10000, got %g\n", o->max_work);
     exit(2);
   }
   if (o->repeats < 3) o->repeats = 3;
@@ -345,6 +342,7 @@ typedef struct result {
   int nrep;               /* timing repeats behind cost */
   long nstep, nfev, nout, work;
   int skipped;            /* not run: over the work cap (predicted or reached) */
+  int reached;            /* ... because the run reached the cap */
   char err[200];
 } result;
 
@@ -394,8 +392,17 @@ typedef struct buffers {
   double *t, *z, *vz, *f, *apex;
 } buffers;
 
+/* an engine's share of the work cap: its steps or evaluations cost more (fixed numbers, not timings) */
+static double variant_share(const variant *va)
+{
+  if (va->run == mx_node_run) return 0.2;
+  if (va->run && va->run == MX_SIMBODY) return 0.3;
+  if (va->run && va->run == MX_SICONOS) return 0.5;
+  return 1.0;
+}
+
 /* the work cap of a variant's runs */
-static double work_cap(const options *o, const variant *va) { return va->run == mx_node_run ? o->max_work_wasm : o->max_work; }
+static double work_cap(const options *o, const variant *va) { return o->max_work * variant_share(va); }
 
 /* one run of configuration cf (case c, possibly shortened) at step h into *res (one timing) */
 static void run_case(const options *o, const config *cf, const mx_case *c, double h, buffers *b, result *res)
@@ -429,6 +436,7 @@ static void run_case(const options *o, const config *cf, const mx_case *c, doubl
   res->work = tr.work;
   if (tr.capped) {
     res->skipped = 1;
+    res->reached = 1;
     res->v.stable = res->v.intact = 0;
     snprintf(res->v.why, sizeof res->v.why, "not run: cap of %.3g steps/evaluations reached at t = %.3g s",
              work_cap(o, va), res->sim);
@@ -669,10 +677,18 @@ int main(int argc, char **argv)
     /* two readings, each "every judged step up to here passes": stable (the criterion) and intact
      * (finite, no tunnelling: the weaker "did not blow up"); the ladder stops once each has failed
      * twice above its max */
-    int fails_above = 0, failed = 0, wfails_above = 0, wfailed = 0;
+    int fails_above = 0, failed = 0, wfails_above = 0, wfailed = 0, nreached = 0;
     for (int ri = 0; ri < o.nrung; ++ri) {
       result *r = &res[nres];
-      run_one(&o, cf, o.rung[ri], &b, r);
+      if (nreached >= 2) { /* the work did not fall with the step: the rungs above are not run */
+        memset(r, 0, sizeof *r);
+        r->h = o.rung[ri];
+        r->skipped = 1;
+        snprintf(r->v.why, sizeof r->v.why, "not run: the two rungs below reached the cap");
+      } else {
+        run_one(&o, cf, o.rung[ri], &b, r);
+      }
+      nreached = r->reached ? nreached + 1 : (r->skipped ? nreached : 0);
       r->cfg = i;
       r->ri = ri;
       cf->last = nres;
@@ -818,9 +834,10 @@ int main(int argc, char **argv)
   }
   fprintf(md.f, ".");
   for (int j = 0; j < nmissing; ++j) fprintf(md.f, " %s: not found at configure time, skipped.", missing[j]);
-  fprintf(md.f, " Total benchmark wall time %.0f s; cap per run %.3g internal steps or force evaluations, %.3g steps "
-                "for the WebAssembly peers (a rung over it is \"not run\", never a failure).\n\n",
-          total_wall, o.max_work, o.max_work_wasm);
+  fprintf(md.f, " Total benchmark wall time %.0f s; cap per run %.3g internal steps or force evaluations (Simbody %.3g "
+                "realizations, Siconos %.3g steps, the WebAssembly peers %.3g steps): a rung over it is \"not run\", "
+                "never a failure; after two rungs in a row that reached it, the rungs above are not run either.\n\n",
+          total_wall, o.max_work, 0.3 * o.max_work, 0.5 * o.max_work, 0.2 * o.max_work);
 
   /* summary per configuration */
   fprintf(md.f, "Per configuration: the max stable step (the criterion, an accuracy test) and the largest step "
