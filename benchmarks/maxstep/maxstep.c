@@ -178,12 +178,10 @@ static void usage(FILE *f)
           "                  rapier (default: all found)\n"
           "  --tend S        simulated seconds per run (default 10)\n"
           "  --max-work N    cap of one run in internal steps or force evaluations, as the engine counts them\n"
-          "                  (default 1e6), times the engine's share: 1, but Simbody 0.3 (a realization costs\n"
-          "                  10-100 us), Siconos 0.5 and the WebAssembly peers 0.2 (a step costs 10-100 times a\n"
-          "                  native one). A rung whose run needs more (predicted from a 0.1 s simulated probe,\n"
-          "                  or reached) is reported as not run, never as a failure; after two rungs in a row\n"
-          "                  that reached it, the rungs above are not run either (the work is then set by the\n"
-          "                  contacts, not by the output step)\n"
+          "                  (default 1e6; Simbody 0.2 of it: a realization costs 10-100 us). A rung whose run\n"
+          "                  needs more (predicted from a 0.1 s simulated probe, or reached) is reported as not\n"
+          "                  run, never as a failure; after two rungs in a row that reached it, the rungs above\n"
+          "                  are not run either (the work is then set by the contacts, not by the output step)\n"
           "  --repeats N     timing repeats at reported rungs, median taken (default 3, at least 3)\n"
           "  --min-ms X, --max-ms Y  ladder ends, powers of two in ms (default 1/64 = 0.015625 and the run\n"
           "                  length, whose rung is added after the largest power of two below it)\n"
@@ -392,14 +390,9 @@ typedef struct buffers {
   double *t, *z, *vz, *f, *apex;
 } buffers;
 
-/* an engine's share of the work cap: its steps or evaluations cost more (fixed numbers, not timings) */
-static double variant_share(const variant *va)
-{
-  if (va->run == mx_node_run) return 0.2;
-  if (va->run && va->run == MX_SIMBODY) return 0.3;
-  if (va->run && va->run == MX_SICONOS) return 0.5;
-  return 1.0;
-}
+/* an engine's share of the work cap: Simbody's realizations cost 10-100 us each (a fixed number, not a
+ * timing); every other engine's step is counted at par */
+static double variant_share(const variant *va) { return va->run && va->run == MX_SIMBODY ? 0.2 : 1.0; }
 
 /* the work cap of a variant's runs */
 static double work_cap(const options *o, const variant *va) { return o->max_work * variant_share(va); }
@@ -835,9 +828,9 @@ int main(int argc, char **argv)
   fprintf(md.f, ".");
   for (int j = 0; j < nmissing; ++j) fprintf(md.f, " %s: not found at configure time, skipped.", missing[j]);
   fprintf(md.f, " Total benchmark wall time %.0f s; cap per run %.3g internal steps or force evaluations (Simbody %.3g "
-                "realizations, Siconos %.3g steps, the WebAssembly peers %.3g steps): a rung over it is \"not run\", "
-                "never a failure; after two rungs in a row that reached it, the rungs above are not run either.\n\n",
-          total_wall, o.max_work, 0.3 * o.max_work, 0.5 * o.max_work, 0.2 * o.max_work);
+                "realizations): a rung over it is \"not run\", never a failure; after two rungs in a row that reached "
+                "it, the rungs above are not run either.\n\n",
+          total_wall, o.max_work, 0.2 * o.max_work);
 
   /* summary per configuration */
   fprintf(md.f, "Per configuration: the max stable step (the criterion, an accuracy test) and the largest step "

@@ -194,7 +194,7 @@ static law law_of(const mx_case *c, int mode, double vin, double g)
   case MX_REF_KV_PEN:
   case MX_REF_RIGID: p.damp = eq10_damping(c->cr, c->K, c->m); break;
   case MX_REF_HC_LAW: p.damp = hc_law_chi(c->cr, vin); break;
-  case MX_REF_HC_FIXED: p.damp = hc_law_chi(c->cr, sqrt(2.0 * g * c->z0)); break;
+  case MX_REF_HC_FIXED: p.damp = hc_law_chi(c->cr, sqrt(2.0 * c->g * c->z0)); break; /* the first impact's */
   default: break;
   }
   if (c->cr == 1.0 && !p.hc) p.damp = 0.0; /* eq. (10) at cr = 1 (ln 1 = 0), exactly */
