@@ -1,6 +1,6 @@
 /* benchmarks/maxstep/maxstep.c: max stable step of kelvin's 3-D engine against MuJoCo (2.2.2 native and
  * 3.x WebAssembly), ODE, Bullet, Simbody, DART, Siconos and PhysX (WebAssembly), side by side in one run
- * (issues 6, 8 and 17; docs/design.md section 7; the paper's Table 1).
+ * (docs/design.md section 7; the paper's Table 1).
  * The paper's ball is dropped in every engine at every rung of one step ladder, judged from its output
  * samples by one criterion (mx_check.c) against independent exact references integrated with GSL
  * (mx_ref.c), and reported as Markdown + CSV tables and a gnuplot figure written atomically to --out.
@@ -365,7 +365,7 @@ static mx_case base_case(int model, double cr, double tend)
     c.n = 1.0;
     c.D = kl_kv_damping(cr, c.K, c.m); /* paper eq. (10) */
   } else {
-    c.K = kl_hertz_K(kl_estar(210e9, 0.3, 210e9, 0.3), c.R); /* steel on steel, paper eq. (2)-(3) */
+    c.K = kl_hertz_K(kl_estar(210e9, 0.3, 210e9, 0.3), c.R); /* steel on steel, paper eq. (2) */
     c.n = 1.5;
     c.chi = kl_hc_chi(c.law, cr, sqrt(2.0 * c.g * c.z0));
   }
