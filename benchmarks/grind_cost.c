@@ -1,4 +1,4 @@
-/* benchmarks/grind_cost.c: cost of the grinding tool pass against the workpiece mesh size (issue 3).
+/* benchmarks/grind_cost.c: cost of the grinding tool pass against the workpiece mesh size.
  *
  * The same pass (a 60 mm path at 10 mm/s over a 70 x 20 mm strip with a 0.2 mm weld bead, 401 path
  * samples, Kelvin-Voigt contact, ftol 1e-3) is run over meshes of about 1e4, 1e5 and 1e6 triangles:

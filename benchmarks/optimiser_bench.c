@@ -17,6 +17,7 @@
 #include "host/host.h"
 #include "optimiser/pipeline.h"
 #include "optimiser/problem.h"
+#include "io/settings.h"
 
 typedef struct row {
   const char *name;
@@ -24,11 +25,11 @@ typedef struct row {
 } row;
 
 /* one run of the pipeline with these settings on a host path; best predicted objective */
-static int once(const kl_settings *set, int cpu, int threads, row *r, int rep)
+static int once(const kl_settings *set, const kl_problem_inputs *in, int cpu, int threads, row *r, int rep)
 {
   kl_problem *pb = NULL;
   char msg[2048];
-  if (kl_problem_build(set, &pb, msg, sizeof msg) != KELVIN_OK) {
+  if (kl_problem_build(set, in, &pb, msg, sizeof msg) != KELVIN_OK) {
     fprintf(stderr, "optimiser_bench: %s\n", msg);
     return -1;
   }
@@ -91,7 +92,9 @@ int main(int argc, char **argv)
   kl_settings base;
   kl_settings_default(&base);
   char msg[2048];
-  if (config && kl_settings_load(&base, config, msg, sizeof msg) != KELVIN_OK) {
+  kl_inputs inputs;
+  if ((config && kl_settings_load(&base, config, msg, sizeof msg) != KELVIN_OK) ||
+      kl_inputs_load(&base, &inputs, msg, sizeof msg) != KELVIN_OK) {
     fprintf(stderr, "optimiser_bench: %s\n", msg);
     return 2;
   }
@@ -108,16 +111,16 @@ int main(int argc, char **argv)
   for (int rep = 0; rep < repeats; ++rep) {
     kl_settings s = base;
     s.budget = budget; /* screening + refinement share it */
-    if (ok[0] && once(&s, 0, 0, &rows[0], rep) != 0) ok[0] = 0;
-    if (ok[1] && once(&s, 1, 0, &rows[1], rep) != 0) ok[1] = 0;
+    if (ok[0] && once(&s, &inputs.in, 0, 0, &rows[0], rep) != 0) ok[0] = 0;
+    if (ok[1] && once(&s, &inputs.in, 1, 0, &rows[1], rep) != 0) ok[1] = 0;
     s = base;
     s.screening = 0;
     s.keep = 1;
     s.maxtime = budget;
     snprintf(s.algorithm, sizeof s.algorithm, "LN_BOBYQA");
-    if (ok[2] && once(&s, 1, 1, &rows[2], rep) != 0) ok[2] = 0;
+    if (ok[2] && once(&s, &inputs.in, 1, 1, &rows[2], rep) != 0) ok[2] = 0;
     snprintf(s.algorithm, sizeof s.algorithm, "LD_LBFGS");
-    if (ok[3] && once(&s, 1, 1, &rows[3], rep) != 0) ok[3] = 0;
+    if (ok[3] && once(&s, &inputs.in, 1, 1, &rows[3], rep) != 0) ok[3] = 0;
     fprintf(stderr, "optimiser_bench: repeat %d/%d done\n", rep + 1, repeats);
   }
   printf("Optimiser benchmark: built-in `kelvin optimise` problem, wall-time budget %.0f s per run, median of %d "
@@ -133,5 +136,6 @@ int main(int argc, char **argv)
     printf("| %s | %.4f | %.2f %% | %.0f | %.1f | %.0f |\n", rows[i].name, kl_bench_median(rows[i].J, repeats),
            100 * kl_bench_median(rows[i].rms, repeats), e, w, e / w);
   }
+  kl_inputs_free(&inputs);
   return 0;
 }

@@ -1,5 +1,5 @@
 /* benchmarks/sweep_throughput.c: impact scenarios per second on the three paths of host/impact_batch.h
- * (DESIGN.md section 7): the OpenCL kernel (pocl's CPU device here, or a GPU), the OpenMP twin on all
+ * (docs/design.md section 7): the OpenCL kernel (pocl's CPU device here, or a GPU), the OpenMP twin on all
  * cores and a plain serial loop, in one run, for P = 10^3 ... 10^max; kernel build time reported apart;
  * medians over repeats (a 20 ms pause after each OpenMP run: its idle workers spin-wait for a while
  * and would take cores from the next path); OpenCL / OpenMP and each path's ratio to serial; the arithmetic rate reached

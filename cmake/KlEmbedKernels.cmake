@@ -1,5 +1,5 @@
 # Turn OpenCL programs (kernels/*.cl) and the closed-form headers they include into C source text
-# (STYLE.md section 3: no raw strings in C, no runtime search path for sources).
+# (docs/style.md section 3: no raw strings in C, no runtime search path for sources).
 #
 #   cmake -DKL_KERNEL_DIR=<repo>/kernels -DKL_PROGRAMS="impact;..." -DKL_OUT_C=<file.c> -DKL_OUT_H=<file.h>
 #         -P KlEmbedKernels.cmake

@@ -273,7 +273,7 @@ static void contact_kv(const kl_ball_model *m, kl_ball_data *d, double T)
 }
 
 /* the contact force linearised about (x0, v0) as a kl_kv_sys (paper eq. 3 with the tangent
- * stiffness n K x^{n-1} (1 + chi v) and damping chi K x^n, DESIGN.md 2.3) */
+ * stiffness n K x^{n-1} (1 + chi v) and damping chi K x^n, docs/design.md 2.3) */
 static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *Kt,
                            double *Dt)
 {

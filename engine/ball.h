@@ -1,4 +1,4 @@
-/* engine/ball.h: the first slice of the variable-time-step engine (DESIGN.md section 3): a sphere
+/* engine/ball.h: the first slice of the variable-time-step engine (docs/design.md section 3): a sphere
  * falling under gravity onto a static plane, normal contact from the closed forms of kernels/.
  * The free flight is exact ballistic motion; the time of impact is located exactly (a quadratic);
  * a Kelvin-Voigt contact phase is advanced in closed form to its end in one sub-step (paper eq. 4);

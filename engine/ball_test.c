@@ -1,4 +1,4 @@
-/* engine/ball_test.c: the sphere-on-plane slice against exact results (issue 2, "The engine"). */
+/* engine/ball_test.c: the sphere-on-plane slice against exact results. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,8 +26,8 @@ static void run(const kl_ball_model *m, double dt, double t_end)
 }
 
 /* cr = 1: every apex within 1e-6 relative of the drop height over 100 bounces, for output periods
- * from 1e-4 s to 1 s (DESIGN.md section 3: stability must not depend on the output period). Exact
- * free flight and an exact contact conserve energy to rounding; 1e-6 is the issue's bound, we also
+ * from 1e-4 s to 1 s (docs/design.md section 3: stability must not depend on the output period). Exact
+ * free flight and an exact contact conserve energy to rounding; 1e-6 is the required bound, we also
  * report the worst seen. */
 static void test_apex_cr1(void **state)
 {
@@ -48,7 +48,7 @@ static void test_apex_cr1(void **state)
 }
 
 /* cr = 0.8: successive apex heights fall by cr^2 = 0.64 (gravity during the 0.3 ms contact shifts it
- * by ~1e-4, so the issue's 1e-3 bound holds with margin) */
+ * by ~1e-4, so the required 1e-3 bound holds with margin) */
 static void test_apex_cr08(void **state)
 {
   (void)state;

@@ -1,4 +1,4 @@
-/* engine/collision_ccd.c: narrow phase of the 3-D engine (DESIGN.md section 3). The only includer of
+/* engine/collision_ccd.c: narrow phase of the 3-D engine (docs/design.md section 3). The only includer of
  * <ccd/ccd.h>. Exact formulas where trivial: sphere-plane, sphere-sphere, sphere-triangle, vertex-plane,
  * vertex-triangle; libccd's MPR (Minkowski portal refinement) for convex-convex and convex-triangle
  * pairs that the exact tests do not cover. Shapes with several support points (box, hull, cylinder,

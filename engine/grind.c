@@ -1,11 +1,11 @@
-/* engine/grind.c: the grinding verification scene (see grind.h; DESIGN.md section 5).
+/* engine/grind.c: the grinding verification scene (see grind.h; docs/design.md section 5).
  *
  * State: arc length s, tool depth z and its rate z' (positive into the surface), contact phase.
  * Between samples k and k+1 every input is linear in s (p, n, offset u, speed v, effective mass,
  * weight), so the arc length is exact in time: ds/dt = v_k + a (s - s_k), a = dv/ds, gives
  * s(t) = s_k + v_k expm1(a t)/a and the interval's duration log1p(a ds/v_k)/a.
  *
- * Sub-step (DESIGN.md 2.2-2.3, paper eq. 3-4): about the sub-step's start the contact force is
+ * Sub-step (docs/design.md 2.2-2.3, paper eq. 3-4): about the sub-step's start the contact force is
  * linearised along the path, F_N ~ F0 + k_t (d - d0) + c_t (d' - d0') with the depth
  * d(z, s) ~ d0 + g (z - z0) + d_s t, g = n_c . n (how the depth follows z) and d_s the rate at which
  * the surface comes up under the moving tool (-n_c . dc/ds v, exact for the closest feature);
@@ -121,7 +121,7 @@ static double seg_T(const seg *q)
   return q->ds / q->v0 * (log1p(x) / x);
 }
 
-/* contact force law F(d, d') and its partial derivatives (DESIGN.md 2.2, 2.3) */
+/* contact force law F(d, d') and its partial derivatives (docs/design.md 2.2, 2.3) */
 static void force_law(const kl_grind_scene *g, double d, double rate, double *F, double *kt, double *ct)
 {
   if (g->model == KL_MODEL_KV) {

@@ -1,4 +1,4 @@
-/* engine/grind.h: the grinding verification scene (DESIGN.md section 5, step 3 of the pipeline).
+/* engine/grind.h: the grinding verification scene (docs/design.md section 5, step 3 of the pipeline).
  * A ball-end tool (a rigid sphere of radius R) on a compliant holder follows a path over the *actual*
  * workpiece mesh. The tool centre is c = p(s) + (R - z) n(s): p, n the nominal contact point and unit
  * outward normal at arc length s, z the tool depth along -n relative to touching the nominal surface.

@@ -1,5 +1,5 @@
 /* engine/grind_test.c: the grinding verification scene (engine/grind.h) against analytic steady states
- * and against the 1-D reference of DESIGN.md section 5 integrated by GSL's rk8pd at tight tolerance:
+ * and against the 1-D reference of docs/design.md section 5 integrated by GSL's rk8pd at tight tolerance:
  *   m z'' = F_h - F_N(z + h(s), z' + v h'(s)) + F_g,  F_h = K_h (u - z) + D_h (u' - z'),
  * with h(s) = R - dist(tool centre, analytic bump surface). */
 #include <math.h>
@@ -137,7 +137,7 @@ static double steady_force(const kl_grind_scene *g, double u, double fg)
 
 /* constant commanded depth over a flat mesh: the force reaches the analytic steady state. The offset
  * starts above the surface (out of contact), ramps down over the first 5 mm and then stays constant;
- * the last half of the pass must sit within 0.5 % of K_h K u-balance (the issue's bound; the
+ * the last half of the pass must sit within 0.5 % of K_h K u-balance (the required bound; the
  * transient decays as exp(-r t) with r = (D_h + D)/2m ~ 30 1/s, gone long before s = 20 mm at 10 mm/s) */
 static void test_flat_steady_state(void **state)
 {
@@ -177,7 +177,7 @@ static void test_flat_steady_state(void **state)
 }
 
 //------------------------------------------------------------------------------------------------------
-// the 1-D reference of DESIGN.md section 5
+// the 1-D reference of docs/design.md section 5
 
 typedef struct ref1d {
   const kl_grind_scene *g;
@@ -237,7 +237,7 @@ static int rhs(double t, const double y[], double f[], void *par)
   return GSL_SUCCESS;
 }
 
-/* over a mesh with a bump: the force profile matches the 1-D reference within 1 % RMS (the issue's
+/* over a mesh with a bump: the force profile matches the 1-D reference within 1 % RMS (the required
  * bound), both the instantaneous force at the samples and the step-averaged force (compared like
  * with like). The reference starts from the same static equilibrium, far from the bump (h ~ 1e-13 m). */
 static void test_bump_vs_reference(void **state)

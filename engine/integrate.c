@@ -1,7 +1,7 @@
 /* engine/integrate.c: the variable-time-step integrator of the 3-D engine (see world.h for the method;
- * paper section 2 and Algorithm 1, DESIGN.md section 3). One sub-step:
+ * paper section 2 and Algorithm 1, docs/design.md section 3). One sub-step:
  *   1. narrow phase at the start; active contacts take their features' new geometry, new touching
- *      and approaching features become contacts (parameters blended per pair, DESIGN.md 2.4);
+ *      and approaching features become contacts (parameters blended per pair, docs/design.md 2.4);
  *   2. the sub-step length: output instant, rotation and holder limits, conservative advancement of
  *      the pairs not in contact, the coupled-contact limit, and every contact's located end;
  *   3. each contact's 1-D closed form over the step gives its impulse and first moment, friction its
@@ -116,7 +116,7 @@ static void rel_response(const kl_world_model *m, const kl_world_data *d, const 
 //------------------------------------------------------------------------------------------------------
 // contact parameters and force law
 
-/* blended (or explicit) parameters of the body pair (DESIGN.md 2.4) */
+/* blended (or explicit) parameters of the body pair (docs/design.md 2.4) */
 static void pair_params(const kl_world_model *m, int a, int b, double *K, double *cr, double *D, double *mu)
 {
   for (int p = 0; p < m->npair; ++p) {
@@ -141,7 +141,7 @@ static double law_force(const kl_world_model *m, const kl_contact *c, double x, 
 }
 
 /* the Hunt-Crossley contact linearised about (x, v) as a 1-D system under the external force fe
- * (DESIGN.md 2.3: tangent stiffness n K x^{n-1} (1 + chi v), damping chi K x^n) */
+ * (docs/design.md 2.3: tangent stiffness n K x^{n-1} (1 + chi v), damping chi K x^n) */
 static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mass, double fe, double x, double v)
 {
   double F0 = 0, kt = 0, ct = 0;
@@ -559,7 +559,7 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
       cs->D = c->D;
       cs->tscale = 2.0 * KL_PI * sqrt(cs->m / c->K);
     } else {
-      /* linearised Hunt-Crossley (DESIGN.md 2.3) */
+      /* linearised Hunt-Crossley (docs/design.md 2.3) */
       const kl_kv_sys s0 = hc_sys(m, c, cs->m, cs->fe_ext, cs->d0, cs->v0);
       cs->K = s0.K;
       cs->D = s0.D;

@@ -1,5 +1,5 @@
 /* engine/mesh.h: static triangle meshes (workpieces, meshed planes) with a bounding-volume hierarchy,
- * imported from STL/OBJ/PLY by a mesh library, and the proximity queries the engine and the
+ * built from arrays (io/mesh_import.h reads STL/OBJ/PLY files), and the proximity queries the engine and the
  * optimiser need. Arrays follow the model convention: sizes n<thing>, arrays <thing>_<field>. */
 #ifndef KL_ENGINE_MESH_H
 #define KL_ENGINE_MESH_H
@@ -19,10 +19,6 @@ kelvin_status kl_mesh_from_arrays(const double *vert, int nvert, const int *tri,
  * the grid). Same checks and failures as kl_mesh_from_arrays. */
 kelvin_status kl_mesh_from_grid(const double *vert, int nx, int ny, kl_mesh **out, char *msg, int cap);
 
-/* Import STL, OBJ or PLY (by content, via the mesh library), scaled by `scale` (e.g. 1e-3 for mm).
- * On failure *out = NULL and msg names the file and the problem. */
-kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap);
-
 void kl_mesh_free(kl_mesh *m); /* NULL is a no-op */
 
 int kl_mesh_ntri(const kl_mesh *m);
@@ -39,7 +35,7 @@ int kl_mesh_closest(const kl_mesh *m, const double p[3], double rmax, double *di
 int kl_mesh_raycast(const kl_mesh *m, const double p[3], const double d[3], double tmin, double tmax, double *t,
                     double nrm[3]);
 
-/* --- additions for the engine's narrow phase (engine/collision.c) --- */
+/* --- additions for the engine's narrow phase (engine/collision_ccd.c) --- */
 
 /* Triangle t: corners a, b, c [m] and its unit normal by the right-hand rule on the winding. */
 void kl_mesh_triangle(const kl_mesh *m, int t, double a[3], double b[3], double c[3], double nrm[3]);

@@ -1,4 +1,4 @@
-/* engine/mesh_test.c: the BVH queries against brute force, validation messages, import via assimp. */
+/* engine/mesh_test.c: the BVH queries against brute force, validation messages (file import: io/mesh_import_test.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,74 +181,11 @@ static void test_validation(void **state)
   assert_non_null(strstr(msg, "non-manifold"));
 }
 
-/* write a file into dir */
-static void put(const char *dir, const char *name, const char *text)
-{
-  char p[512];
-  snprintf(p, sizeof p, "%s/%s", dir, name);
-  FILE *f = fopen(p, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-/* import through assimp: OBJ and ASCII STL give the same welded square; bad files name the file */
-static void test_load(void **state)
-{
-  (void)state;
-  char dir[] = "/tmp/kl_mesh_test_XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  put(dir, "sq.obj", "v 0 0 0\nv 1000 0 0\nv 1000 1000 0\nv 0 1000 0\nf 1 2 3\nf 1 3 4\n");
-  put(dir, "sq.stl", "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1000 0 0\nvertex 1000 1000 0\n"
-                     "endloop\nendfacet\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1000 1000 0\n"
-                     "vertex 0 1000 0\nendloop\nendfacet\nendsolid s\n");
-  put(dir, "empty.stl", "");
-  put(dir, "nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n");
-  put(dir, "junk.stl", "this is not a mesh\n");
-  const char *good[] = {"sq.obj", "sq.stl"};
-  char p[512], msg[512];
-  for (int i = 0; i < 2; ++i) {
-    snprintf(p, sizeof p, "%s/%s", dir, good[i]);
-    kl_mesh *m = NULL;
-    assert_int_equal(kl_mesh_load(p, 1e-3, &m, msg, sizeof msg), KELVIN_OK); /* mm -> m */
-    assert_int_equal(kl_mesh_ntri(m), 2);
-    assert_int_equal(kl_mesh_nvert(m), 4); /* the STL corners are welded */
-    double lo[3], hi[3];
-    kl_mesh_bounds(m, lo, hi);
-    assert_true(fabs(hi[0] - 1.0) < 1e-12 && fabs(hi[1] - 1.0) < 1e-12);
-    kl_mesh_free(m);
-  }
-  struct {
-    const char *file, *must;
-    kelvin_status st;
-  } bad[] = {{"empty.stl", "empty", KELVIN_ERR_ARG},
-             {"nan.obj", "non-finite", KELVIN_ERR_ARG},
-             {"junk.stl", "cannot read mesh", KELVIN_ERR_ARG},
-             {"missing.obj", "No such file", KELVIN_ERR_IO}};
-  for (int i = 0; i < 4; ++i) {
-    snprintf(p, sizeof p, "%s/%s", dir, bad[i].file);
-    kl_mesh *m = (kl_mesh *)1;
-    assert_int_equal(kl_mesh_load(p, 1.0, &m, msg, sizeof msg), bad[i].st);
-    assert_null(m);
-    printf("# %s\n", msg);
-    assert_non_null(strstr(msg, bad[i].file));
-    assert_non_null(strstr(msg, bad[i].must));
-    unlink(p);
-  }
-  const char *rest[] = {"sq.obj", "sq.stl"};
-  for (int i = 0; i < 2; ++i) {
-    snprintf(p, sizeof p, "%s/%s", dir, rest[i]);
-    unlink(p);
-  }
-  rmdir(dir);
-}
-
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_closest_vs_brute), cmocka_unit_test(test_closest_flat),
     cmocka_unit_test(test_raycast_and_box),  cmocka_unit_test(test_validation),
-    cmocka_unit_test(test_load),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

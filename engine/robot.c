@@ -1,5 +1,5 @@
 /* engine/robot.c: serial-arm model, kinematics, joint-space inertia (CRBA), inverse dynamics (RNEA),
- * effective mass and the per-sample path evaluation (engine/robot.h; DESIGN.md section 6). */
+ * effective mass and the per-sample path evaluation (engine/robot.h; docs/design.md section 6). */
 #include "engine/robot.h"
 
 #include <float.h>

@@ -1,5 +1,5 @@
 /* engine/robot.h: a serial arm of revolute joints and its effective inertia along a grinding path
- * (DESIGN.md section 6; the paper's "effective inertia ... through pose transformation", Zhou et al. 2024
+ * (docs/design.md section 6; the paper's "effective inertia ... through pose transformation", Zhou et al. 2024
  * section 2, with the ESTUN ER10-900 of its section 4.3).
  *
  * Kinematics: each body i hangs from its parent through a fixed placement and a rotation about a
@@ -124,12 +124,6 @@ kelvin_status kl_robot_builtin_er10(kl_robot **out);
 
 /* Its description (what kl_robot_builtin_er10 creates). */
 void kl_robot_er10_spec(kl_robot_spec *s);
-
-/* Load a URDF file (libxml2): the serial chain from the root link to the single leaf link, whose
- * frame is the TCP; fixed joints are merged, masses of fixed links added to their moving parent.
- * Revolute and continuous joints only. On failure *out = NULL and msg names the file, line and field:
- * KELVIN_ERR_IO (cannot read) or KELVIN_ERR_CONFIG. */
-kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, int cap);
 
 /* NULL is a no-op. */
 void kl_robot_free(kl_robot *r);

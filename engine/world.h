@@ -1,4 +1,4 @@
-/* engine/world.h: the variable-time-step 3-D engine (DESIGN.md section 3; paper section 2, Algorithm 1).
+/* engine/world.h: the variable-time-step 3-D engine (docs/design.md section 3; paper section 2, Algorithm 1).
  *
  * Rigid 6-DoF bodies (mass, principal inertia, quaternion orientation) carry shapes: sphere, box,
  * capsule, cylinder, convex hull (dynamic or static), plane and triangle mesh (static only). Contacts
@@ -8,7 +8,7 @@
  * clustered by normal within 10 degrees, as Klamp't clusters), so a fine tessellation of a smooth
  * surface gives the smooth surface's single contact. Convex-convex pairs give one MPR contact.
  *
- * Contact solver (DESIGN.md 2): every contact i is a 1-D compliant contact along its normal with the
+ * Contact solver (docs/design.md 2): every contact i is a 1-D compliant contact along its normal with the
  * effective mass of the pair at the contact point, rotational inertia included,
  *   1/m_i = A_ii = n.(M_a^-1 n) + (r_a x n).I_a^-1 (r_a x n) + the same for body b,
  * and advanced in closed form over the sub-step (kl_kv_step, paper eq. 3-4):
@@ -21,7 +21,7 @@
  * G_i = int_0^h (h - t) F dt = F_e,i h^2/2 - m_i (d(h) - d(0) - d'(0) h) then move the bodies:
  * v += a_ext h + M^-1 sum J n, x += v h + a_ext h^2/2 + M^-1 sum G n (and the same for rotation),
  * which reproduces the 1-D solution exactly for a single central contact. Hunt-Crossley contacts use
- * the linearised step of DESIGN.md 2.3 (tangent stiffness n K d^{n-1} (1 + chi d'), damping chi K d^n):
+ * the linearised step of docs/design.md 2.3 (tangent stiffness n K d^{n-1} (1 + chi d'), damping chi K d^n):
  * two half steps, the second re-linearised at the midpoint, with the sub-step controlled by comparing
  * them with one full step (step doubling, relative tolerance hc_tol, default 1e-8 of the impact's
  * maximum penetration and speed). Several contacts or rotational coupling limit the sub-step to a fraction
@@ -33,7 +33,7 @@
  * mass, so it never reverses the slip and is stable for any step; when several contacts of one pair
  * stick, each takes an equal share of the sticking impulse (Jacobi).
  *
- * Per-body parameters are blended per pair (DESIGN.md 2.4, Klamp't): restitution by arithmetic
+ * Per-body parameters are blended per pair (docs/design.md 2.4, Klamp't): restitution by arithmetic
  * mean, stiffness, damping and friction by harmonic mean, unless the pair is given explicitly.
  * Stiffness is per contact point (a box resting flat has four contacts, each with K).
  *
@@ -83,7 +83,7 @@ typedef struct kl_body_def {
   double quat[4];       /* initial orientation (w, x, y, z); normalised at compile */
   double vel[3];        /* initial (kinematic: constant) velocity [m/s] */
   double angvel[3];     /* initial (kinematic: constant) angular velocity, world frame [rad/s] */
-  /* contact material (DESIGN.md 2.4) */
+  /* contact material (docs/design.md 2.4) */
   double K;             /* stiffness [N/m^n] > 0 */
   double cr;            /* restitution in (0, 1] */
   double D;             /* damping [N s/m] (Kelvin-Voigt); 0 = from cr by paper eq. (10) */

@@ -100,7 +100,7 @@ static void run(const kl_world_model *m, kl_world_data *d, double dt, double T, 
 }
 
 /* ball on a meshed plane and on the analytic plane: the same bounce history (onset and end times,
- * impact and exit speeds, maximum penetration, peak force) to 1e-6 relative (the issue's bound; the
+ * impact and exit speeds, maximum penetration, peak force) to 1e-6 relative (the required bound; the
  * two differ only in the rounding of the sphere-triangle and sphere-plane distances). The ball
  * lands on a mesh vertex shared by six triangles, which must give one contact. Both also agree with
  * the 1-D engine slice (engine/ball.c), the paper's closed form, to 1e-9. */
@@ -156,7 +156,7 @@ static void test_ball_mesh_vs_plane(void **state)
   kl_mesh_free(mesh);
 }
 
-/* cr = 1: the stability criterion of DESIGN.md section 7 at output steps 1e-4 ... 1 s, on both
+/* cr = 1: the stability criterion of docs/design.md section 7 at output steps 1e-4 ... 1 s, on both
  * grounds: finite, no tunnelling (the lowest point never below -1.5 x the contact's maximum
  * penetration, 0.37 mm), every apex within 5 % of 1 m (from the exit speeds of the contact log:
  * apex = v_out^2 / 2g), energy drift within 5 %. 100 bounces for output steps >= 1e-2 s (fewer for the
@@ -189,7 +189,7 @@ static void test_stability_cr1(void **state)
 }
 
 /* a box (0.2 x 0.3 x 0.1 m, 2 kg, K = 1e6 N/m per corner, cr = 0.5) dropped flat from 5 cm comes to
- * rest on four contacts with total contact force m g within 0.1 % (the issue's bound) at every output
+ * rest on four contacts with total contact force m g within 0.1 % (the required bound) at every output
  * between 2 s and 12 s, and its resting height does not drift (1e-9 m over 10 s); the static
  * penetration is m g / 4K. On the analytic plane and on a mesh. */
 static void test_box_rest(void **state)
@@ -326,7 +326,7 @@ static void test_shapes(void **state)
 }
 
 /* Hunt-Crossley (exact-restitution law, n = 1.5, K = 1e10 N/m^1.5) through the linearised, step-doubled
- * sub-steps of DESIGN.md 2.3: each bounce restitutes cr = 0.8 and the first contact's maximum
+ * sub-steps of docs/design.md 2.3: each bounce restitutes cr = 0.8 and the first contact's maximum
  * penetration and peak force match the closed form without gravity, both to the 2e-3 that gravity
  * during the contact allows (as for the 1-D slice in engine/ball_test.c) */
 static void test_hunt_crossley(void **state)

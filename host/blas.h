@@ -1,5 +1,5 @@
 /* host/blas.h: dense algebra on the handle's device through CLBlast, on the same context and queue
- * (DESIGN.md section 4), with a host loop on the OpenMP path. The optimiser expands P candidates'
+ * (docs/design.md section 4), with a host loop on the OpenMP path. The optimiser expands P candidates'
  * spline control points into per-sample values with one GEMM: (P x n) . (n x Ns). */
 #ifndef KL_HOST_BLAS_H
 #define KL_HOST_BLAS_H

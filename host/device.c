@@ -12,7 +12,7 @@
 #define MAXPLAT 16
 #define MAXDEV 64
 
-//------- tuning table (STYLE.md section 3: CLBlast's database idea, as a few rows) -------
+//------- tuning table (docs/style.md section 3: CLBlast's database idea, as a few rows) -------
 
 typedef struct tune_row {
   const char *match; /* substring of the device or platform name; "" is the default row */

@@ -214,7 +214,7 @@ kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o)
   h->wgs = kl_device_wgs(d);
   const char *extra = o->build_options ? o->build_options : getenv("KELVIN_CL_BUILD_OPTIONS");
   /* no -cl-fast-relaxed-math, -cl-mad-enable or -cl-unsafe-math-optimizations: host and device must
-   * round alike (STYLE.md section 3) */
+   * round alike (docs/style.md section 3) */
   const int bl = snprintf(h->build_opts, sizeof h->build_opts, "-cl-std=CL1.2 -DKL_WGS=%d%s%s", h->wgs,
                           extra && extra[0] ? " " : "", extra ? extra : "");
   if (bl < 0 || (size_t)bl >= sizeof h->build_opts) {

@@ -1,10 +1,10 @@
-/* host/host.h: the OpenCL side of kelvin (DESIGN.md sections 1 and 4): device discovery and choice,
+/* host/host.h: the OpenCL side of kelvin (docs/design.md sections 1 and 4): device discovery and choice,
  * context and queue, program build with the build log surfaced on failure, and the OpenMP twin that
  * runs the same kernels/ headers on the host when no OpenCL device exists or the CPU path is asked for.
  *
  * A kl_host is a handle: create it, open it with options, run batches on it (host/impact_batch.h,
  * host/blas.h), destroy it. Every function returns a kelvin_status and, on failure, leaves a message
- * for a person on the handle (kl_host_errmsg); nothing here prints, exits or aborts (STYLE.md 5-6). */
+ * for a person on the handle (kl_host_errmsg); nothing here prints, exits or aborts (docs/style.md 5-6). */
 #ifndef KL_HOST_HOST_H
 #define KL_HOST_HOST_H
 

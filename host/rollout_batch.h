@@ -1,5 +1,5 @@
 /* host/rollout_batch.h: grinding-pass rollouts of P candidates on the OpenCL device or the OpenMP twin
- * (DESIGN.md sections 4-5). A candidate is a column of spline control points; one GEMM (CLBlast on the
+ * (docs/design.md sections 4-5). A candidate is a column of spline control points; one GEMM (CLBlast on the
  * device) expands all of them into sampled offsets and speeds, then kernels/rollout.cl (or the same
  * header function in an OpenMP loop) rolls each out and returns its objective terms. */
 #ifndef KL_HOST_ROLLOUT_BATCH_H

@@ -1,4 +1,4 @@
-/* kernels/impact.cl: impact metrics for a batch of P scenarios (DESIGN.md section 4).
+/* kernels/impact.cl: impact metrics for a batch of P scenarios (docs/design.md section 4).
  * One work-item per scenario: load its columns, call kl_impact (kernels/kl_impact.h, the same function
  * the OpenMP twin and the serial loop call), store the metrics, the status word and optionally M
  * samples of force and penetration (kl_impact_sample). Layout and column order: kl_impact_batch.h.

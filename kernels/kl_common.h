@@ -1,6 +1,6 @@
 /* kernels/kl_common.h: first include of every closed-form header.
  * Written in the common subset of C17 and OpenCL C 1.2, so the same text is compiled into the OpenCL
- * programs and into the host library (DESIGN.md section 1: one source of truth for the physics). */
+ * programs and into the host library (docs/design.md section 1: one source of truth for the physics). */
 #ifndef KL_COMMON_H
 #define KL_COMMON_H
 
@@ -26,7 +26,7 @@
 #define KL_FN static inline
 #endif
 
-typedef double kl_real; /* DESIGN: double precision is the default */
+typedef double kl_real; /* double precision is the default (docs/design.md section 4) */
 
 #define KL_PI 3.14159265358979323846 /* M_PI is not ISO C: absent under -std=c17 */
 #define KL_E 2.71828182845904523536

@@ -146,7 +146,7 @@ KL_FN kl_real kl_hc_speed_u(kl_real chi, kl_real v0, kl_real n, kl_real u, int b
 }
 
 /* Contact-phase times by 64-node Gauss-Legendre in u after d = d_max (1 - u^2), which removes the
- * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (DESIGN.md 2.3). Both
+ * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (docs/design.md 2.3). Both
  * phases in one loop: they share the node's S(u) and g(chi v0). *trest may be NULL. */
 KL_FN kl_real kl_hc_phase_times(kl_real dmax, kl_real chi, kl_real v0, kl_real n, kl_real *trest)
 {

@@ -1,4 +1,4 @@
-/* kernels/kl_contact_hc_test.c: the Hunt-Crossley closed forms (kernels/kl_contact_hc.h, DESIGN.md 2.3)
+/* kernels/kl_contact_hc_test.c: the Hunt-Crossley closed forms (kernels/kl_contact_hc.h, docs/design.md 2.3)
  * and the impact metrics of kernels/kl_impact.h against independent references:
  *   - the impact ODE m x'' = -K x^n (1 + chi x'), x(0) = 0, x'(0) = v0, integrated by GSL (rk8pd,
  *     eps_rel 1e-13). The two singular places are handled by changing the independent variable
@@ -188,7 +188,7 @@ static hc_ref hc_reference(double m, double K, double n, double chi, double v0, 
  *     integrates at eps_rel 1e-13 over ~1e3 steps, and the peak is a flat maximum (Brent error in t
  *     enters squared).
  *   contact time, time to d_max: 2e-11. The closed forms integrate dd/|d'| by 64-node Gauss-Legendre
- *     (DESIGN.md 2.3): ~1.3e-13 for n = 3/2, set by the (1 - u)^{5/2} branch of the integrand at d = 0
+ *     (docs/design.md 2.3): ~1.3e-13 for n = 3/2, set by the (1 - u)^{5/2} branch of the integrand at d = 0
  *     (the same 1.3e-13 as in the undamped test below, where the exact value is known), and up to
  *     ~3e-12 when chi v0 ~ 2500, where the restitution speed jumps to -1/chi within a thin layer
  *     in u that 64 nodes resolve less well. */
@@ -247,7 +247,7 @@ static void test_hc_vs_gsl(void **state)
 /*------- the exact-restitution law -------*/
 
 /* chi of the exact law solves d (1 + cr) = ln((1 + d)/(1 - cr d)) (d = chi v0) so that the effective
- * restitution is cr. Tolerance 1e-12 relative (issue 2): the root is found to 1e-15 in d and
+ * restitution is cr. Tolerance 1e-12 relative: the root is found to 1e-15 in d and
  * dcr_eff/dd is O(1), so ~1e-15 is expected; the same through kl_impact at two speeds (cr_eff does
  * not depend on v0 for this law); d = chi v0 itself by the backward error of its equation (1e-13:
  * the root finder stops at 1e-15 relative). */
@@ -353,7 +353,7 @@ static int any_nan(kl_impact_out o)
          isnan(o.damp);
 }
 
-/* A bad scenario returns all-zero outputs and exactly the status bits of what is wrong (DESIGN.md 8:
+/* A bad scenario returns all-zero outputs and exactly the status bits of what is wrong (docs/design.md 8:
  * bad input never silently produces numbers). */
 static void test_impact_invalid(void **state)
 {

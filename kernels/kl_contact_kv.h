@@ -7,7 +7,7 @@
 #include "kl_common.h"
 #include "kl_math.h"
 
-/* Contact ends (separation rules, DESIGN.md 2.2) */
+/* Contact ends (separation rules, docs/design.md 2.2) */
 #define KL_SEP_PENETRATION 0 /* the paper: contact ends at d = 0 (force may turn tensile just before) */
 #define KL_SEP_FORCE 1       /* no tension: contact ends when K d + D d' = 0 (a wheel cannot pull) */
 
@@ -64,7 +64,7 @@ KL_FN kl_kv_out kl_kv_taylor(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t)
 
 /* e^{-rt} C(t), e^{-rt} S(t) and e^{-rt} C(t) - 1 for the homogeneous solution
  * y(t) = e^{-rt} [y0 C + (y0' + r y0) S], C'' = -lam C, S = int C, lam = w0^2 - r^2.
- * One formula for all three regimes: the series in x = lam t^2 joins them smoothly (DESIGN.md 2.2). */
+ * One formula for all three regimes: the series in x = lam t^2 joins them smoothly (docs/design.md 2.2). */
 KL_FN void kl_kv_basis(kl_real r, kl_real w02, kl_real t, kl_real *ec, kl_real *es, kl_real *ec1)
 {
   const kl_real lam = w02 - r * r;

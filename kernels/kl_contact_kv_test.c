@@ -28,7 +28,7 @@
 #include "kernels/kl_impact.h"
 
 /* The integrator runs at eps_rel 1e-13 (eps_abs 1e-15 of the trajectory scale), so its own error is
- * ~1e-12 of the scale over the few hundred steps used; 1e-9 (issue 2) leaves three digits for it. */
+ * ~1e-12 of the scale over the few hundred steps used; 1e-9 leaves three digits for it. */
 #define TOL_STATE 1e-9
 
 /*------- reference: GSL integrator on the linear system -------*/
@@ -260,7 +260,7 @@ static double line_residual(const double *y)
   return r;
 }
 
-/* Tolerance 1e-10 relative to the trajectory scale (issue 2): each formula is accurate to ~1e-15,
+/* Tolerance 1e-10 relative to the trajectory scale: each formula is accurate to ~1e-15,
  * so anything above 1e-10 is a branch that does not join its neighbour. */
 #define TOL_SMOOTH 1e-10
 
@@ -330,7 +330,7 @@ static void test_kv_regime_continuity(void **state)
 
 /* With separation at d = 0 and no external force, the exit speed of the eq. (10) damping is exactly
  * cr v0 (the solution is e^{-rt} sin(wt) v0/w and separation is at t = pi/w, so the ratio is
- * e^{-r pi / w} = cr). Tolerance 1e-9 relative (issue 2); the contact time is checked against pi/w
+ * e^{-r pi / w} = cr). Tolerance 1e-9 relative; the contact time is checked against pi/w
  * to 1e-12 (the root finder converges to 2 eps of t on a simple root of slope v0 cr). */
 static void test_kv_restitution(void **state)
 {

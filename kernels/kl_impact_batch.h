@@ -1,9 +1,9 @@
-/* kernels/kl_impact_batch.h: the structure-of-arrays layout of an impact batch (DESIGN.md section 4)
+/* kernels/kl_impact_batch.h: the structure-of-arrays layout of an impact batch (docs/design.md section 4)
  * and the sampled force / penetration along one impact. Shared by kernels/impact.cl, the OpenMP twin
  * and the serial loop of host/impact_batch.c. Common subset of C17 and OpenCL C 1.2.
  *
  * Layout: column c of a table with P rows is the slice [c*P, (c+1)*P), scenario index fastest, so
- * neighbouring work-items read neighbouring addresses (STYLE.md section 2). */
+ * neighbouring work-items read neighbouring addresses (docs/style.md section 2). */
 #ifndef KL_IMPACT_BATCH_H
 #define KL_IMPACT_BATCH_H
 #include "kl_common.h"

@@ -82,7 +82,7 @@ static double branch_dist(double z) { return ((z + KL_INV_E_HI) + KL_INV_E_LO) /
 
 /*------- Lambert W against the mpmath table -------*/
 
-/* Tolerance 1e-14 relative on both branches and the whole table (issue 2). The implementation
+/* Tolerance 1e-14 relative on both branches and the whole table. The implementation
  * reaches it near -1/e because it never forms z + 1/e by cancellation: kl_lambertw_t adds 1/e as
  * a double and its rounding error. */
 #define TOL_W 1e-14

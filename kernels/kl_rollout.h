@@ -1,4 +1,4 @@
-/* kernels/kl_rollout.h: the grinding-pass rollout of DESIGN.md section 5 for one candidate, shared by
+/* kernels/kl_rollout.h: the grinding-pass rollout of docs/design.md section 5 for one candidate, shared by
  * kernels/rollout.cl (P candidates at once), the OpenMP twin and the tests. Common subset of C17 and
  * OpenCL C 1.2.
  *
@@ -364,7 +364,7 @@ KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_re
   return 0.5 * (a + b);
 }
 
-/* Running sums of the objective terms along a pass (DESIGN.md section 5, "Objective"). The device
+/* Running sums of the objective terms along a pass (docs/design.md section 5, "Objective"). The device
  * rollout, the OpenMP twin and the CPU-engine verification all score a pass with these functions. */
 typedef struct kl_grind_acc {
   kl_real se, over, rough, acc, tfree;

@@ -1,4 +1,4 @@
-/* kernels/rollout.cl: the grinding-pass rollout of P candidates at once (DESIGN.md sections 4-5).
+/* kernels/rollout.cl: the grinding-pass rollout of P candidates at once (docs/design.md sections 4-5).
  * One work-item per candidate: kl_grind_rollout (kernels/kl_rollout.h, the same function the OpenMP
  * twin calls) reads the candidate's sampled offsets and speeds, which one CLBlast GEMM expanded from
  * its spline control points, and writes its objective terms and optionally its per-sample outputs.

@@ -1,5 +1,5 @@
 /* optimiser/pipeline.h: screening -> local refinement -> CPU verification of a grinding pass
- * (DESIGN.md section 5, "Pipeline"). The only includer of <nlopt.h> is pipeline.c. */
+ * (docs/design.md section 5, "Pipeline"). The only includer of <nlopt.h> is pipeline.c. */
 #ifndef KL_OPTIMISER_PIPELINE_H
 #define KL_OPTIMISER_PIPELINE_H
 

@@ -1,4 +1,5 @@
-/* optimiser/problem.c: settings, their YAML form, and the preparation of a grinding problem. */
+/* optimiser/problem.c: the settings' defaults and the preparation of a grinding problem from settings and
+ * in-memory inputs (no file is opened here: io/settings.c reads the config and the files it names). */
 #include "optimiser/problem.h"
 
 #include <errno.h>
@@ -15,8 +16,6 @@
 #include "kernels/kl_contact_hc.h"
 #include "kernels/kl_material.h"
 #include "engine/robot.h"
-#include "optimiser/config.h"
-#include "optimiser/robot_yaml.h"
 
 #define PI 3.14159265358979323846
 
@@ -86,250 +85,7 @@ void kl_settings_default(kl_settings *s)
   s->robot_base[2] = -0.25;
 }
 
-//------------------------------------------------------------------------------------------------------
-// YAML
-
 static const char *const surface_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
-static const char *const model_names[] = {"kv", "hc", NULL};
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const measure_names[] = {"instantaneous", "averaged", NULL};
-
-typedef struct loader {
-  kl_cfg *c;
-  kelvin_status st;
-} loader;
-
-/* number field sec.key into *out if present, checked against (lo, hi] style bounds by the caller */
-static void num(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, double *out, double lo,
-                double hi, const char *rule)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  double v;
-  if ((L->st = kl_cfg_number(L->c, n, field, &v)) != KELVIN_OK) return;
-  if (!(v >= lo && v <= hi)) {
-    L->st = kl_cfg_fail(L->c, n, field, "must be %s, got %g", rule, v);
-    return;
-  }
-  *out = v;
-}
-
-static void integer(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, int *out, long lo,
-                    long hi)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  long v;
-  if ((L->st = kl_cfg_long(L->c, n, field, lo, hi, &v)) != KELVIN_OK) return;
-  *out = (int)v;
-}
-
-static void choice(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, const char *const *names,
-                   int *out)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  L->st = kl_cfg_choice(L->c, n, field, names, out);
-}
-
-/* a file name relative to the config file's folder */
-static void file(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, char *out, size_t cap)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  if (n->type != KL_CFG_SCALAR || !n->value[0]) {
-    L->st = kl_cfg_fail(L->c, n, field, "must be a file name");
-    return;
-  }
-  const char *cfgfile = kl_cfg_file(L->c);
-  const char *slash = strrchr(cfgfile, '/');
-  if (n->value[0] != '/' && slash)
-    snprintf(out, cap, "%.*s/%s", (int)(slash - cfgfile), cfgfile, n->value);
-  else
-    snprintf(out, cap, "%s", n->value);
-}
-
-/* a list of exactly n numbers */
-static void vec(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, double *out, int n)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *v = kl_cfg_get(sec, key);
-  if (!v) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  if (v->type != KL_CFG_SEQ || v->n != n) {
-    L->st = kl_cfg_fail(L->c, v, field, "must be a list of %d numbers", n);
-    return;
-  }
-  for (int i = 0; i < n && L->st == KELVIN_OK; ++i) L->st = kl_cfg_number(L->c, v->items[i], field, &out[i]);
-}
-
-static const kl_cfg_node *section(loader *L, const kl_cfg_node *root, const char *name, const char *const *keys)
-{
-  if (L->st != KELVIN_OK) return NULL;
-  const kl_cfg_node *s = kl_cfg_get(root, name);
-  if (!s) return NULL;
-  L->st = kl_cfg_keys(L->c, s, name, keys);
-  return L->st == KELVIN_OK ? s : NULL;
-}
-
-kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap)
-{
-  kl_cfg *c = NULL;
-  kelvin_status st = kl_cfg_create(&c);
-  if (st != KELVIN_OK) {
-    snprintf(msg, (size_t)cap, "out of memory");
-    return st;
-  }
-  st = kl_cfg_load(c, path);
-  if (st != KELVIN_OK) {
-    snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(c));
-    kl_cfg_destroy(c);
-    return st;
-  }
-  loader L = {c, KELVIN_OK};
-  const kl_cfg_node *root = kl_cfg_root(c);
-  static const char *const top[] = {"workpiece", "path",   "tool",      "holder",    "contact", "target",
-                                    "offset",    "speed",  "objective", "optimiser", "verify",  "robot", NULL};
-  L.st = kl_cfg_keys(c, root, "(top level)", top);
-  static const char *const kw[] = {"surface", "radius", "mesh", "mesh_scale", "extent", "resolution", "E", "nu", "bead",
-                                   "tilt_deg", "shift", "roughness", NULL};
-  const kl_cfg_node *w = section(&L, root, "workpiece", kw);
-  choice(&L, w, "workpiece", "surface", surface_names, &s->surface);
-  num(&L, w, "workpiece", "radius", &s->radius, 1e-3, 1e3, "in [1e-3, 1e3] m");
-  file(&L, w, "workpiece", "mesh", s->mesh, sizeof s->mesh);
-  num(&L, w, "workpiece", "mesh_scale", &s->mesh_scale, 1e-9, 1e9, "> 0");
-  vec(&L, w, "workpiece", "extent", s->extent, 2);
-  num(&L, w, "workpiece", "resolution", &s->resolution, 1e-6, 1e-2, "in [1e-6, 1e-2] m");
-  num(&L, w, "workpiece", "E", &s->work_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
-  num(&L, w, "workpiece", "nu", &s->work_nu, -0.99, 0.4999, "in (-1, 0.5)");
-  num(&L, w, "workpiece", "tilt_deg", &s->tilt_deg, -45, 45, "in [-45, 45] degrees");
-  vec(&L, w, "workpiece", "shift", s->shift, 3);
-  static const char *const kb[] = {"height", "width", "x", NULL};
-  const kl_cfg_node *b = w ? kl_cfg_get(w, "bead") : NULL;
-  if (b && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, b, "workpiece.bead", kb);
-  num(&L, b, "workpiece.bead", "height", &s->bead_h, -0.01, 0.01, "in [-0.01, 0.01] m");
-  num(&L, b, "workpiece.bead", "width", &s->bead_w, 1e-5, 0.1, "in [1e-5, 0.1] m");
-  num(&L, b, "workpiece.bead", "x", &s->bead_x, -10, 10, "in [-10, 10] m");
-  static const char *const kr[] = {"amplitude", "wavelength", "seed", NULL};
-  const kl_cfg_node *r = w ? kl_cfg_get(w, "roughness") : NULL;
-  if (r && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, r, "workpiece.roughness", kr);
-  num(&L, r, "workpiece.roughness", "amplitude", &s->rough_a, 0, 1e-3, "in [0, 1e-3] m");
-  num(&L, r, "workpiece.roughness", "wavelength", &s->rough_l, 1e-5, 1, "in [1e-5, 1] m");
-  int seed = (int)s->rough_seed;
-  integer(&L, r, "workpiece.roughness", "seed", &seed, 0, 1000000000L);
-  s->rough_seed = (unsigned long)seed;
-  static const char *const kp[] = {"csv", "start", "end", "y", "samples", NULL};
-  const kl_cfg_node *p = section(&L, root, "path", kp);
-  file(&L, p, "path", "csv", s->path_csv, sizeof s->path_csv);
-  num(&L, p, "path", "start", &s->path_x0, -10, 10, "in [-10, 10] m");
-  num(&L, p, "path", "end", &s->path_x1, -10, 10, "in [-10, 10] m");
-  num(&L, p, "path", "y", &s->path_y, -10, 10, "in [-10, 10] m");
-  integer(&L, p, "path", "samples", &s->ns, 8, KL_PATH_MAX);
-  static const char *const kt[] = {"radius", "E", "nu", "mass", "weight", NULL};
-  const kl_cfg_node *t = section(&L, root, "tool", kt);
-  num(&L, t, "tool", "radius", &s->tool_R, 1e-4, 0.2, "in [1e-4, 0.2] m");
-  num(&L, t, "tool", "E", &s->tool_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
-  num(&L, t, "tool", "nu", &s->tool_nu, -0.99, 0.4999, "in (-1, 0.5)");
-  num(&L, t, "tool", "mass", &s->tool_mass, 1e-3, 1e4, "in [1e-3, 1e4] kg");
-  num(&L, t, "tool", "weight", &s->tool_weight, -1e5, 1e5, "in [-1e5, 1e5] N");
-  static const char *const kh[] = {"stiffness", "damping", NULL};
-  const kl_cfg_node *h = section(&L, root, "holder", kh);
-  num(&L, h, "holder", "stiffness", &s->holder_K, 1.0, 1e9, "in [1, 1e9] N/m");
-  num(&L, h, "holder", "damping", &s->holder_D, 0.0, 1e7, "in [0, 1e7] N s/m");
-  static const char *const kc[] = {"model", "law", "cr", "approach_speed", "stiffness", NULL};
-  const kl_cfg_node *ct = section(&L, root, "contact", kc);
-  int model = s->model == KL_MODEL_KV ? 0 : 1;
-  choice(&L, ct, "contact", "model", model_names, &model);
-  s->model = model == 0 ? KL_MODEL_KV : KL_MODEL_HC;
-  choice(&L, ct, "contact", "law", law_names, &s->law);
-  num(&L, ct, "contact", "cr", &s->cr, 1e-6, 1.0, "in (0, 1]");
-  num(&L, ct, "contact", "approach_speed", &s->approach_speed, 1e-6, 100, "in [1e-6, 100] m/s");
-  num(&L, ct, "contact", "stiffness", &s->contact_K, 1.0, 1e16, "> 0");
-  static const char *const kg[] = {"force", "csv", "max_force", "measure", NULL};
-  const kl_cfg_node *tg = section(&L, root, "target", kg);
-  num(&L, tg, "target", "force", &s->target_F, 1e-6, 1e6, "> 0 N");
-  file(&L, tg, "target", "csv", s->target_csv, sizeof s->target_csv);
-  num(&L, tg, "target", "max_force", &s->max_F, 1e-6, 1e7, "> 0 N");
-  choice(&L, tg, "target", "measure", measure_names, &s->averaged);
-  static const char *const ko[] = {"min", "max", "control_points", NULL};
-  const kl_cfg_node *o = section(&L, root, "offset", ko);
-  num(&L, o, "offset", "min", &s->o_min, -1, 1, "in [-1, 1] m");
-  num(&L, o, "offset", "max", &s->o_max, -1, 1, "in [-1, 1] m");
-  integer(&L, o, "offset", "control_points", &s->n_o, 4, 60);
-  static const char *const ks[] = {"min", "max", "initial", "control_points", "max_accel", NULL};
-  const kl_cfg_node *sp = section(&L, root, "speed", ks);
-  num(&L, sp, "speed", "min", &s->v_min, 1e-6, 100, "in [1e-6, 100] m/s");
-  num(&L, sp, "speed", "max", &s->v_max, 1e-6, 100, "in [1e-6, 100] m/s");
-  num(&L, sp, "speed", "initial", &s->v_init, 1e-6, 100, "in [1e-6, 100] m/s");
-  integer(&L, sp, "speed", "control_points", &s->n_v, 4, 60);
-  num(&L, sp, "speed", "max_accel", &s->a_max, 1e-6, 1e4, "> 0 m/s^2");
-  static const char *const kw2[] = {"rms", "loss", "over", "time", "roughness", "accel", NULL};
-  const kl_cfg_node *ob = section(&L, root, "objective", kw2);
-  num(&L, ob, "objective", "rms", &s->w_rms, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "loss", &s->w_loss, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "over", &s->w_over, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "time", &s->w_time, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "roughness", &s->w_rough, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "accel", &s->w_acc, 0, 1e9, ">= 0");
-  static const char *const kn[] = {"screening", "screen_offset", "keep", "algorithm", "maxeval", "maxtime", "budget",
-                                   "xtol_rel", "ftol_rel", "fd_step", "force_tol", "seed", NULL};
-  const kl_cfg_node *op = section(&L, root, "optimiser", kn);
-  integer(&L, op, "optimiser", "screening", &s->screening, 0, 1 << 22);
-  num(&L, op, "optimiser", "screen_offset", &s->screen_o, 0, 0.1, "in [0, 0.1] m");
-  integer(&L, op, "optimiser", "keep", &s->keep, 1, 64);
-  if (op && L.st == KELVIN_OK) {
-    const kl_cfg_node *a = kl_cfg_get(op, "algorithm");
-    if (a) {
-      if (a->type != KL_CFG_SCALAR || strlen(a->value) >= sizeof s->algorithm)
-        L.st = kl_cfg_fail(c, a, "optimiser.algorithm", "must be an NLopt algorithm name such as LN_BOBYQA");
-      else
-        snprintf(s->algorithm, sizeof s->algorithm, "%s", a->value);
-    }
-  }
-  integer(&L, op, "optimiser", "maxeval", &s->maxeval, 1, 100000000L);
-  num(&L, op, "optimiser", "maxtime", &s->maxtime, 0.01, 1e6, "in [0.01, 1e6] s");
-  num(&L, op, "optimiser", "budget", &s->budget, 0, 1e7, "in [0, 1e7] s");
-  num(&L, op, "optimiser", "xtol_rel", &s->xtol_rel, 0, 1, "in [0, 1]");
-  num(&L, op, "optimiser", "ftol_rel", &s->ftol_rel, 0, 1, "in [0, 1]");
-  num(&L, op, "optimiser", "fd_step", &s->fd_step, 1e-10, 0.1, "in [1e-10, 0.1]");
-  num(&L, op, "optimiser", "force_tol", &s->ftol, 1e-8, 0.1, "in [1e-8, 0.1]");
-  int sd = (int)s->seed;
-  integer(&L, op, "optimiser", "seed", &sd, 0, 1000000000L);
-  s->seed = (unsigned long)sd;
-  static const char *const kv[] = {"count", "tolerance", NULL};
-  const kl_cfg_node *vf = section(&L, root, "verify", kv);
-  integer(&L, vf, "verify", "count", &s->verify, 0, 64);
-  num(&L, vf, "verify", "tolerance", &s->agree_tol, 0, 10, "in [0, 10]");
-  static const char *const krb[] = {"model", "base", "rpy", NULL};
-  const kl_cfg_node *rb = section(&L, root, "robot", krb);
-  if (rb && L.st == KELVIN_OK) {
-    const kl_cfg_node *m = kl_cfg_get(rb, "model");
-    if (!m || m->type != KL_CFG_SCALAR || !m->value[0])
-      L.st = kl_cfg_fail(c, m ? m : rb, "robot.model", "must be 'builtin' or a .yaml/.urdf robot file");
-    else if (strcmp(m->value, "builtin") == 0)
-      snprintf(s->robot, sizeof s->robot, "builtin");
-    else
-      file(&L, rb, "robot", "model", s->robot, sizeof s->robot);
-  }
-  vec(&L, rb, "robot", "base", s->robot_base, 3);
-  vec(&L, rb, "robot", "rpy", s->robot_rpy, 3);
-  if (L.st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(c));
-  kl_cfg_destroy(c);
-  return L.st;
-}
 
 //------------------------------------------------------------------------------------------------------
 // surfaces
@@ -473,83 +229,30 @@ static void poly_free(poly *q)
   free(q->s);
 }
 
-/* read x,y,z,nx,ny,nz rows (a header line naming the columns) */
-static kelvin_status read_path_csv(const char *path, poly *q, char *msg, int cap)
+/* the path from the caller's points and normals (repeated points dropped) */
+static kelvin_status given_path(const kl_problem_inputs *in, poly *q, char *msg, int cap)
 {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(msg, (size_t)cap, "%s: cannot read the path: %s", path, strerror(errno));
-    return KELVIN_ERR_CONFIG;
-  }
-  char line[1024];
-  int ln = 0, col[6] = {-1, -1, -1, -1, -1, -1};
-  static const char *const names[] = {"x", "y", "z", "nx", "ny", "nz"};
-  kelvin_status st = KELVIN_OK;
-  while (fgets(line, sizeof line, f)) {
-    ++ln;
-    if (line[0] == '#' || line[0] == '\n') continue;
-    if (col[0] < 0 && col[1] < 0) { /* header */
-      char *save = NULL;
-      int c = 0;
-      for (char *tok = strtok_r(line, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save), ++c) {
-        while (*tok == ' ') ++tok;
-        for (int k = 0; k < 6; ++k)
-          if (strcmp(tok, names[k]) == 0) col[k] = c;
-      }
-      for (int k = 0; k < 6; ++k)
-        if (col[k] < 0) {
-          snprintf(msg, (size_t)cap, "%s:%d: missing column '%s' (need x,y,z,nx,ny,nz)", path, ln, names[k]);
-          st = KELVIN_ERR_CONFIG;
-          goto done;
-        }
-      continue;
-    }
-    double val[32] = {0};
-    int c = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(line, ",\r\n", &save); tok && c < 32; tok = strtok_r(NULL, ",\r\n", &save), ++c) {
-      char *end;
-      val[c] = strtod(tok, &end);
-      while (*end == ' ') ++end;
-      if (end == tok || *end || !isfinite(val[c])) {
-        snprintf(msg, (size_t)cap, "%s:%d: column %d: must be a number, got '%s'", path, ln, c + 1, tok);
-        st = KELVIN_ERR_CONFIG;
-        goto done;
-      }
-    }
-    double p[3], n[3];
-    for (int k = 0; k < 3; ++k) {
-      if (col[k] >= c || col[k + 3] >= c) {
-        snprintf(msg, (size_t)cap, "%s:%d: row has %d columns, fewer than the header", path, ln, c);
-        st = KELVIN_ERR_CONFIG;
-        goto done;
-      }
-      p[k] = val[col[k]];
-      n[k] = val[col[k + 3]];
-    }
+  for (int i = 0; i < in->npath; ++i) {
+    const double *p = &in->path_p[3 * i];
+    double n[3] = {in->path_n[3 * i], in->path_n[3 * i + 1], in->path_n[3 * i + 2]};
     const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    if (fabs(nn - 1.0) > 1e-3) {
-      snprintf(msg, (size_t)cap, "%s:%d: nx,ny,nz: the normal must be a unit vector, got length %.6g", path, ln, nn);
-      st = KELVIN_ERR_CONFIG;
-      goto done;
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && fabs(nn - 1.0) <= 1e-3)) {
+      snprintf(msg, (size_t)cap, "path point %d: needs a finite position and a unit normal, got normal length %.6g", i,
+               nn);
+      return KELVIN_ERR_ARG;
     }
     normalise(n);
     if (q->n && fabs(p[0] - q->p[3 * (q->n - 1)]) + fabs(p[1] - q->p[3 * (q->n - 1) + 1]) +
                         fabs(p[2] - q->p[3 * (q->n - 1) + 2]) ==
                     0)
       continue; /* repeated point */
-    if (poly_push(q, p, n) != 0) {
-      st = KELVIN_ERR_NOMEM;
-      goto done;
-    }
+    if (poly_push(q, p, n) != 0) return KELVIN_ERR_NOMEM;
   }
   if (q->n < 2) {
-    snprintf(msg, (size_t)cap, "%s: the path needs at least 2 distinct points, got %d", path, q->n);
-    st = KELVIN_ERR_CONFIG;
+    snprintf(msg, (size_t)cap, "the path needs at least 2 distinct points, got %d", q->n);
+    return KELVIN_ERR_ARG;
   }
-done:
-  fclose(f);
-  return st;
+  return KELVIN_OK;
 }
 
 /* the nominal path: intersection of the analytic surface with the plane y = path_y */
@@ -621,83 +324,31 @@ static void resample(const poly *q, kl_problem *pb)
   }
 }
 
-/* target profile s,force from CSV, linear in s, held constant beyond its ends */
-static kelvin_status read_target(const char *path, kl_problem *pb, char *msg, int cap)
+/* the target profile (ntarget samples s, F), linear in s, held constant beyond its ends */
+static kelvin_status given_target(const kl_problem_inputs *in, kl_problem *pb, char *msg, int cap)
 {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(msg, (size_t)cap, "%s: cannot read the target profile: %s", path, strerror(errno));
-    return KELVIN_ERR_CONFIG;
+  const int n = in->ntarget;
+  const double *ss = in->target_s, *ff = in->target_F;
+  for (int i = 0; i < n; ++i)
+    if (!(isfinite(ss[i]) && isfinite(ff[i]) && ff[i] > 0 && (i == 0 || ss[i] > ss[i - 1]))) {
+      snprintf(msg, (size_t)cap, "target sample %d: s must be finite and increasing, force finite and > 0 N", i);
+      return KELVIN_ERR_ARG;
+    }
+  int j = 0;
+  for (int k = 0; k < pb->ns; ++k) {
+    const double s = pb->s[k];
+    if (n == 1 || s <= ss[0]) {
+      pb->ft[k] = ff[0];
+      continue;
+    }
+    if (s >= ss[n - 1]) {
+      pb->ft[k] = ff[n - 1];
+      continue;
+    }
+    while (j + 2 < n && ss[j + 1] < s) ++j;
+    pb->ft[k] = ff[j] + (ff[j + 1] - ff[j]) * (s - ss[j]) / (ss[j + 1] - ss[j]);
   }
-  double *ss = NULL, *ff = NULL;
-  int n = 0, capn = 0, ln = 0, header = 0;
-  kelvin_status st = KELVIN_OK;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    ++ln;
-    if (line[0] == '#' || line[0] == '\n' || line[0] == '\r') continue;
-    double a, b;
-    char extra;
-    if (sscanf(line, " %lf , %lf %c", &a, &b, &extra) != 2 || !isfinite(a) || !isfinite(b)) {
-      if (!header && n == 0 && strstr(line, "s") && strstr(line, "force")) {
-        header = 1;
-        continue;
-      }
-      snprintf(msg, (size_t)cap, "%s:%d: expected 's,force' (two numbers), got '%.60s'", path, ln, strtok(line, "\r\n"));
-      st = KELVIN_ERR_CONFIG;
-      break;
-    }
-    if (b <= 0) {
-      snprintf(msg, (size_t)cap, "%s:%d: force: must be > 0 N, got %g", path, ln, b);
-      st = KELVIN_ERR_CONFIG;
-      break;
-    }
-    if (n && a <= ss[n - 1]) {
-      snprintf(msg, (size_t)cap, "%s:%d: s: must increase, got %g after %g", path, ln, a, ss[n - 1]);
-      st = KELVIN_ERR_CONFIG;
-      break;
-    }
-    if (n == capn) {
-      capn = capn ? 2 * capn : 64;
-      double *a2 = realloc(ss, (size_t)capn * sizeof *a2);
-      double *b2 = a2 ? realloc(ff, (size_t)capn * sizeof *b2) : NULL;
-      if (!a2 || !b2) {
-        free(a2 ? a2 : ss);
-        st = KELVIN_ERR_NOMEM;
-        ss = NULL;
-        break;
-      }
-      ss = a2;
-      ff = b2;
-    }
-    ss[n] = a;
-    ff[n] = b;
-    ++n;
-  }
-  fclose(f);
-  if (st == KELVIN_OK && n < 1) {
-    snprintf(msg, (size_t)cap, "%s: no 's,force' rows", path);
-    st = KELVIN_ERR_CONFIG;
-  }
-  if (st == KELVIN_OK) {
-    int j = 0;
-    for (int k = 0; k < pb->ns; ++k) {
-      const double s = pb->s[k];
-      if (n == 1 || s <= ss[0]) {
-        pb->ft[k] = ff[0];
-        continue;
-      }
-      if (s >= ss[n - 1]) {
-        pb->ft[k] = ff[n - 1];
-        continue;
-      }
-      while (j + 2 < n && ss[j + 1] < s) ++j;
-      pb->ft[k] = ff[j] + (ff[j + 1] - ff[j]) * (s - ss[j]) / (ss[j + 1] - ss[j]);
-    }
-  }
-  free(ss);
-  free(ff);
-  return st;
+  return KELVIN_OK;
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -717,7 +368,7 @@ void kl_problem_free(kl_problem *pb)
   free(pb->ft);
   free(pb->geo);
   free(pb->basis);
-  kl_mesh_free(pb->actual);
+  if (pb->own_actual) kl_mesh_free(pb->actual);
   free(pb);
 }
 
@@ -729,18 +380,13 @@ static double static_pen(const kl_problem *pb, double F)
 }
 
 /* the arm holding the tool: its effective mass along the normal at each sample and its speed bound
- * (kl_robot_path: IK per sample, m_eff = 1 / (n' J_v M^-1 J_v' n), DESIGN.md section 6) */
-static kelvin_status robot_mass(kl_problem *pb, char *msg, int cap)
+ * (kl_robot_path: IK per sample, m_eff = 1 / (n' J_v M^-1 J_v' n), docs/design.md section 6) */
+static kelvin_status robot_mass(kl_problem *pb, kl_robot *r, char *msg, int cap)
 {
   const kl_settings *s = &pb->set;
   const int ns = pb->ns;
-  kl_robot *r = NULL;
   char m2[1024];
-  kelvin_status st = strcmp(s->robot, "builtin") == 0 ? kl_robot_builtin_er10(&r) : kl_robot_load(s->robot, &r, m2, sizeof m2);
-  if (st != KELVIN_OK) {
-    snprintf(msg, (size_t)cap, "robot.model: %s", strcmp(s->robot, "builtin") == 0 ? "out of memory" : m2);
-    return KELVIN_ERR_CONFIG;
-  }
+  kelvin_status st = KELVIN_OK;
   double *meff = malloc((size_t)ns * sizeof *meff), *vmax = malloc((size_t)ns * sizeof *vmax);
   double *margin = malloc((size_t)ns * sizeof *margin), *q = malloc((size_t)ns * 16 * sizeof *q);
   int *reach = malloc((size_t)ns * sizeof *reach);
@@ -775,7 +421,6 @@ static kelvin_status robot_mass(kl_problem *pb, char *msg, int cap)
   free(margin);
   free(q);
   free(reach);
-  kl_robot_free(r);
   return st;
 }
 
@@ -786,9 +431,12 @@ static kelvin_status robot_mass(kl_problem *pb, char *msg, int cap)
     goto fail;                                                                                               \
   } while (0)
 
-kelvin_status kl_problem_build(const kl_settings *set, kl_problem **out, char *msg, int cap)
+kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *inputs, kl_problem **out, char *msg,
+                                int cap)
 {
   *out = NULL;
+  const kl_problem_inputs none = {0};
+  const kl_problem_inputs *in = inputs ? inputs : &none;
   kelvin_status st = KELVIN_OK;
   poly q = {0, 0, NULL, NULL, NULL};
   gsl_bspline_workspace *bw = NULL;
@@ -804,14 +452,14 @@ kelvin_status kl_problem_build(const kl_settings *set, kl_problem **out, char *m
          s->v_max, s->v_init);
   if (isfinite(s->o_min) && isfinite(s->o_max) && !(s->o_min < s->o_max))
     FAIL(KELVIN_ERR_CONFIG, "offset.min (%g) must be < offset.max (%g)", s->o_min, s->o_max);
-  if (s->surface != KL_SURF_MESH && !s->path_csv[0] && !(s->path_x0 < s->path_x1))
+  if (s->surface != KL_SURF_MESH && !in->npath && !(s->path_x0 < s->path_x1))
     FAIL(KELVIN_ERR_CONFIG, "path.start (%g) must be < path.end (%g)", s->path_x0, s->path_x1);
-  if (s->surface == KL_SURF_MESH && !s->mesh[0]) FAIL(KELVIN_ERR_CONFIG, "workpiece.mesh: needed with surface: mesh");
+  if (s->surface == KL_SURF_MESH && !in->mesh) FAIL(KELVIN_ERR_CONFIG, "workpiece.mesh: needed with surface: mesh");
   if ((s->surface == KL_SURF_CYLINDER || s->surface == KL_SURF_SPHERE) &&
       !(fabs(s->path_x0) < s->radius && fabs(s->path_x1) < s->radius && fabs(s->path_y) < s->radius))
     FAIL(KELVIN_ERR_CONFIG, "path: the path leaves the %s of radius %g m (path.start/end/y)",
          surface_names[s->surface], s->radius);
-  if (s->surface != KL_SURF_MESH && !s->path_csv[0] &&
+  if (s->surface != KL_SURF_MESH && !in->npath &&
       (s->path_x1 - s->path_x0 > s->extent[0] - 2 * s->tool_R))
     FAIL(KELVIN_ERR_CONFIG, "path: path.end - path.start (%g m) must fit in workpiece.extent[0] (%g m) less two tool radii",
          s->path_x1 - s->path_x0, s->extent[0]);
@@ -834,19 +482,17 @@ kelvin_status kl_problem_build(const kl_settings *set, kl_problem **out, char *m
     FAIL(KELVIN_ERR_NOMEM, "out of memory");
   /* workpiece: the part as it is */
   if (s->surface == KL_SURF_MESH) {
-    st = kl_mesh_load(s->mesh, s->mesh_scale, &pb->actual, msg, cap);
-    if (st != KELVIN_OK) {
-      st = KELVIN_ERR_CONFIG;
-      goto fail;
-    }
+    pb->actual = (kl_mesh *)in->mesh; /* borrowed: the caller keeps it alive */
+    pb->own_actual = 0;
   } else {
     const double xc = 0.5 * (s->path_x0 + s->path_x1);
-    st = mesh_actual(s, s->path_csv[0] ? 0.0 : xc, s->path_csv[0] ? 0.0 : s->path_y, &pb->actual, msg, cap);
+    st = mesh_actual(s, in->npath ? 0.0 : xc, in->npath ? 0.0 : s->path_y, &pb->actual, msg, cap);
     if (st != KELVIN_OK) goto fail;
+    pb->own_actual = 1;
   }
   /* path on the nominal surface */
-  if (s->path_csv[0])
-    st = read_path_csv(s->path_csv, &q, msg, cap);
+  if (in->npath)
+    st = given_path(in, &q, msg, cap);
   else if (s->surface == KL_SURF_MESH)
     st = mesh_path(s, pb->actual, &q, msg, cap);
   else
@@ -875,8 +521,8 @@ kelvin_status kl_problem_build(const kl_settings *set, kl_problem **out, char *m
     pb->fg[k] = s->tool_weight * pb->nrm[3 * k + 2];
     pb->ft[k] = s->target_F;
   }
-  if (s->target_csv[0] && (st = read_target(s->target_csv, pb, msg, cap)) != KELVIN_OK) goto fail;
-  if (s->robot[0] && (st = robot_mass(pb, msg, cap)) != KELVIN_OK) goto fail;
+  if (in->ntarget && (st = given_target(in, pb, msg, cap)) != KELVIN_OK) goto fail;
+  if (in->robot && (st = robot_mass(pb, in->robot, msg, cap)) != KELVIN_OK) goto fail;
   /* contact constants: Hertz ball-end on a locally flat part */
   const double Khertz = kl_hertz_K(kl_estar(s->tool_E, s->tool_nu, s->work_E, s->work_nu), s->tool_R);
   double fmean = 0, fgmean = 0;

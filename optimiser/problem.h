@@ -1,4 +1,4 @@
-/* optimiser/problem.h: a grinding problem (DESIGN.md section 5): its settings (the config, with a
+/* optimiser/problem.h: a grinding problem (docs/design.md section 5): its settings (the config, with a
  * documented default for every field) and what is prepared from them once on the host: the workpiece
  * as designed (nominal) and as it is (actual, a triangle mesh), the path on the nominal surface
  * resampled at arc-length samples, the protrusion of the actual surface into the ball-end tool, the
@@ -7,6 +7,7 @@
 #define KL_OPTIMISER_PROBLEM_H
 
 #include "engine/mesh.h"
+#include "engine/robot.h"
 #include "kelvin/kelvin.h"
 #include "kernels/kl_rollout.h"
 
@@ -61,7 +62,7 @@ typedef struct kl_settings {
   double a_max;          /* feed acceleration limit [m/s^2] [0.05] */
   /* objective weights */
   double w_rms, w_loss, w_over, w_time, w_rough, w_acc; /* [1, 5, 10, 0.02, 1e-4, 10] */
-  /* robot: the arm that holds the tool (issue 7); "" none, "builtin" (the ER10-900-sized arm) or a
+  /* robot: the arm that holds the tool; "" none, "builtin" (the ER10-900-sized arm) or a
    * .yaml/.urdf file. Then the effective mass per sample is the arm's along the normal, and the speed
    * bound is capped by its joint speed limits. */
   char robot[1024];
@@ -97,7 +98,8 @@ typedef struct kl_problem {
   double lo[2 * 64], hi[2 * 64]; /* bounds of the control points (nc) */
   double naive_o;        /* the constant offset a planner would command on the CAD */
   double Kc, chi, Dc;    /* contact constants in use */
-  kl_mesh *actual;       /* the part as it is */
+  kl_mesh *actual;       /* the part as it is (the caller's mesh, or one meshed here from the settings) */
+  int own_actual;        /* 1: actual was made here and is freed with the problem */
   double length;         /* path length [m] */
   double robot_vmax;     /* smallest robot speed bound along the path [m/s] (0: no robot) */
 } kl_problem;
@@ -105,12 +107,23 @@ typedef struct kl_problem {
 /* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead). */
 void kl_settings_default(kl_settings *s);
 
-/* Load settings from a YAML file over the defaults. KELVIN_ERR_CONFIG/IO with "FILE:LINE: field: ..." */
-kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap);
+/* What the settings' file fields name, already in memory (io/settings.h loads them from files; a program
+ * using the library may build them itself). Every member is optional (zero / NULL: not given). */
+typedef struct kl_problem_inputs {
+  const kl_mesh *mesh;     /* the actual part, needed with surface mesh; borrowed: must outlive the problem */
+  int npath;               /* path points on the nominal surface (0: the plane intersection y = path_y) */
+  const double *path_p;    /* (npath x 3) points [m] */
+  const double *path_n;    /* (npath x 3) unit outward normals */
+  int ntarget;             /* target profile samples (0: the constant target_F) */
+  const double *target_s;  /* (ntarget) arc length [m], increasing */
+  const double *target_F;  /* (ntarget) target normal force [N] > 0 */
+  kl_robot *robot;         /* the arm holding the tool (its base is set from the settings), or NULL; borrowed */
+} kl_problem_inputs;
 
-/* Prepare the problem. KELVIN_ERR_CONFIG (bad values, path off the workpiece, unreadable mesh) with a
+/* Prepare the problem from settings and inputs (NULL: none). Opens no file. KELVIN_ERR_CONFIG (bad
+ * values, path off the workpiece, unreachable robot poses) or KELVIN_ERR_ARG (malformed inputs) with a
  * message; *out = NULL on failure. */
-kelvin_status kl_problem_build(const kl_settings *s, kl_problem **out, char *msg, int cap);
+kelvin_status kl_problem_build(const kl_settings *s, const kl_problem_inputs *in, kl_problem **out, char *msg, int cap);
 
 void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
 

@@ -1,5 +1,5 @@
 /* tests/rollout_reference_test.c: the grinding-pass rollout (kernels/kl_rollout.h) against a
- * tight-tolerance reference of the same 1-D model (DESIGN.md section 5): GSL rk8pd on
+ * tight-tolerance reference of the same 1-D model (docs/design.md section 5): GSL rk8pd on
  * dz/ds = z'/v, dz'/ds = (F_h - F_N + F_g)/(m v), dt/ds = 1/v, dJ/ds = F_N/v, with the same
  * interpolants of o, v and h. Like is compared with like: the instantaneous force at each sample, and the
  * step-averaged force (impulse over the interval / its duration) against the reference impulse. */

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "benchmarks/maxstep/mx.h"
+#include "cli/cli.h"
 #include "benchmarks/maxstep/mx_eval.h"
-#include "optimiser/cli.h"
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"

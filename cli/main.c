@@ -1,10 +1,10 @@
-/* optimiser/main.c: `kelvin COMMAND [options] [file]` */
+/* cli/main.c: `kelvin COMMAND [options] [file]` */
 #include <stdio.h>
 #include <string.h>
 
 #include "kelvin/kelvin.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 typedef struct command {
   const char *name;

@@ -1,8 +1,8 @@
-/* optimiser/robot_yaml.h: robot files for the CLI and the optimiser: a YAML description by DH or
+/* io/robot_yaml.h: robot files for the CLI and the optimiser: a YAML description by DH or
  * modified-DH parameters (read here, with libyaml) or a URDF (engine/robot.h reads it). The format is
  * documented in examples/robot_er10.yaml. Nothing here prints; messages name file, line and field. */
-#ifndef KL_OPTIMISER_ROBOT_YAML_H
-#define KL_OPTIMISER_ROBOT_YAML_H
+#ifndef KL_IO_ROBOT_YAML_H
+#define KL_IO_ROBOT_YAML_H
 
 #include "engine/robot.h"
 
@@ -12,6 +12,12 @@
  * unknown file type) or KELVIN_ERR_NOMEM. Free the robot with kl_robot_free. It lives here, not in
  * engine/, because the engine does not depend on the YAML layer. */
 kelvin_status kl_robot_load(const char *path, kl_robot **out, char *msg, int cap);
+
+/* Load a URDF file (libxml2): the serial chain from the root link to the single leaf link, whose
+ * frame is the TCP; fixed joints are merged, masses of fixed links added to their moving parent.
+ * Revolute and continuous joints only. On failure *out = NULL and msg names the file, line and field:
+ * KELVIN_ERR_IO (cannot read) or KELVIN_ERR_CONFIG. */
+kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, int cap);
 
 /* The YAML reader alone. */
 kelvin_status kl_robot_load_yaml(const char *path, kl_robot **out, char *msg, int cap);

@@ -1,6 +1,6 @@
-/* optimiser/config.h: a YAML config file loaded with libyaml into a small tree that keeps line numbers,
+/* io/config.h: a YAML config file loaded with libyaml into a small tree that keeps line numbers,
  * and typed, validated access to it. Every failure leaves one message on the handle in the form
- * "FILE:LINE: FIELD: what is wrong, got VALUE" (DESIGN.md section 8); unknown keys are errors. */
+ * "FILE:LINE: FIELD: what is wrong, got VALUE" (docs/design.md section 8); unknown keys are errors. */
 #ifndef KL_CONFIG_H
 #define KL_CONFIG_H
 

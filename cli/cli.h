@@ -1,12 +1,12 @@
-/* optimiser/cli.h: what every `kelvin` subcommand shares: strict option values, messages, the output
+/* cli/cli.h: what every `kelvin` subcommand shares: strict option values, messages, the output
  * folder and atomic file writes, figures through gnuplot. Only the CLI prints; library code returns
- * a status and a message (STYLE.md section 6). */
+ * a status and a message (docs/style.md section 6). */
 #ifndef KL_CLI_H
 #define KL_CLI_H
 #include <stdio.h>
 #include <stddef.h>
 
-/* Exit statuses (DESIGN.md section 8) */
+/* Exit statuses (docs/design.md section 8) */
 #define KL_EXIT_OK 0
 #define KL_EXIT_RUNTIME 1
 #define KL_EXIT_USAGE 2

@@ -1,7 +1,7 @@
-/* optimiser/cmd_sweep.c: `kelvin sweep [config.yaml]`: thousands of impact scenarios evaluated in one
+/* cli/cmd_sweep.c: `kelvin sweep [config.yaml]`: thousands of impact scenarios evaluated in one
  * batch (host/impact_batch.h) on the OpenCL device or the OpenMP twin; one CSV row per scenario, a
  * summary table and a figure of effective restitution and peak force against cr and impact speed for
- * each model and damping law (DESIGN.md sections 2.3 and 4). */
+ * each model and damping law (docs/design.md sections 2.3 and 4). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -13,9 +13,9 @@
 
 #include "host/host.h"
 #include "host/impact_batch.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
-#include "optimiser/config.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "io/config.h"
 
 #define MAXP 50000000L   /* scenarios per sweep: 50e6 rows are ~6 GB of inputs and outputs */
 #define MAXN 1000000L    /* values per parameter */

@@ -1,4 +1,4 @@
-/* engine/robot_urdf.c: a serial arm from a URDF file (http://wiki.ros.org/urdf/XML), read with
+/* io/robot_urdf.c: a serial arm from a URDF file (http://wiki.ros.org/urdf/XML), read with
  * libxml2. The chain runs from the root link (the child of no joint) to the single leaf link, whose
  * frame is the TCP. Fixed joints are folded into the next joint's placement (or into the TCP frame),
  * and the inertia of a fixed link is added to the moving body it rides on (parallel-axis theorem).

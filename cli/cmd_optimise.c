@@ -1,4 +1,4 @@
-/* optimiser/cmd_optimise.c: `kelvin optimise [config.yaml]` (the main job) and
+/* cli/cmd_optimise.c: `kelvin optimise [config.yaml]` (the main job) and
  * `kelvin evaluate config.yaml --pass pass.csv` (check a pass without optimising). */
 #include <errno.h>
 #include <getopt.h>
@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 #include "optimiser/pipeline.h"
 #include "optimiser/problem.h"
-#include "optimiser/report.h"
+#include "cli/report.h"
+#include "io/settings.h"
 
 static void help_optimise(void)
 {
@@ -258,8 +259,11 @@ static int run(int argc, char **argv, int evaluate)
   if (a.have_seed) set.seed = (unsigned long)a.seed;
   kl_problem *pb = NULL;
   kl_cli_note(&a.c, "%s: preparing the problem (workpiece mesh, path, protrusion)", cmd);
-  kelvin_status st = kl_problem_build(&set, &pb, msg, sizeof msg);
+  kl_inputs inputs;
+  kelvin_status st = kl_inputs_load(&set, &inputs, msg, sizeof msg);
+  if (st == KELVIN_OK) st = kl_problem_build(&set, &inputs.in, &pb, msg, sizeof msg);
   if (st != KELVIN_OK) {
+    kl_inputs_free(&inputs);
     kl_cli_error("%s%s%s", a.config ? a.config : "", a.config ? ": " : "", msg);
     return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
@@ -271,6 +275,7 @@ static int run(int argc, char **argv, int evaluate)
       free(o);
       free(v);
       kl_problem_free(pb);
+      kl_inputs_free(&inputs);
       return KL_EXIT_USAGE;
     }
   }
@@ -350,6 +355,7 @@ done:
   free(res);
   kl_host_destroy(h);
   kl_problem_free(pb);
+  kl_inputs_free(&inputs);
   free(o);
   free(v);
   return rc;

@@ -1,4 +1,4 @@
-/* optimiser/cmd_devices.c: `kelvin devices`: the OpenCL platforms and devices found, and which path
+/* cli/cmd_devices.c: `kelvin devices`: the OpenCL platforms and devices found, and which path
  * `kelvin sweep` (and every batch command) would use with the same --device / --cpu / KELVIN_DEVICE. */
 #include <getopt.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 /* --help text on stdout. */
 static void help(void)

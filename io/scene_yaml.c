@@ -1,5 +1,5 @@
-/* optimiser/scene_yaml.c: YAML scene loader for `kelvin simulate` (see scene_yaml.h). */
-#include "optimiser/scene_yaml.h"
+/* io/scene_yaml.c: YAML scene loader for `kelvin simulate` (see scene_yaml.h). */
+#include "io/scene_yaml.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+
+#include "io/mesh_import.h"
 
 #include "kernels/kl_impact.h"
 
@@ -466,7 +468,7 @@ static int body_index(const kl_scene *sc, const char *name)
   return -1;
 }
 
-/* pairs: explicit parameters for a pair of bodies (DESIGN.md 2.4) */
+/* pairs: explicit parameters for a pair of bodies (docs/design.md 2.4) */
 static kelvin_status pairs_section(ctx *c, yaml_node_t *n)
 {
   if (n->type != YAML_SEQUENCE_NODE) return fail(c, n, "pairs", "must be a list");

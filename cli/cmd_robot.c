@@ -1,5 +1,5 @@
-/* optimiser/cmd_robot.c: `kelvin robot`, the arm's effective mass and feed-speed bound along a path
- * (DESIGN.md section 6; engine/robot.h): inverse kinematics per sample, m_eff along the surface
+/* cli/cmd_robot.c: `kelvin robot`, the arm's effective mass and feed-speed bound along a path
+ * (docs/design.md section 6; engine/robot.h): inverse kinematics per sample, m_eff along the surface
  * normal, the joint-speed bound on the feed, reachability and joint-limit margins. Writes a CSV and a
  * figure; prints a summary. */
 #include <errno.h>
@@ -11,9 +11,9 @@
 
 #include "engine/robot.h"
 #include "kernels/kl_common.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
-#include "optimiser/robot_yaml.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "io/robot_yaml.h"
 
 #define DEFAULT_NS 200
 #define MAXSAMPLES 1000000

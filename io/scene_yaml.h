@@ -1,4 +1,4 @@
-/* optimiser/scene_yaml.h: `kelvin simulate` scenes from YAML (libyaml document API) into an engine
+/* io/scene_yaml.h: `kelvin simulate` scenes from YAML (libyaml document API) into an engine
  * world model (engine/world.h). Every message names the file, the line and the field:
  *   "scene.yaml:12: bodies[1].mass: must be > 0 kg, got 0"; unknown keys are errors.
  * The format is documented by `kelvin simulate --help` and shown in examples/{ball_plane,ball_mesh,

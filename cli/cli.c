@@ -1,5 +1,5 @@
-/* optimiser/cli.c: shared CLI helpers (see cli.h). */
-#include "optimiser/cli.h"
+/* cli/cli.c: shared CLI helpers (see cli.h). */
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-/* optimiser/cmd_simulate.c: `kelvin simulate scene.yaml`, the variable-time-step 3-D engine
- * (engine/world.h) on a scene from YAML (optimiser/scene_yaml.h). Writes per-body and per-contact
+/* cli/cmd_simulate.c: `kelvin simulate scene.yaml`, the variable-time-step 3-D engine
+ * (engine/world.h) on a scene from YAML (io/scene_yaml.h). Writes per-body and per-contact
  * time series, the contact-event log, a summary (stdout and JSON) and a figure of contact forces. */
 #include <getopt.h>
 #include <math.h>
@@ -9,16 +9,16 @@
 #include <time.h>
 
 #include "engine/world.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
-#include "optimiser/scene_yaml.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "io/scene_yaml.h"
 
 /* `kelvin simulate --help` */
 static void help(void)
 {
   printf(
     "usage: kelvin simulate [options] scene.yaml\n\n"
-    "Runs the variable-time-step 3-D engine (DESIGN.md section 3) on a scene: rigid bodies with spheres,\n"
+    "Runs the variable-time-step 3-D engine (docs/design.md section 3) on a scene: rigid bodies with spheres,\n"
     "boxes, capsules, cylinders, convex hulls, static planes and triangle meshes (STL/OBJ/PLY), compliant\n"
     "contacts in closed form (Kelvin-Voigt, paper eq. 1-10; Hunt-Crossley linearised), regularised Coulomb\n"
     "friction, contact onset and end located inside steps. output_step only sets where states are written.\n\n"
@@ -44,7 +44,7 @@ static void help(void)
     "                         orientation, padding [0]}. Planes and meshes belong to static bodies;\n"
     "                         mesh files are relative to the scene file.\n"
     "  pairs:                 optional list of {bodies: [a, b], stiffness, restitution, damping, friction}\n"
-    "                         replacing the blend of the two bodies' materials (DESIGN.md 2.4).\n\n"
+    "                         replacing the blend of the two bodies' materials (docs/design.md 2.4).\n\n"
     "writes, in DIR: body_<name>.csv per moving body (t, position, orientation, velocity, angular\n"
     "velocity, contact force), contacts.csv (every active contact at every output: point, normal,\n"
     "depth, rate, force, step-averaged force, friction), events.csv (each contact from onset to end),\n"

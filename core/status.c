@@ -1,4 +1,4 @@
-/* engine/status.c: status names and version (public API). */
+/* core/status.c: status names and version (public API). */
 #include "kelvin/kelvin.h"
 
 const char *kelvin_status_str(kelvin_status st)

@@ -1,11 +1,11 @@
-/* optimiser/report.h: the outputs of `kelvin optimise` / `kelvin evaluate`: trajectory CSV (s, position,
+/* cli/report.h: the outputs of `kelvin optimise` / `kelvin evaluate`: trajectory CSV (s, position,
  * normal, offset, speed, time, predicted and verified force), robot waypoints (tool pose per sample),
  * a JSON report (objective terms, evaluations, time per stage, device, agreement) and a figure of
  * target / naive / optimised / verified force along the path. Files are written atomically. */
 #ifndef KL_OPTIMISER_REPORT_H
 #define KL_OPTIMISER_REPORT_H
 
-#include "optimiser/cli.h"
+#include "cli/cli.h"
 #include "optimiser/pipeline.h"
 
 /* Write everything into dir; 0 or -1 (message printed). cfgfile may be NULL (built-in default). */

@@ -1,5 +1,5 @@
-/* optimiser/report.c: outputs of `kelvin optimise` and `kelvin evaluate` (report.h). */
-#include "optimiser/report.h"
+/* cli/report.c: outputs of `kelvin optimise` and `kelvin evaluate` (report.h). */
+#include "cli/report.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-/* optimiser/config.c: YAML (libyaml's document API) into a kl_cfg_node tree with line numbers, and
+/* io/config.c: YAML (libyaml's document API) into a kl_cfg_node tree with line numbers, and
  * typed access with messages that name file, line and field. */
-#include "optimiser/config.h"
+#include "io/config.h"
 
 #include <errno.h>
 #include <math.h>

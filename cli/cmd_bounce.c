@@ -1,4 +1,4 @@
-/* optimiser/cmd_bounce.c: `kelvin bounce`, the paper's bouncing-ball study (section 4.1, Fig. 3):
+/* cli/cmd_bounce.c: `kelvin bounce`, the paper's bouncing-ball study (section 4.1, Fig. 3):
  * a sphere dropped on a plane for several coefficients of restitution, run in the variable-step
  * engine (engine/ball.h). Writes a time series per case, the first contact densely sampled, a summary
  * (stdout, CSV, JSON) and a figure with the panels of the paper's Fig. 3. */
@@ -12,8 +12,8 @@
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
-#include "optimiser/cli.h"
-#include "optimiser/commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 #define MAXCASES 16
 #define NFIRST 600 /* samples of the first contact */
@@ -39,7 +39,7 @@ static void help(void)
     "  --stiffness K       contact stiffness, N/m (kv) or N/m^n (hc, ef) [140e6 for kv; Hertz for hc/ef]\n"
     "  --material E,NU     Young's modulus [Pa] and Poisson ratio of the ball  [steel: 210e9,0.3]\n"
     "  --plane-material E,NU  the same for the plane [steel: 210e9,0.3]\n"
-    "                      (hc/ef without --stiffness: Hertz K = 4/3 E* sqrt(R), paper eq. 2-3)\n"
+    "                      (hc/ef without --stiffness: Hertz K = 4/3 E* sqrt(R), paper eq. 2)\n"
     "  --exponent N        force exponent n for hc/ef [1.5]\n"
     "  --mass M            ball mass, kg [1]\n"
     "  --radius R          ball radius, m [0.1]\n"

@@ -1,4 +1,4 @@
-/* optimiser/commands.h: the `kelvin` subcommands. Each takes argc/argv after the command name
+/* cli/commands.h: the `kelvin` subcommands. Each takes argc/argv after the command name
  * (argv[0] is the command name) and returns an exit status (cli.h). */
 #ifndef KL_COMMANDS_H
 #define KL_COMMANDS_H

@@ -1,4 +1,4 @@
-/* optimiser/robot_yaml.c: the robot YAML file (optimiser/robot_yaml.h), read with libyaml's document
+/* io/robot_yaml.c: the robot YAML file (io/robot_yaml.h), read with libyaml's document
  * API. Every key is checked against the schema below (unknown keys are errors), every number is parsed
  * strictly, and every message carries "FILE:LINE: FIELD: ...". Angles are in degrees in the file
  * (keys end in _deg), everything else SI.
@@ -12,7 +12,7 @@
  *     joints:                         required, 1..12 items
  *       - {name: TEXT, a: M, alpha_deg: DEG, d: M, theta_deg: DEG (default 0), limits_deg: [lo, hi],
  *          speed_deg_s: DEG_S, stiffness: N_M_RAD (default 0: rigid), mass: KG, com: [3], inertia: [6]} */
-#include "optimiser/robot_yaml.h"
+#include "io/robot_yaml.h"
 
 #include <errno.h>
 #include <math.h>

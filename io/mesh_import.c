@@ -1,0 +1,103 @@
+/* io/mesh_import.c: triangle meshes from files through assimp's C API (STL/OBJ/PLY and whatever else
+ * it reads), never a hand parser; see mesh_import.h. */
+#include "io/mesh_import.h"
+
+#include <assimp/cimport.h>
+#include <assimp/mesh.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap)
+{
+  *out = NULL;
+  if (msg && cap > 0) msg[0] = '\0';
+  if (!path) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "mesh path is NULL");
+    return KELVIN_ERR_ARG;
+  }
+  if (!(isfinite(scale) && scale > 0)) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: scale must be > 0, got %g", path, scale);
+    return KELVIN_ERR_ARG;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: cannot open: %s", path, strerror(errno));
+    return KELVIN_ERR_IO;
+  }
+  const int empty = fgetc(f) == EOF;
+  fclose(f);
+  if (empty) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh is empty (the file has no data)", path);
+    return KELVIN_ERR_ARG;
+  }
+  /* weld identical vertices (STL stores each triangle's corners separately) and triangulate
+   * polygons; node transforms are baked in. No step that silently drops triangles: validation here
+   * names what is wrong. */
+  const struct aiScene *sc =
+    aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices);
+  if (!sc) {
+    const char *why = aiGetErrorString();
+    if (msg && cap > 0) {
+      if (strstr(why, "No output meshes") || strstr(why, "too small"))
+        snprintf(msg, (size_t)cap, "%s: mesh is empty (no triangles)", path);
+      else
+        snprintf(msg, (size_t)cap, "%s: cannot read mesh: %s", path, why);
+    }
+    return KELVIN_ERR_ARG;
+  }
+  long nv = 0, nt = 0;
+  for (unsigned i = 0; i < sc->mNumMeshes; ++i) {
+    const struct aiMesh *am = sc->mMeshes[i];
+    nv += am->mNumVertices;
+    for (unsigned k = 0; k < am->mNumFaces; ++k) nt += am->mFaces[k].mNumIndices == 3;
+  }
+  if (nt == 0 || nv == 0) {
+    aiReleaseImport(sc);
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh is empty (no triangles)", path);
+    return KELVIN_ERR_ARG;
+  }
+  if (nv > INT32_MAX / 3 || nt > INT32_MAX / 3) {
+    aiReleaseImport(sc);
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh too large (%ld triangles)", path, nt);
+    return KELVIN_ERR_ARG;
+  }
+  double *v = malloc((size_t)nv * 3 * sizeof *v);
+  int *t = malloc((size_t)nt * 3 * sizeof *t);
+  if (!v || !t) {
+    free(v);
+    free(t);
+    aiReleaseImport(sc);
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: out of memory", path);
+    return KELVIN_ERR_NOMEM;
+  }
+  long iv = 0, it = 0;
+  for (unsigned i = 0; i < sc->mNumMeshes; ++i) {
+    const struct aiMesh *am = sc->mMeshes[i];
+    const long base = iv;
+    for (unsigned k = 0; k < am->mNumVertices; ++k, ++iv) {
+      v[3 * iv] = scale * (double)am->mVertices[k].x;
+      v[3 * iv + 1] = scale * (double)am->mVertices[k].y;
+      v[3 * iv + 2] = scale * (double)am->mVertices[k].z;
+    }
+    for (unsigned k = 0; k < am->mNumFaces; ++k) {
+      const struct aiFace *fc = &am->mFaces[k];
+      if (fc->mNumIndices != 3) continue; /* points and lines carry no surface */
+      for (int c = 0; c < 3; ++c) t[3 * it + c] = (int)(base + (long)fc->mIndices[c]);
+      ++it;
+    }
+  }
+  aiReleaseImport(sc);
+  char sub[512];
+  const kelvin_status st = kl_mesh_from_arrays(v, (int)nv, t, (int)nt, out, sub, sizeof sub);
+  free(v);
+  free(t);
+  if (st != KELVIN_OK && msg && cap > 0) snprintf(msg, (size_t)cap, "%s: %s", path, sub);
+  return st;
+}
+

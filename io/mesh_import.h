@@ -1,0 +1,12 @@
+/* io/mesh_import.h: a workpiece or scene mesh from a file (STL, OBJ or PLY, read by assimp) into an
+ * engine mesh (engine/mesh.h). */
+#ifndef KL_IO_MESH_IMPORT_H
+#define KL_IO_MESH_IMPORT_H
+
+#include "engine/mesh.h"
+
+/* Import STL, OBJ or PLY (by content, via the mesh library), scaled by `scale` (e.g. 1e-3 for mm).
+ * On failure *out = NULL and msg names the file and the problem. */
+kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap);
+
+#endif

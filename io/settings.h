@@ -1,0 +1,28 @@
+/* io/settings.h: a grinding problem's files: the YAML config over the defaults (kl_settings, optimiser/
+ * problem.h) and the files it names (workpiece mesh, path CSV, target CSV, robot), read into the
+ * in-memory inputs kl_problem_build takes. Messages name the file, line and field. */
+#ifndef KL_IO_SETTINGS_H
+#define KL_IO_SETTINGS_H
+
+#include "optimiser/problem.h"
+
+/* Load settings from a YAML file over the defaults. KELVIN_ERR_CONFIG/IO with "FILE:LINE: field: ..." */
+kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap);
+
+/* The inputs the settings name, loaded and owned: `in` points into the owned arrays. */
+typedef struct kl_inputs {
+  kl_problem_inputs in;
+  kl_mesh *mesh;
+  double *path_p, *path_n, *target_s, *target_F;
+  kl_robot *robot;
+} kl_inputs;
+
+/* Read every file the settings name (workpiece.mesh scaled by mesh_scale, path.csv, target.csv,
+ * robot.model: "builtin" or a .yaml/.urdf file). KELVIN_ERR_CONFIG or KELVIN_ERR_IO with a message;
+ * *out is empty on failure (kl_inputs_free is safe either way). */
+kelvin_status kl_inputs_load(const kl_settings *s, kl_inputs *out, char *msg, int cap);
+
+/* Release what kl_inputs_load loaded; safe on a zeroed or failed kl_inputs. */
+void kl_inputs_free(kl_inputs *in);
+
+#endif
