@@ -24,7 +24,8 @@ const require = createRequire(import.meta.url);
 
 async function loadMujoco() {
   const mod = await import('mujoco-js');
-  const mj = await mod.default({ print: toStderr, printErr: toStderr });
+  // its instability warnings are dropped: a non-finite state is read from the state itself
+  const mj = await mod.default({ print: () => {}, printErr: () => {} });
   mj.FS.mkdir('/mx');
   return { mj, version: 'MuJoCo ' + mj.mj_versionString() + ' (npm mujoco-js ' + pkgVersion('mujoco-js') + ')' };
 }
