@@ -20,6 +20,32 @@
 #define KL_LAW_EXACT 4               /* chi such that the effective restitution is exactly cr */
 #define KL_NLAWS 5
 
+/* The contact law F = K d^n (1 + chi d') for d > 0, 0 for d <= 0 (no clamping of tension: the
+ * separation rule decides about it). With chi = 0 it is Hertz, and the Emden-Fowler reading's phases. */
+KL_FN kl_real kl_hc_force(kl_real K, kl_real n, kl_real chi, kl_real d, kl_real dd)
+{
+  if (!(d > 0.0)) return 0.0;
+  return K * kl_pown(d, n) * (1.0 + chi * dd);
+}
+
+/* The same force and its tangent: kt = dF/dd = n K d^{n-1} (1 + chi d'), kept >= 0 (where it would be
+ * negative the force is tensile and the contact is ending), and ct = dF/dd' = chi K d^n; all 0 for
+ * d <= 0 (DESIGN.md 2.3). */
+KL_FN kl_real kl_hc_tangent(kl_real K, kl_real n, kl_real chi, kl_real d, kl_real dd, kl_real *kt, kl_real *ct)
+{
+  if (!(d > 0.0)) {
+    *kt = 0.0;
+    *ct = 0.0;
+    return 0.0;
+  }
+  const kl_real dn = kl_pown(d, n);
+  const kl_real w = 1.0 + chi * dd;
+  const kl_real k = n * K * (dn / d) * w;
+  *kt = k > 0.0 ? k : 0.0;
+  *ct = chi * K * dn;
+  return K * dn * w;
+}
+
 /* G(d) = (g(-cr d) - g(d)) / d^2, whose positive root is the exact-restitution d = chi v0.
  * Series sum_{k>=2} (cr^k - (-1)^k) d^{k-2} / k for small d keeps (cr^2 - 1)/2 exact as cr -> 1. */
 KL_FN kl_real kl_hc_exact_G(kl_real cr, kl_real d)
