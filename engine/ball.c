@@ -297,6 +297,14 @@ static double lin_rest(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys 
   return F0 - force(m, d, x, v) + s.K * (x - x0) + s.D * (v - v0);
 }
 
+/* the rate of that remainder along a solution passing (x, v): kl_xrb_rate with the true force's tangent */
+static double lin_rest_rate(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys s, double x, double v)
+{
+  double kt, ct;
+  const double F = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x, v, &kt, &ct);
+  return kl_xrb_rate(s, v, m->g - F / m->m, -kt, -ct, 0.0);
+}
+
 /* one nonlinear sub-step from the current state (d->t, x = -z, v = -vz) by the exponential Rosenbrock
  * step (kernels/kl_xrb.h) under error control; separation (x <= 0) and, for Emden-Fowler, maximum
  * penetration (v <= 0, where the restoring law takes over) end it where they occur, located on its
@@ -320,7 +328,7 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
     h = tsep < d->hend ? 2.0 * tsep : fmin(h, fmax(0.5 * tsep, d->hend));
   }
   int landing = 0;
-  kl_kv_cub dense;
+  kl_kv_poly dense;
   kl_kv_out fin;
   double te = 0.0;
   int ev = 0;
@@ -328,8 +336,11 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
     kl_xrb w;
     const kl_kv_out u2 = kl_xrb_begin(&w, s, x, v, h);
     const kl_kv_out u3 = kl_xrb_stage3(&w, lin_rest(m, d, s, F0, x, v, u2.x, u2.v));
+    const kl_kv_out x3 = kl_xrb_order4(&w, lin_rest(m, d, s, F0, x, v, u3.x, u3.v));
+    const kl_kv_out xm = kl_xrb_mid(&w);
     kl_kv_out er;
-    fin = kl_xrb_end(&w, lin_rest(m, d, s, F0, x, v, u3.x, u3.v), &dense, &er);
+    fin = kl_xrb_end(&w, lin_rest(m, d, s, F0, x, v, xm.x, xm.v), lin_rest(m, d, s, F0, x, v, x3.x, x3.v),
+                     lin_rest_rate(m, d, s, x3.x, x3.v), &dense, &er);
     const double err = fmax(fabs(er.x) / xs, fabs(er.v) / vs) / m->tol;
     if (!(err <= 1.0) && h > hmin && !landing) {
       h = fmax(kl_xrb_next_h(h, err), hmin);
@@ -341,12 +352,12 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
     ev = 0;
     te = h;
     double tr;
-    if ((fin.x <= 0 || u2.x <= 0 || u3.x <= 0) && kl_kv_cub_first_root(dense, x, v, 1.0, 0.0, 0.0, 0.0, h, &tr)) {
+    if ((fin.x <= 0 || u2.x <= 0 || u3.x <= 0) && kl_kv_poly_first_root(dense, x, v, 1.0, 0.0, 0.0, 0.0, h, &tr)) {
       te = tr;
       ev = 1;
     }
     if (m->model == KL_MODEL_EF && !d->restitution && v > 0 && (fin.v <= 0 || u2.v <= 0) &&
-        kl_kv_cub_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, h, &tr) && (!ev || tr < te)) {
+        kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, h, &tr) && (!ev || tr < te)) {
       te = tr;
       ev = 2;
     }
@@ -359,14 +370,14 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
     }
     break;
   }
-  const kl_kv_out e = ev ? kl_kv_cub_step(dense, x, v, te) : fin;
+  const kl_kv_out e = ev ? kl_kv_poly_step(dense, x, v, te) : fin;
   const double hc = ev ? te : h;
   /* extrema of the contact over [0, hc]: ends, maximum penetration (v = 0), interior force peak */
   double tr, Fp, xp;
   d->cur.dmax = fmax(d->cur.dmax, fmax(x, e.x));
   d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, x, v), force(m, d, e.x, e.v)));
-  if (v > 0 && e.v <= 0 && kl_kv_cub_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, hc, &tr))
-    d->cur.dmax = fmax(d->cur.dmax, kl_kv_cub_step(dense, x, v, tr).x);
+  if (v > 0 && e.v <= 0 && kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, hc, &tr))
+    d->cur.dmax = fmax(d->cur.dmax, kl_kv_poly_step(dense, x, v, tr).x);
   if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
   d->nsub++;
   d->cur.nsub++;
@@ -390,7 +401,7 @@ static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out)
     if (!d->pend) take_step(m, d);
     const double tau = t_out - d->step_t0;
     if (tau < d->step_h) { /* the output lies inside the sub-step */
-      const kl_kv_out o = kl_kv_cub_step(d->step_sys, d->step_x0, d->step_v0, tau);
+      const kl_kv_out o = kl_kv_poly_step(d->step_sys, d->step_x0, d->step_v0, tau);
       d->t = t_out;
       d->z = -o.x;
       d->vz = -o.v;

@@ -62,7 +62,7 @@ typedef struct kl_ball_data {
   int step_event;      /* what ends it: 0 nothing, 1 separation, 2 maximum penetration (Emden-Fowler) */
   double step_t0, step_h;
   double step_x0, step_v0, step_x1, step_v1; /* penetration and its rate at both ends */
-  kl_kv_cub step_sys;  /* the system whose solution from (step_x0, step_v0) is its dense output */
+  kl_kv_poly step_sys;  /* the system whose solution from (step_x0, step_v0) is its dense output */
   /* derived: statistics and logs (fixed capacity; overflow is counted, never grown) */
   long nsub;       /* internal sub-steps so far */
   long nrejected;  /* rejected nonlinear sub-steps */

@@ -16,6 +16,28 @@
 #define KL_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
 #define KL_UNSUPPORTED 512   /* e.g. a nonlinear model with an external force (no closed form) */
 
+/* The contact law of a model at penetration d and rate dd, and its tangent kt = dF/dd, ct = dF/dd'
+ * (DESIGN.md 2.2-2.3): Kelvin-Voigt K d + D d' everywhere (tangent K, D); Hunt-Crossley and
+ * Emden-Fowler K d^n (1 + chi d') for d > 0 and 0 otherwise (kl_hc_tangent; chi = 0 for Emden-Fowler,
+ * whose caller passes the phase's stiffness as K). No clamping of tension: the separation rule decides. */
+KL_FN kl_real kl_contact_tangent(int model, kl_real K, kl_real n, kl_real D, kl_real chi, kl_real d, kl_real dd,
+                                 kl_real *kt, kl_real *ct)
+{
+  if (model == KL_MODEL_KV) {
+    *kt = K;
+    *ct = D;
+    return kl_kv_force(K, D, d, dd);
+  }
+  return kl_hc_tangent(K, n, chi, d, dd, kt, ct);
+}
+
+/* The force alone. */
+KL_FN kl_real kl_contact_force(int model, kl_real K, kl_real n, kl_real D, kl_real chi, kl_real d, kl_real dd)
+{
+  if (model == KL_MODEL_KV) return kl_kv_force(K, D, d, dd);
+  return kl_hc_force(K, n, chi, d, dd);
+}
+
 typedef struct kl_impact_in {
   kl_real m, K, n, cr, v0, fe; /* kg, N/m^n, -, -, m/s, N */
   int model, law, rule;
