@@ -171,18 +171,27 @@ KL_FN kl_real kl_hc_speed_u(kl_real chi, kl_real v0, kl_real n, kl_real u, int b
   return kl_hc_speed_s(chi, v0, kl_g(chi * v0), kl_hc_sfrac(n, u), branch);
 }
 
-/* Contact-phase times by 64-node Gauss-Legendre in u after d = d_max (1 - u^2), which removes the
+/* Contact-phase times by Gauss-Legendre quadrature in u after d = d_max (1 - u^2), which removes the
  * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (DESIGN.md 2.3). Both
- * phases in one loop: they share the node's S(u) and g(chi v0). *trest may be NULL. */
+ * phases in one loop: they share the node's S(u) and g(chi v0). 32 nodes: contact time and time to
+ * d_max within 2e-11 of a tight-tolerance integration up to chi v0 = 100 (kernels/kl_contact_hc_test.c;
+ * the end-point branch (1 - u)^{5/2} of the integrand at d = 0 sets it); above, the restitution speed
+ * jumps to -1/chi within a thin layer in u, which 32 nodes resolve to 6e-8 only, so 64 are taken there
+ * (2.7e-12).
+ * *trest may be NULL. */
 KL_FN kl_real kl_hc_phase_times(kl_real dmax, kl_real chi, kl_real v0, kl_real n, kl_real *trest)
 {
   const kl_real gd = kl_g(chi * v0);
+  const int wide = chi * v0 > 100.0;
+  const int nh = wide ? KL_GL64_HALF : KL_GL32_HALF;
   kl_real tc = 0.0, tr = 0.0;
-  for (int i = 0; i < KL_GL_HALF; ++i) {
+  for (int i = 0; i < nh; ++i) {
+    const kl_real xi = wide ? kl_gl64_x[i] : kl_gl32_x[i];
+    const kl_real wi = wide ? kl_gl64_w[i] : kl_gl32_w[i];
     for (int sgn = -1; sgn <= 1; sgn += 2) {
-      const kl_real u = 0.5 * (1.0 + (kl_real)sgn * kl_gl64_x[i]);
+      const kl_real u = 0.5 * (1.0 + (kl_real)sgn * xi);
       const kl_real S = kl_hc_sfrac(n, u);
-      const kl_real wt = 0.5 * kl_gl64_w[i] * 2.0 * dmax * u;
+      const kl_real wt = 0.5 * wi * 2.0 * dmax * u;
       tc += wt / kl_hc_speed_s(chi, v0, gd, S, 1);
       if (trest) tr += wt / kl_hc_speed_s(chi, v0, gd, S, -1);
     }
