@@ -61,6 +61,7 @@ typedef struct pass {
   const double *off, *spd;
   double rmax;  /* closest-point search radius */
   double fref;  /* force floor of the relative tolerance [N] */
+  double kref, dref; /* contact tangent at the force fref */
   double ftol;
   seg sg;
 } pass;
@@ -427,6 +428,11 @@ kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const 
   double fgmax = 0;
   for (int k = 0; k < g->ns; ++k) fgmax = fmax(fgmax, fabs(g->fg[k]));
   P.fref = fmax(fmax(contact ? o.F : 0.0, fgmax), g->holder_K * 1e-6);
+  {
+    const double dF = g->model == KL_MODEL_KV ? P.fref / g->K : pow(P.fref / g->K, 1.0 / g->n);
+    double Fk;
+    force_law(g, dF, 0.0, &Fk, &P.kref, &P.dref);
+  }
   double t = 0.0;
   out->time[0] = 0.0;
   out->z[0] = X.z;
@@ -488,8 +494,12 @@ kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const 
                          lin_rest(&P, &L0, xe, hh, x3.x, x3.v, &oe, contact),
                          lin_rest_rate(&P, &L0, xe, x3.x, x3.v, &oe, contact), &dense, &er);
         geo_move(g, &oe, fin.x - x3.x, fin.v);
-        /* force error on the tool axis: holder and contact tangent */
-        err = fabs(L0.sys.K * er.x + L0.sys.D * er.v);
+        /* force error on the tool axis, through the stiffest of the holder + contact tangents at the start,
+         * the end and the reference force (as kernels/kl_rollout.h), per unit of decay of the axis mode */
+        const double ke = fmax(fmax(L0.sys.K, g->holder_K + oe.g * oe.g * oe.kt), g->holder_K + P.kref);
+        const double de = fmax(fmax(L0.sys.D, g->holder_D + oe.g * oe.g * oe.ct), g->holder_D + P.dref);
+        err = fabs(ke * er.x) + fabs(de * er.v);
+        err /= fmin(1.0, fmax(de / (2.0 * L0.m) * hh, 1e-3));
         tol = P.ftol * fmax(fmax(touching(&oe) ? oe.F : 0.0, contact ? o.F : 0.0), P.fref);
         if (err > tol && hh > hmin && !landing) {
           hh = fmax(kl_xrb_next_h(hh, err / tol), hmin);

@@ -219,27 +219,30 @@ KL_FN kl_real kl_grind_rest(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_s
   return kl_grind_rhs(gp, iv, p, z, zd, contact, &Fc) - (s.f0 + s.f1 * tau - s.K * z - s.D * zd);
 }
 
-/* The rate of the remainder along a solution at (tau, z, z') with acceleration zdd (kl_xrb_rate): the
- * true right-hand side's partial derivatives at p there. */
+/* The rate of the remainder along a solution at (tau, z, z') (kl_xrb_rate): the true right-hand side's
+ * partial derivatives at p there, whose stiffness and damping go to *ke, *de. */
 KL_FN kl_real kl_grind_rest_rate(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys s, kl_grind_pt p, kl_real z,
-                                 kl_real zd, int contact, kl_real *zdd)
+                                 kl_real zd, int contact, kl_real *ke, kl_real *de)
 {
   kl_real kt = 0.0, ct = 0.0, Fc = 0.0;
   if (contact) Fc = kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct);
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
-  *zdd = (Kh * (p.u - z) + Dh * (p.ud - zd) + iv.fg - Fc) / iv.m;
+  const kl_real zdd = (Kh * (p.u - z) + Dh * (p.ud - zd) + iv.fg - Fc) / iv.m;
+  *ke = Kh + kt;
+  *de = Dh + ct;
   const kl_real dFdt = Kh * p.ud + Dh * p.udd - kt * p.hd - ct * p.hdd;
-  return kl_xrb_rate(s, zd, *zdd, -(Kh + kt), -(Dh + ct), dFdt);
+  return kl_xrb_rate(s, zd, zdd, -(Kh + kt), -(Dh + ct), dFdt);
 }
 
-/* Event indicator of the phase: > 0 while it holds. In contact: the force where d > 0, else ks d (< 0);
- * out of contact its negative (contact resumes where d > 0 and the force turns positive). */
+/* Event indicator of the phase: > 0 while it holds. In contact: the force where d > 0, the approach rate
+ * where d = 0 (a contact located exactly at its onset has begun), else ks d (< 0); out of contact its
+ * negative (contact resumes where d > 0 and the force turns positive). */
 KL_FN kl_real kl_grind_indicator(const KL_GLOBAL kl_real *gp, kl_grind_pt p, kl_real z, kl_real zd, int contact,
                                  kl_real ks)
 {
   const kl_real d = z + p.h;
   kl_real kt, ct;
-  const kl_real ind = d > 0.0 ? kl_grind_force(gp, d, zd + p.hd, &kt, &ct) : ks * d;
+  const kl_real ind = d > 0.0 ? kl_grind_force(gp, d, zd + p.hd, &kt, &ct) : (d == 0.0 ? zd + p.hd : ks * d);
   return contact ? ind : -ind;
 }
 
@@ -263,6 +266,14 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   const kl_real a = (iv.v1 - iv.v0) / iv.ds, os = (iv.o1 - iv.o0) / iv.ds;
   const int maxsub = (int)gp[KL_GP_MAXSUB];
+  /* the contact's tangent at the reference force: the scale at which a state error becomes a force error
+   * once the tool is (back) in contact, used out of contact too */
+  kl_real kref, dref;
+  {
+    const kl_real n = gp[KL_GP_NC], K = gp[KL_GP_KC];
+    const kl_real dF = (int)gp[KL_GP_MODEL] == KL_MODEL_KV ? gp[KL_GP_FREF] / K : kl_powr(gp[KL_GP_FREF] / K, 1.0 / n);
+    kl_grind_force(gp, dF, 0.0, &kref, &dref);
+  }
   kl_real tau = 0.0;
   int nsub = 0, flips = 0;
   if (!(st->h > 0.0) || st->h > T) st->h = T;
@@ -296,18 +307,25 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
       const kl_kv_out u3 = kl_xrb_stage3(&w, kl_grind_rest(gp, iv, s, p2, 0.5 * h, u2.x, u2.v, st->contact));
       const kl_kv_out x3 = kl_xrb_order4(&w, kl_grind_rest(gp, iv, s, pe, h, u3.x, u3.v, st->contact));
       const kl_kv_out xm = kl_xrb_mid(&w);
-      kl_real zdd;
-      const kl_real C = kl_grind_rest_rate(gp, iv, s, pe, x3.x, x3.v, st->contact, &zdd);
+      kl_real ke, de;
+      const kl_real C = kl_grind_rest_rate(gp, iv, s, pe, x3.x, x3.v, st->contact, &ke, &de);
       kl_kv_out er;
       fin = kl_xrb_end(&w, kl_grind_rest(gp, iv, s, p2, 0.5 * h, xm.x, xm.v, st->contact),
                        kl_grind_rest(gp, iv, s, pe, h, x3.x, x3.v, st->contact), C, &dense, &er);
-      /* force error of the order-3 solution: holder and contact tangent; out of contact also how far the
-       * surface bends away from its chord over the step, which the event checks at the middle and the end
-       * would not see */
-      kl_real err = fabs(s.K * er.x + s.D * er.v);
+      /* force error of the order-4 solution, through the stiffest of the holder + contact tangents at the
+       * start, at the end and at the reference force (out of contact, and at a contact's onset, a state
+       * error becomes a force error when the contact resumes); out of contact also how far the surface
+       * bends away from its chord over the step, which the event checks at the middle and the end would
+       * not see */
+      kl_real err = fabs(fmax(fmax(s.K, ke), Kh + kref) * er.x) + fabs(fmax(fmax(s.D, de), Dh + dref) * er.v);
+      /* per unit of decay: an error made now decays as e^{-r t} (r = D / 2m), so errors of steps shorter than
+       * 1/r add up; bounding each by ftol r h bounds their sum at a sample by about ftol */
+      const kl_real rh = fmax(s.D, de) / (2.0 * s.m) * h;
+      err /= fmin(1.0, fmax(rh, 1e-3));
       if (!st->contact) err = fmax(err, Kh * fabs(p2.h - 0.5 * (p0.h + pe.h)));
-      if (err > ftol && h > 1e-12 * T && !landing) { /* reject */
+      if (err > ftol && h > 1e-12 * T) { /* reject (a step landing on an event too: it then falls short) */
         h = kl_xrb_next_h(h, err / ftol);
+        landing = 0;
         continue;
       }
       if (!landing) st->h = kl_xrb_next_h(h, err / ftol);
