@@ -12,11 +12,17 @@
  * interpolant of the sampled h and h'. Each interval is sub-stepped by the exponential Rosenbrock step of
  * kernels/kl_xrb.h: about the sub-step start the right-hand side is linearised (contact tangent stiffness
  * and damping, kernels/kl_contact_hc.h; the time derivative of the holder command and of the surface
- * under the tool), the linear system is advanced exactly and the remainder enters as a cubic force
- * (fourth order). Sub-steps are controlled by the embedded third-order estimate of the force error
- * (holder and contact: (K_h + k_t) dz + (D_h + c_t) dz') against optimiser.force_tol x F_ref per
- * sub-step; contact onset and loss are located on the sub-step's dense output on the true penetration
- * and force (Illinois), the sub-step is taken again to end just past the event, and split there. */
+ * * under the tool), the linear system is advanced exactly and the remainder enters as a quartic force
+ * (order 5). What the tolerance bounds: each sub-step's error estimate (of its order-4 solution), as a
+ * force through the stiffest of the holder + contact tangents at its start, its end and at the
+ * reference force, is kept below KL_GP_FTOL x KL_GP_FREF x min(1, r h) (r = D/2m the decay rate of the
+ * tool-axis mode, h the sub-step), so that the errors of the sub-steps before a sample, decaying as
+ * e^{-r t}, add up to about that bound; the propagated order-5 solution is more accurate still. Measured
+ * against a tight reference integration (tests/rollout_reference_test.c) at the default 1e-3, the
+ * instantaneous and step-averaged forces at every sample are within 1e-3 of F_ref (worst 3.3e-4, on a
+ * pass that lifts off and lands; 9e-8 on a weld bead). Contact onset and loss are located on the
+ * sub-step's dense output on the true penetration and force (Illinois), the sub-step is taken again to
+ * end just past the event, and split there. */
 #ifndef KL_ROLLOUT_H
 #define KL_ROLLOUT_H
 #include "kl_common.h"
@@ -32,7 +38,7 @@
 #define KL_GP_DC 4      /* Kelvin-Voigt contact damping D [N s/m] */
 #define KL_GP_CHI 5     /* Hunt-Crossley damping factor chi [s/m] */
 #define KL_GP_MODEL 6   /* KL_MODEL_KV or KL_MODEL_HC */
-#define KL_GP_FTOL 7    /* relative force tolerance of the sub-step control (default 1e-3; per sub-step) */
+#define KL_GP_FTOL 7    /* force tolerance relative to KL_GP_FREF (default 1e-3), see below */
 #define KL_GP_FREF 8    /* force scale of the objective and of the tolerance [N] */
 #define KL_GP_FMAX 9    /* force above which the over-force penalty starts [N] */
 #define KL_GP_AMAX 10   /* feed acceleration limit |v dv/ds| [m/s^2] */
