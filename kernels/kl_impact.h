@@ -138,24 +138,32 @@ KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
   return o;
 }
 
-/* Hunt-Crossley impact (fe = 0): phase-plane closed forms of kernels/kl_contact_hc.h. No tension
- * arises (w = 1 + chi d' > 0 on restitution), so both separation rules agree. */
-KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+/* Hunt-Crossley impact (fe = 0) from its damping factor chi, maximum penetration dmax and phase times:
+ * the peak force and the restitution (kernels/kl_contact_hc.h). No tension arises (w = 1 + chi d' > 0
+ * on restitution), so both separation rules agree. */
+KL_FN kl_impact_out kl_impact_hc_done(kl_impact_in in, kl_real chi, kl_real dmax, kl_real tmax, kl_real trest)
 {
   kl_impact_out o = kl_impact_zero(KL_OK);
-  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
-  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
-  const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
   kl_real dpk;
   o.damp = chi;
   o.dmax = dmax;
   o.fpeak = kl_hc_peak_force(in.m, in.K, in.n, chi, in.v0, dmax, &dpk);
-  kl_real trest;
-  o.tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
-  o.tc = o.tmax + trest;
+  o.tmax = tmax;
+  o.tc = tmax + trest;
   o.cr_eff = kl_hc_cr_eff(chi * in.v0);
   o.ediss = 1.0 - o.cr_eff * o.cr_eff;
   return o;
+}
+
+/* Hunt-Crossley impact (fe = 0): phase-plane closed forms of kernels/kl_contact_hc.h. */
+KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+{
+  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
+  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
+  const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
+  kl_real trest;
+  const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
+  return kl_impact_hc_done(in, chi, dmax, tmax, trest);
 }
 
 /* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor. */
@@ -172,6 +180,15 @@ KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
   return o;
 }
 
+/* A finished scenario's metrics, or zeros and KL_NO_CONVERGE where one is not finite. */
+KL_FN kl_impact_out kl_impact_final(kl_impact_out o)
+{
+  if (o.status == KL_OK &&
+      !(kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff)))
+    return kl_impact_zero(KL_NO_CONVERGE);
+  return o;
+}
+
 /* Metrics of one scenario; never NaN: a bad scenario returns zeros and its status bits. */
 KL_FN kl_impact_out kl_impact(kl_impact_in in)
 {
@@ -184,10 +201,25 @@ KL_FN kl_impact_out kl_impact(kl_impact_in in)
     o = kl_impact_hc(in);
   else
     o = kl_impact_ef(in);
-  if (o.status == KL_OK &&
-      !(kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff)))
-    return kl_impact_zero(KL_NO_CONVERGE);
-  return o;
+  return kl_impact_final(o);
+}
+
+/* The fast Hunt-Crossley case of a scenario (kl_hc_quad_fast): 1 and its chi, d_max and g(chi v0), else 0.
+ * Its contact-time quadrature is then kl_hc_quad_node for each node pair, and its metrics
+ * kl_impact_final(kl_impact_hc_done(...)): what kl_impact computes for it, split so that a device can run
+ * the nodes of many scenarios in step (kernels/impact.cl). */
+KL_FN int kl_impact_hc_fast(kl_impact_in in, kl_real *chi, kl_real *dmax, kl_real *gd)
+{
+  *chi = 0.0;
+  *dmax = 0.0;
+  *gd = 0.0;
+  if (kl_impact_check(in) != KL_OK || in.model != KL_MODEL_HC) return 0;
+  const kl_real c = kl_hc_chi(in.law, in.cr, in.v0);
+  if (!(c >= 0.0) || !kl_finite(c) || !kl_hc_quad_fast(c, in.v0, in.n)) return 0;
+  *chi = c;
+  *dmax = kl_hc_delta_max(in.m, in.K, in.n, c, in.v0);
+  *gd = kl_g(c * in.v0);
+  return 1;
 }
 
 #endif
