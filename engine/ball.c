@@ -214,7 +214,7 @@ static void free_step(const kl_ball_model *m, kl_ball_data *d, double T)
 }
 
 //------------------------------------------------------------------------------------------------------
-// contact: closed form (Kelvin-Voigt) or linearised exact sub-steps with step doubling (nonlinear)
+// contact: closed form (Kelvin-Voigt) or exponential sub-steps of kernels/kl_xrb.h (nonlinear)
 
 /* track max penetration and peak force of a sub-step of the linear system s from (x, v) over tau:
  * end points, the root of v (max penetration) and the root of dF/dt of the linear force
@@ -280,7 +280,7 @@ static void contact_kv(const kl_ball_model *m, kl_ball_data *d, double T)
 }
 
 /* the contact force linearised about (x0, v0) as a kl_kv_sys, m x'' = m g - F(x, v) ~ f0 - Kt x - Dt v
- * (the tangent of kernels/kl_contact_hc.h, DESIGN.md 2.3); F0 receives F(x0, v0) */
+ * (the tangent of kernels/kl_contact_hc.h, docs/design.md section 2.3); F0 receives F(x0, v0) */
 static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *F0)
 {
   double kt, ct;

@@ -2,9 +2,9 @@
  * falling under gravity onto a static plane, normal contact from the closed forms of kernels/.
  * The free flight is exact ballistic motion; the time of impact is located exactly (a quadratic);
  * a Kelvin-Voigt contact phase is advanced in closed form to its end in one sub-step (paper eq. 4);
- * a Hunt-Crossley (or Emden-Fowler) contact by the fourth-order exponential Rosenbrock step of
- * kernels/kl_xrb.h (the linearised system exact, the remainder as a cubic force), with the sub-step
- * controlled by its embedded third-order estimate. The user's output period is only where states are
+ * a Hunt-Crossley (or Emden-Fowler) contact by the exponential step of kernels/kl_xrb.h (the
+ * linearised system exact, the remainder as a polynomial force; order 5), with the sub-step controlled by
+ * its error estimate. The user's output period is only where states are
  * reported: a nonlinear contact's sub-steps do not stop at output instants (the state there is the
  * sub-step's dense output), so the trajectory, the contact log and its extrema are the same for any
  * output period; separation, maximum penetration and peak force are located inside sub-steps.

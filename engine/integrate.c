@@ -140,7 +140,7 @@ static double law_force(const kl_world_model *m, const kl_contact *c, double x, 
 }
 
 /* the Hunt-Crossley contact linearised about (x, v) as a 1-D system under the external force fe
- * (the tangent of kernels/kl_contact_hc.h, DESIGN.md 2.3); *F0 receives the force there */
+ * (the tangent of kernels/kl_contact_hc.h, docs/design.md section 2.3); *F0 receives the force there */
 static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mass, double fe, double x, double v,
                         double *F0)
 {

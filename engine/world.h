@@ -21,7 +21,7 @@
  * G_i = int_0^h (h - t) F dt = F_e,i h^2/2 - m_i (d(h) - d(0) - d'(0) h) then move the bodies:
  * v += a_ext h + M^-1 sum J n, x += v h + a_ext h^2/2 + M^-1 sum G n (and the same for rotation),
  * which reproduces the 1-D solution exactly for a single central contact. Hunt-Crossley contacts use
- * the exponential step of kernels/kl_xrb.h about the linearisation of DESIGN.md 2.3 (tangent stiffness
+ * the exponential step of kernels/kl_xrb.h about the linearisation of docs/design.md section 2.3 (tangent stiffness
  * n K d^{n-1} (1 + chi d'), damping chi K d^n; order 5), the sub-step controlled by its error estimate
  * (relative tolerance hc_tol, default 1e-8 of the impact's maximum penetration and speed); its dense
  * output gives the contact's end, maximum penetration and peak force inside the sub-step. Several contacts or rotational coupling limit the sub-step to a fraction

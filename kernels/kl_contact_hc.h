@@ -30,7 +30,7 @@ KL_FN kl_real kl_hc_force(kl_real K, kl_real n, kl_real chi, kl_real d, kl_real 
 
 /* The same force and its tangent: kt = dF/dd = n K d^{n-1} (1 + chi d'), kept >= 0 (where it would be
  * negative the force is tensile and the contact is ending), and ct = dF/dd' = chi K d^n; all 0 for
- * d <= 0 (DESIGN.md 2.3). */
+ * d <= 0 (docs/design.md section 2.3). */
 KL_FN kl_real kl_hc_tangent(kl_real K, kl_real n, kl_real chi, kl_real d, kl_real dd, kl_real *kt, kl_real *ct)
 {
   if (!(d > 0.0)) {

@@ -188,7 +188,7 @@ static hc_ref hc_reference(double m, double K, double n, double chi, double v0, 
  *     integrates at eps_rel 1e-13 over ~1e3 steps, and the peak is a flat maximum (Brent error in t
  *     enters squared).
  *   contact time, time to d_max: 2e-10. The closed forms integrate dd/|d'| by Gauss-Legendre
- *     (DESIGN.md 2.3) with 32 nodes up to chi v0 = 100: measured worst 1.6e-11 (contact time) and
+ *     (docs/design.md section 2.3) with 32 nodes up to chi v0 = 100: measured worst 1.6e-11 (contact time) and
  *     2.0e-11 (time to d_max) for n = 3/2, set by the (1 - u)^{5/2} branch of the integrand at d = 0
  *     (the same 1.6e-11 as in the undamped test below, where the exact value is known); above it with
  *     64 nodes, where the restitution speed jumps to -1/chi within a thin layer in u (32 nodes gave

@@ -17,7 +17,7 @@
 #define KL_UNSUPPORTED 512   /* e.g. a nonlinear model with an external force (no closed form) */
 
 /* The contact law of a model at penetration d and rate dd, and its tangent kt = dF/dd, ct = dF/dd'
- * (DESIGN.md 2.2-2.3): Kelvin-Voigt K d + D d' everywhere (tangent K, D); Hunt-Crossley and
+ * (docs/design.md sections 2.2-2.3): Kelvin-Voigt K d + D d' everywhere (tangent K, D); Hunt-Crossley and
  * Emden-Fowler K d^n (1 + chi d') for d > 0 and 0 otherwise (kl_hc_tangent; chi = 0 for Emden-Fowler,
  * whose caller passes the phase's stiffness as K). No clamping of tension: the separation rule decides. */
 KL_FN kl_real kl_contact_tangent(int model, kl_real K, kl_real n, kl_real D, kl_real chi, kl_real d, kl_real dd,
