@@ -40,7 +40,7 @@ static void test_version_and_status(void **state)
 
 /* Kelvin-Voigt and Hertz impacts against the oscillator and Hertz's closed forms. The closed forms are
  * exact: the tolerances are a few ulp (1e-14) where the measured agreement is 0 to 6e-16, and 10x the
- * measured 1.4e-13 for the Hertz contact time (64-node Gauss-Legendre against the Gamma-function form). */
+ * measured 1.6e-11 for the Hertz contact time (32-node Gauss-Legendre against the Gamma-function form). */
 static void test_closed_forms(void **state)
 {
   (void)state;
@@ -77,7 +77,7 @@ static void test_closed_forms(void **state)
   const double q = 2.5, dH = pow(q * m * v0 * v0 / (2 * 1e9), 1 / q);
   assert_int_equal(kelvin_impact(&in, &out), KELVIN_OK);
   assert_rel(out.dmax, dH, 1e-14, "Hertz dmax");
-  assert_rel(out.tc, 2 * dH / v0 * sqrt(PI) * tgamma(1 + 1 / q) / tgamma(0.5 + 1 / q), 2e-12, "Hertz contact time");
+  assert_rel(out.tc, 2 * dH / v0 * sqrt(PI) * tgamma(1 + 1 / q) / tgamma(0.5 + 1 / q), 2e-10, "Hertz contact time");
   assert_rel(kelvin_hc_delta_max(m, 1e9, 1.5, 0.0, v0), dH, 1e-14, "kelvin_hc_delta_max at chi = 0");
   /* the exact-restitution law gives exactly cr; the Hunt-Crossley law its closed form */
   in.cr = 0.6;

@@ -12,9 +12,14 @@
  * Flops per scenario: counted, not estimated: benchmarks/flop_count.cpp runs the same headers with a
  * counting number type over 20000 scenarios of the mix (+ - * / sqrt = 1 flop each; library transcendental
  * calls counted apart and weighted TRANSC_FLOPS flops each, a typical polynomial-plus-reduction cost).
- * Peak: cores x clock (the "cpu MHz" of /proc/cpuinfo) x SIMD doubles (8 with avx512f, 4 with avx2,
- * else 2) x 2 FMA pipes x 2 flops per FMA. The closed forms are branchy scalar code compiled without
- * contraction, so the scalar non-FMA rate (cores x clock x 2) is printed too. */
+ * Peak: cores x clock (the "cpu MHz" of /proc/cpuinfo) x doubles per FMA operation (8 with avx512f,
+ * except AMD family 25, Zen 4, whose 512-bit operations run as two halves on 256-bit pipes: 4; 4 with
+ * avx2, else 2) x 2 FMA pipes x 2 flops per FMA. The closed forms are compiled without contraction, so
+ * the scalar non-FMA rate (cores x clock x 2) is printed too. The flops counted are those of the code
+ * as it runs: the vectorisable quadrature of kernels/impact.cl computes both sides of its selects and a
+ * fixed number of iterations, so it counts more flops per scenario than an early-exit version would;
+ * scenarios per second is the measure of speed, the flop rate that of how busy the units are. How to see
+ * what pocl generates: benchmarks/README.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,11 +67,14 @@ static kl_impact_in scenario_of(int v)
 /* A scenario of the mix (see the header comment): the 8 variants in equal shares. */
 static kl_impact_in scenario(void) { return scenario_of((int)(unif() * 8.0)); }
 
-/* CPU clock [GHz] from /proc/cpuinfo ("cpu MHz"), 0 if unknown; *simd: doubles per vector. */
+/* CPU clock [GHz] from /proc/cpuinfo ("cpu MHz"), 0 if unknown; *simd: doubles per FMA operation of the
+ * execution units (not of the registers: AMD's Zen 4, family 25 with avx512f, runs a 512-bit operation
+ * as two 256-bit halves on its two 256-bit FMA pipes, so its double-precision peak is that of AVX2). */
 static double cpu_ghz(int *simd, char *model, size_t cap)
 {
   FILE *f = fopen("/proc/cpuinfo", "r");
   double mhz = 0.0;
+  int family = 0, amd = 0;
   *simd = 2;
   snprintf(model, cap, "?");
   if (!f) return 0.0;
@@ -77,12 +85,15 @@ static double cpu_ghz(int *simd, char *model, size_t cap)
       snprintf(model, cap, "%s", strchr(line, ':') + 2);
       model[strcspn(model, "\n")] = '\0';
     }
+    if (strncmp(line, "cpu family", 10) == 0) family = atoi(strchr(line, ':') + 1);
+    if (strncmp(line, "vendor_id", 9) == 0) amd = strstr(line, "AuthenticAMD") != NULL;
     if (strncmp(line, "flags", 5) == 0) {
       if (strstr(line, " avx512f")) *simd = 8;
       else if (strstr(line, " avx2")) *simd = 4;
     }
   }
   fclose(f);
+  if (amd && family == 25 && *simd == 8) *simd = 4; /* Zen 4: 512-bit operations double-pumped on 256-bit pipes */
   return mhz / 1000.0;
 }
 
@@ -205,7 +216,7 @@ int main(int argc, char **argv)
   const double scalar_peak = (double)cores * ghz * 2.0;
 
   printf("## kelvin sweep throughput\n\n");
-  printf("- machine: %s, %ld cores at %.3f GHz; peak %.1f GFLOP/s (cores x GHz x %d doubles x 2 FMA pipes x 2), "
+  printf("- machine: %s, %ld cores at %.3f GHz; peak %.1f GFLOP/s (cores x GHz x %d doubles per FMA x 2 FMA pipes x 2), "
          "scalar non-FMA %.1f GFLOP/s (cores x GHz x 2)\n",
          model, cores, ghz, peak, simd, scalar_peak);
   printf("- OpenCL: %s\n", have_cl ? kl_host_notice(h) : "none (OpenMP twin only)");

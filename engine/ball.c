@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/kl_impact.h"
+#include "kernels/kl_xrb.h"
 
 void kl_ball_default(kl_ball_model *m)
 {
@@ -85,12 +86,11 @@ static double stiffness(const kl_ball_model *m, const kl_ball_data *d)
   return (m->model == KL_MODEL_EF && d->restitution) ? m->cr * m->cr * m->K : m->K;
 }
 
-/* F(x, v) of the current contact; x > 0 penetration, v its rate */
+/* F(x, v) of the current contact; x > 0 penetration, v its rate (kernels/: the one contact law) */
 static double force(const kl_ball_model *m, const kl_ball_data *d, double x, double v)
 {
-  if (m->model == KL_MODEL_KV) return m->K * x + d->damp * v;
-  if (!(x > 0)) return 0.0;
-  return stiffness(m, d) * pow(x, m->n) * (1.0 + d->damp * v);
+  if (m->model == KL_MODEL_KV) return kl_kv_force(m->K, d->damp, x, v);
+  return kl_hc_force(stiffness(m, d), m->n, d->damp, x, v);
 }
 
 double kl_ball_force(const kl_ball_model *m, const kl_ball_data *d)
@@ -132,6 +132,7 @@ static void begin_contact(const kl_ball_model *m, kl_ball_data *d)
 {
   d->phase = KL_BALL_CONTACT;
   d->restitution = 0;
+  d->pend = 0;
   const double vin = -d->vz;
   memset(&d->cur, 0, sizeof d->cur);
   d->cur.t0 = d->t;
@@ -144,10 +145,16 @@ static void begin_contact(const kl_ball_model *m, kl_ball_data *d)
     d->damp = 0.0;
   }
   if (m->model != KL_MODEL_KV) {
-    /* first sub-step: 1/100 of the contact time of the closed form without gravity */
+    /* first sub-step: 1/100 of the contact time of the closed form without gravity, or shorter where the
+     * step's error estimate for the start of the force, -K (v t)^n, would exceed the tolerance: in the
+     * rate it is about 0.2 K v^n h^{n+1} / m (the response to the misfit of the cubic to t^n), against
+     * tol v */
     const double v = vin > 0 ? vin : sqrt(2.0 * m->g * 1e-6);
     const double dmax = kl_hc_delta_max(m->m, m->K, m->n, d->damp, v);
-    d->h = 0.03 * dmax / v;
+    d->xscale = fmax(dmax, 1e-12);
+    const double hacc = pow(m->tol * m->m / (0.2 * m->K * pow(v, m->n - 1.0)), 1.0 / (m->n + 1.0));
+    d->h = fmin(0.03 * dmax / v, hacc);
+    d->hend = hacc;
   }
 }
 
@@ -207,7 +214,7 @@ static void free_step(const kl_ball_model *m, kl_ball_data *d, double T)
 }
 
 //------------------------------------------------------------------------------------------------------
-// contact: closed form (Kelvin-Voigt) or linearised exact sub-steps with step doubling (nonlinear)
+// contact: closed form (Kelvin-Voigt) or exponential sub-steps of kernels/kl_xrb.h (nonlinear)
 
 /* track max penetration and peak force of a sub-step of the linear system s from (x, v) over tau:
  * end points, the root of v (max penetration) and the root of dF/dt of the linear force
@@ -272,121 +279,145 @@ static void contact_kv(const kl_ball_model *m, kl_ball_data *d, double T)
   }
 }
 
-/* the contact force linearised about (x0, v0) as a kl_kv_sys (paper eq. 3 with the tangent
- * stiffness n K x^{n-1} (1 + chi v) and damping chi K x^n, docs/design.md 2.3) */
-static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *Kt,
-                           double *Dt)
+/* the contact force linearised about (x0, v0) as a kl_kv_sys, m x'' = m g - F(x, v) ~ f0 - Kt x - Dt v
+ * (the tangent of kernels/kl_contact_hc.h, docs/design.md section 2.3); F0 receives F(x0, v0) */
+static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *F0)
 {
-  const double Ki = stiffness(m, d);
-  double F0 = 0, k = 0, c = 0;
-  if (x0 > 0) {
-    const double xn = pow(x0, m->n);
-    F0 = Ki * xn * (1.0 + d->damp * v0);
-    k = m->n * Ki * (xn / x0) * (1.0 + d->damp * v0);
-    c = d->damp * Ki * xn;
-    if (k < 0) k = 0;
-  }
-  *Kt = k;
-  *Dt = c;
-  const kl_kv_sys s = {m->m, k, c, m->m * m->g - F0 + k * x0 + c * v0, 0.0};
+  double kt, ct;
+  *F0 = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x0, v0, &kt, &ct);
+  const kl_kv_sys s = {m->m, kt, ct, m->m * m->g - *F0 + kt * x0 + ct * v0, 0.0};
   return s;
 }
 
-/* one linearised sub-step of length h: returns the end state */
-static kl_kv_out lin_step(const kl_ball_model *m, const kl_ball_data *d, double x, double v, double h)
+/* the remainder of the linearisation s (about (x0, v0), force F0 there) at (x, v): the true force
+ * m g - F(x, v) less the linear one (kernels/kl_xrb.h) */
+static double lin_rest(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys s, double F0, double x0,
+                        double v0, double x, double v)
 {
-  double Kt, Dt;
-  const kl_kv_sys s = linearise(m, d, x, v, &Kt, &Dt);
-  return kl_kv_step(s, x, v, h);
+  return F0 - force(m, d, x, v) + s.K * (x - x0) + s.D * (v - v0);
 }
 
-/* locate an event phi = al x + be v going <= 0 inside the two half-steps from (x, v) of length h/2;
- * returns 1 and the time and state at it */
-static int lin_event(const kl_ball_model *m, const kl_ball_data *d, double x, double v, double h, double al,
-                     double be, double *tev, kl_kv_out *at)
+/* the rate of that remainder along a solution passing (x, v): kl_xrb_rate with the true force's tangent */
+static double lin_rest_rate(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys s, double x, double v)
 {
-  double Kt, Dt, tr;
-  kl_kv_sys s = linearise(m, d, x, v, &Kt, &Dt);
-  if (kl_kv_first_root(s, x, v, al, be, 0.0, 0.0, 0.5 * h, &tr)) {
-    *tev = tr;
-    *at = kl_kv_step(s, x, v, tr);
-    return 1;
-  }
-  const kl_kv_out mid = kl_kv_step(s, x, v, 0.5 * h);
-  s = linearise(m, d, mid.x, mid.v, &Kt, &Dt);
-  if (kl_kv_first_root(s, mid.x, mid.v, al, be, 0.0, 0.0, 0.5 * h, &tr)) {
-    *tev = 0.5 * h + tr;
-    *at = kl_kv_step(s, mid.x, mid.v, tr);
-    return 1;
-  }
-  return 0;
+  double kt, ct;
+  const double F = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x, v, &kt, &ct);
+  return kl_xrb_rate(s, v, m->g - F / m->m, -kt, -ct, 0.0);
 }
 
-/* nonlinear contact: sub-steps controlled by step doubling until the output instant or separation */
-static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double T)
+/* one nonlinear sub-step from the current state (d->t, x = -z, v = -vz) by the exponential Rosenbrock
+ * step (kernels/kl_xrb.h) under error control; separation (x <= 0) and, for Emden-Fowler, maximum
+ * penetration (v <= 0, where the restoring law takes over) end it where they occur, located on its
+ * dense output. The sub-step becomes the pending one (d->pend); its extrema go into the contact log. */
+static void take_step(const kl_ball_model *m, kl_ball_data *d)
 {
-  double x = -d->z, v = -d->vz;
-  const double t_end = d->t + T;
+  const double x = -d->z, v = -d->vz;
   const double vin = d->cur.v_in > 0 ? d->cur.v_in : 1e-3;
-  const double xscale = fmax(kl_hc_delta_max(m->m, m->K, m->n, d->damp, vin), 1e-12);
-  while (d->t < t_end) {
-    double h = fmin(d->h, t_end - d->t);
-    const kl_kv_out full = lin_step(m, d, x, v, h);
-    const kl_kv_out half = lin_step(m, d, x, v, 0.5 * h);
-    const kl_kv_out two = lin_step(m, d, half.x, half.v, 0.5 * h);
-    const double xs = fmax(xscale, fabs(x));
-    const double vs = fmax(fmax(vin, fabs(v)), sqrt(m->n * m->K * pow(xs, m->n - 1.0) / m->m) * xs);
-    const double err = fmax(fabs(full.x - two.x) / xs, fabs(full.v - two.v) / vs);
-    if (!(err <= m->tol) && h > 1e-15 * (1.0 + d->t)) {
-      d->h = h * fmax(0.1, 0.9 * cbrt(m->tol / err));
+  const double xs = fmax(d->xscale, fabs(x));
+  /* speed scale: the impact speed, or the speed of the linearised oscillation of amplitude xs */
+  const double vs = fmax(fmax(vin, fabs(v)), sqrt(m->n * stiffness(m, d) * kl_pown(xs, m->n + 1.0) / m->m));
+  const double hmin = 1e-15 * (1.0 + d->t);
+  double F0;
+  const kl_kv_sys s = linearise(m, d, x, v, &F0);
+  double h = d->h, hnext = d->h;
+  /* leaving: the force's t^n singularity at separation, time x/|v| ahead, sets the step as at the start
+   * (mirrored): half that time per step, and once it is as near as the first step was long, straight
+   * to it (the step is then taken again to land on it) */
+  if (v < 0 && x > 0) {
+    const double tsep = x / -v;
+    h = tsep < d->hend ? 2.0 * tsep : fmin(h, fmax(0.5 * tsep, d->hend));
+  }
+  int landing = 0;
+  kl_kv_poly dense;
+  kl_kv_out fin;
+  double te = 0.0;
+  int ev = 0;
+  for (;;) {
+    kl_xrb w;
+    const kl_kv_out u2 = kl_xrb_begin(&w, s, x, v, h);
+    const kl_kv_out u3 = kl_xrb_stage3(&w, lin_rest(m, d, s, F0, x, v, u2.x, u2.v));
+    const kl_kv_out x3 = kl_xrb_order4(&w, lin_rest(m, d, s, F0, x, v, u3.x, u3.v));
+    const kl_kv_out xm = kl_xrb_mid(&w);
+    kl_kv_out er;
+    fin = kl_xrb_end(&w, lin_rest(m, d, s, F0, x, v, xm.x, xm.v), lin_rest(m, d, s, F0, x, v, x3.x, x3.v),
+                     lin_rest_rate(m, d, s, x3.x, x3.v), &dense, &er);
+    const double err = fmax(fabs(er.x) / xs, fabs(er.v) / vs) / m->tol;
+    if (!(err <= 1.0) && h > hmin && !landing) {
+      h = fmax(kl_xrb_next_h(h, err), hmin);
       d->nrejected++;
       continue;
     }
-    /* events inside the accepted step, earliest first: separation (x <= 0), maximum penetration
-     * (v <= 0, the Emden-Fowler phase switch) */
-    double tsep = INFINITY, tmx = INFINITY;
-    kl_kv_out atsep, atmx;
-    if (two.x <= 0 || half.x <= 0) {
-      if (!lin_event(m, d, x, v, h, 1.0, 0.0, &tsep, &atsep)) {
-        tsep = h;
-        atsep = two;
-      }
+    if (!landing) hnext = kl_xrb_next_h(h, err);
+    /* events inside the step, earliest first, on its dense output */
+    ev = 0;
+    te = h;
+    double tr;
+    if ((fin.x <= 0 || u2.x <= 0 || u3.x <= 0) && kl_kv_poly_first_root(dense, x, v, 1.0, 0.0, 0.0, 0.0, h, &tr)) {
+      te = tr;
+      ev = 1;
     }
-    if (!d->restitution && v > 0 && (two.v <= 0 || half.v <= 0)) {
-      if (!lin_event(m, d, x, v, h, 0.0, 1.0, &tmx, &atmx)) {
-        tmx = h;
-        atmx = two;
-      }
+    if (m->model == KL_MODEL_EF && !d->restitution && v > 0 && (fin.v <= 0 || u2.v <= 0) &&
+        kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, h, &tr) && (!ev || tr < te)) {
+      te = tr;
+      ev = 2;
     }
-    d->nsub++;
-    d->cur.nsub++;
-    if (tmx < tsep) { /* split at maximum penetration */
-      d->t += tmx;
-      x = atmx.x;
-      v = 0.0;
-      d->cur.dmax = fmax(d->cur.dmax, x);
-      d->cur.fpeak = fmax(d->cur.fpeak, force(m, d, x, v));
-      d->restitution = 1;
+    /* an event well inside: the force law is not smooth there (separation, the Emden-Fowler switch), so
+     * the step is taken again to end just past it, and the event located on that step */
+    if (ev && !landing && te > 0 && te < h * (1.0 - 1e-9)) {
+      h = te * (1.0 + 1e-9);
+      landing = 1;
       continue;
     }
-    if (tsep <= h) {
-      d->t += tsep;
-      end_contact(d, atsep.x, atsep.v);
+    break;
+  }
+  const kl_kv_out e = ev ? kl_kv_poly_step(dense, x, v, te) : fin;
+  const double hc = ev ? te : h;
+  /* extrema of the contact over [0, hc]: ends, maximum penetration (v = 0), interior force peak */
+  double tr, Fp, xp;
+  d->cur.dmax = fmax(d->cur.dmax, fmax(x, e.x));
+  d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, x, v), force(m, d, e.x, e.v)));
+  if (v > 0 && e.v <= 0 && kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, hc, &tr))
+    d->cur.dmax = fmax(d->cur.dmax, kl_kv_poly_step(dense, x, v, tr).x);
+  if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  d->nsub++;
+  d->cur.nsub++;
+  d->h = hnext;
+  d->pend = 1;
+  d->step_event = ev;
+  d->step_t0 = d->t;
+  d->step_h = hc;
+  d->step_x0 = x;
+  d->step_v0 = v;
+  d->step_x1 = e.x;
+  d->step_v1 = e.v;
+  d->step_sys = dense;
+}
+
+/* nonlinear contact until the output instant t_out or separation: sub-steps are taken whole, and an
+ * output inside one reads its dense output, so the steps do not depend on the output instants */
+static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out)
+{
+  for (;;) {
+    if (!d->pend) take_step(m, d);
+    const double tau = t_out - d->step_t0;
+    if (tau < d->step_h) { /* the output lies inside the sub-step */
+      const kl_kv_out o = kl_kv_poly_step(d->step_sys, d->step_x0, d->step_v0, tau);
+      d->t = t_out;
+      d->z = -o.x;
+      d->vz = -o.v;
       return;
     }
-    d->t += h;
-    /* local extrapolation: one linearised step errs by O(h^3), two half steps by a quarter of that;
-     * their combination cancels the leading term, so the per-step tolerance does not accumulate into
-     * a systematic energy loss over many contacts */
-    x = (4.0 * two.x - full.x) / 3.0;
-    v = (4.0 * two.v - full.v) / 3.0;
-    d->cur.dmax = fmax(d->cur.dmax, x);
-    d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, half.x, half.v), force(m, d, x, v)));
-    d->h = h * fmin(4.0, 0.9 * cbrt(m->tol / fmax(err, 1e-300)));
+    d->pend = 0; /* the sub-step ends at or before the output: take its end */
+    d->t = d->step_t0 + d->step_h;
+    if (d->step_event == 1) {
+      end_contact(d, d->step_x1, d->step_v1);
+      return;
+    }
+    d->z = -d->step_x1;
+    d->vz = -d->step_v1;
+    if (d->step_event == 2) d->restitution = 1;
+    if (!(d->t < t_out)) return;
   }
-  d->t = t_end;
-  d->z = -x;
-  d->vz = -v;
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -401,7 +432,7 @@ kelvin_status kl_ball_advance(const kl_ball_model *m, kl_ball_data *d, double t_
     else if (m->model == KL_MODEL_KV)
       contact_kv(m, d, T);
     else
-      contact_nl(m, d, T);
+      contact_nl(m, d, t_out);
     if (!(isfinite(d->z) && isfinite(d->vz) && isfinite(d->t))) return KELVIN_ERR_NUMERIC;
     if (++guard > 100000000L) return KELVIN_ERR_NUMERIC; /* Zeno-like event storm */
   }

@@ -2,14 +2,18 @@
  * falling under gravity onto a static plane, normal contact from the closed forms of kernels/.
  * The free flight is exact ballistic motion; the time of impact is located exactly (a quadratic);
  * a Kelvin-Voigt contact phase is advanced in closed form to its end in one sub-step (paper eq. 4);
- * a Hunt-Crossley contact is advanced by exact solutions of the system linearised about each
- * sub-step's start, with the sub-step controlled by step doubling. The user's output period is only
- * where states are reported: internal sub-steps follow events, so stability does not depend on it.
+ * a Hunt-Crossley (or Emden-Fowler) contact by the exponential step of kernels/kl_xrb.h (the
+ * linearised system exact, the remainder as a polynomial force; order 5), with the sub-step controlled by
+ * its error estimate. The user's output period is only where states are
+ * reported: a nonlinear contact's sub-steps do not stop at output instants (the state there is the
+ * sub-step's dense output), so the trajectory, the contact log and its extrema are the same for any
+ * output period; separation, maximum penetration and peak force are located inside sub-steps.
  * Model/data split as in MuJoCo: kl_ball_model is immutable, kl_ball_data holds one rollout. */
 #ifndef KL_ENGINE_BALL_H
 #define KL_ENGINE_BALL_H
 
 #include "kelvin/kelvin.h"
+#include "kernels/kl_contact_kv.h"
 
 /* Contact phase of the ball */
 #define KL_BALL_FREE 0
@@ -25,7 +29,9 @@ typedef struct kl_ball_model {
   int model;      /* KL_MODEL_KV, KL_MODEL_HC or KL_MODEL_EF (kernels/kl_impact.h) */
   int law;        /* KL_LAW_* for Hunt-Crossley */
   int rule;       /* KL_SEP_PENETRATION or KL_SEP_FORCE */
-  double tol;     /* relative tolerance of the Hunt-Crossley sub-step control (default 1e-9) */
+  double tol;     /* relative tolerance of the nonlinear sub-step control (default 1e-9): bound on the
+                   * embedded estimate of each sub-step's error in penetration (relative to the maximum
+                   * penetration) and rate (relative to the impact speed) */
 } kl_ball_model;
 
 /* One completed contact (impact to separation). */
@@ -48,10 +54,18 @@ typedef struct kl_ball_data {
   int phase;       /* KL_BALL_FREE or KL_BALL_CONTACT */
   int restitution; /* in contact and past the maximum penetration (nonlinear models) */
   double damp;     /* D [N s/m] (Kelvin-Voigt) or chi [s/m] (Hunt-Crossley) of the current contact */
-  double h;        /* current Hunt-Crossley sub-step [s] */
+  double h;        /* next nonlinear sub-step [s] */
+  double xscale;   /* nonlinear contact: the maximum penetration without gravity [m], the error scale */
+  double hend;     /* nonlinear contact: a sub-step that may run straight into separation [s] */
+  /* the nonlinear contact's current sub-step, which may reach past the last output instant */
+  int pend;            /* 1 while the sub-step [step_t0, step_t0 + step_h] is under way */
+  int step_event;      /* what ends it: 0 nothing, 1 separation, 2 maximum penetration (Emden-Fowler) */
+  double step_t0, step_h;
+  double step_x0, step_v0, step_x1, step_v1; /* penetration and its rate at both ends */
+  kl_kv_poly step_sys;  /* the system whose solution from (step_x0, step_v0) is its dense output */
   /* derived: statistics and logs (fixed capacity; overflow is counted, never grown) */
   long nsub;       /* internal sub-steps so far */
-  long nrejected;  /* rejected Hunt-Crossley sub-steps */
+  long nrejected;  /* rejected nonlinear sub-steps */
   int ncontact, napex;
   long contact_overflow, apex_overflow;
   kl_ball_contact contact[KL_BALL_MAXLOG];

@@ -9,16 +9,19 @@
  * linearised along the path, F_N ~ F0 + k_t (d - d0) + c_t (d' - d0') with the depth
  * d(z, s) ~ d0 + g (z - z0) + d_s t, g = n_c . n (how the depth follows z) and d_s the rate at which
  * the surface comes up under the moving tool (-n_c . dc/ds v, exact for the closest feature);
- * k_t = K, c_t = D for Kelvin-Voigt and the tangent pair k_t = n K d^{n-1} (1 + chi d'),
- * c_t = chi K d^n for Hunt-Crossley. With the holder's affine command u0 + u0' t the tool axis obeys
- *   m z'' + (D_h + g^2 c_t) z' + (K_h + g^2 k_t) z = f0 + f1 t,
- * a kl_kv_sys advanced exactly by kl_kv_step. Step doubling (one step of h against two of h/2, the
- * second re-linearised at the midpoint with a fresh mesh query) estimates the force error; sub-steps
- * are accepted when it is below ftol times the force scale, and grow by the cube-root rule.
- * Events: contact loss (force rule: F_N <= 0, or d <= 0) and onset (d > 0 with F_N > 0) are first
- * bracketed with the linear model (kl_kv_first_root) and the true mesh depth at the midpoint and the
- * end, then located on the true depth along the sub-step trajectory (Illinois) and the step is
- * split there. */
+ * (k_t, c_t) the tangent of the contact law (kernels/kl_impact.h, kl_contact_tangent). With the
+ * holder's command u0 + u0' t the tool axis obeys
+ *   m z'' + (D_h + g^2 c_t) z' + (K_h + g^2 k_t) z = f0 + f1 t + remainder,
+ * and the sub-step is the exponential Rosenbrock step of kernels/kl_xrb.h (the linear system exact,
+ * the remainder, evaluated with fresh mesh queries at the middle and the end, as a quartic force; order
+ * 5 where the geometry is smooth), accepted when its error estimate, as a force on the tool axis, is
+ * below ftol times the force scale. A mesh query is made for each stage (middle and end); the
+ * corrector's states differ from the stages' by the step's error only, so their geometry is the
+ * stages' moved along z (d + g dz), without a new query.
+ * Events: contact loss (force rule: F_N <= 0, or d <= 0) and onset (d > 0 with F_N > 0) are looked for
+ * at the middle and the end of the step, located on the step's dense output on the true mesh depth
+ * (Illinois), and the step is taken again to end just past the event and split there. The contact
+ * impulse of a sub-step is the momentum balance along the dense output. */
 #include "engine/grind.h"
 
 #include <math.h>
@@ -26,6 +29,7 @@
 #include <string.h>
 
 #include "kernels/kl_impact.h"
+#include "kernels/kl_xrb.h"
 
 #define MAX_SUBSTEPS 200000000L /* per pass: a runaway event storm is reported, not looped on */
 
@@ -57,6 +61,7 @@ typedef struct pass {
   const double *off, *spd;
   double rmax;  /* closest-point search radius */
   double fref;  /* force floor of the relative tolerance [N] */
+  double kref, dref; /* contact tangent at the force fref */
   double ftol;
   seg sg;
 } pass;
@@ -121,27 +126,10 @@ static double seg_T(const seg *q)
   return q->ds / q->v0 * (log1p(x) / x);
 }
 
-/* contact force law F(d, d') and its partial derivatives (docs/design.md 2.2, 2.3) */
+/* contact force law F(d, d') and its partial derivatives (kernels/: the one contact law) */
 static void force_law(const kl_grind_scene *g, double d, double rate, double *F, double *kt, double *ct)
 {
-  if (g->model == KL_MODEL_KV) {
-    *F = g->K * d + g->D * rate;
-    *kt = g->K;
-    *ct = g->D;
-    return;
-  }
-  if (!(d > 0)) {
-    *F = 0;
-    *kt = 0;
-    *ct = 0;
-    return;
-  }
-  const double dn = pow(d, g->n);
-  const double w = 1.0 + g->chi * rate;
-  *F = g->K * dn * w;
-  *kt = g->n * g->K * (dn / d) * w;
-  if (*kt < 0) *kt = 0; /* F < 0 there: the contact is ending anyway */
-  *ct = g->chi * g->K * dn;
+  *F = kl_contact_tangent(g->model, g->K, g->n, g->D, g->chi, d, rate, kt, ct);
 }
 
 /* geometry at arc offset x = s - s_k with tool depth z, rate zd */
@@ -205,49 +193,103 @@ static double indicator(const geo *o, double kscale)
 
 typedef struct lin {
   kl_kv_sys sys;
-  double F0, kt, ct, g, dpath, d0, z0, zd0; /* the contact linearisation (kt = ct = F0 = 0 out of contact) */
-  int contact;
+  double m;   /* the effective mass at the start, the step's fixed mass: m0 z'' = F m0 / m(s) */
 } lin;
 
-/* the sub-step system about the state (x = s - s_k, z, zd) with geometry o */
+/* the right-hand side F of m(s) z'' = F at arc offset x with geometry o of the state (z, zd): holder,
+ * weight and (in contact) the contact force along the tool axis */
+static double rhs_force(const pass *P, double x, double z, double zd, const geo *o, int contact)
+{
+  const kl_grind_scene *g = P->g;
+  const seg *q = &P->sg;
+  const double v = q->v0 + q->a * x;
+  const double u = q->u0 + q->du * x, ud = q->du * v;
+  const double fg = q->fg0 + q->dfg * x;
+  return g->holder_K * (u - z) + g->holder_D * (ud - zd) + fg - (contact ? o->g * o->F : 0.0);
+}
+
+/* its explicit time derivative at fixed (z, zd), with the geometry moving as the linearisation has it
+ * (d rising at dpath, g and dpath fixed): K_h u' + D_h u'' + F_g' - g k_t dpath */
+static double rhs_dt(const pass *P, double x, const geo *o, int contact)
+{
+  const kl_grind_scene *g = P->g;
+  const seg *q = &P->sg;
+  const double v = q->v0 + q->a * x;
+  return g->holder_K * q->du * v + g->holder_D * q->du * q->a * v + q->dfg * v - (contact ? o->g * o->kt * o->dpath : 0.0);
+}
+
+/* the sub-step system about the state (x = s - s_k, z, zd) with geometry o, for the step's fixed mass
+ * m0 = m(x): m0 z'' = F m0/m(s(t)) ~ f0 + f1 t - K z - D z' (kernels/kl_xrb.h) */
 static lin linearise(const pass *P, double x, double z, double zd, const geo *o, int contact)
 {
   const kl_grind_scene *g = P->g;
   const seg *q = &P->sg;
   lin L;
-  L.contact = contact;
-  L.g = o->g;
-  L.dpath = o->dpath;
-  L.d0 = o->d;
-  L.z0 = z;
-  L.zd0 = zd;
-  if (contact) {
-    L.F0 = o->F;
-    L.kt = o->kt;
-    L.ct = o->ct;
-  } else {
-    L.F0 = L.kt = L.ct = 0;
-  }
   const double v = q->v0 + q->a * x;
-  const double u = q->u0 + q->du * x, ud = q->du * v;
-  const double m = q->m0 + q->dm * x;
-  const double fg = q->fg0 + q->dfg * x, fgd = q->dfg * v;
-  const double g2 = L.g * L.g;
-  L.sys.m = m;
-  L.sys.K = g->holder_K + g2 * L.kt;
-  L.sys.D = g->holder_D + g2 * L.ct;
-  L.sys.f0 = g->holder_K * u + g->holder_D * ud + fg - L.g * L.F0 + g2 * L.kt * z + g2 * L.ct * zd;
-  L.sys.f1 = g->holder_K * ud + fgd - L.g * L.kt * L.dpath;
+  const double kt = contact ? o->kt : 0.0, ct = contact ? o->ct : 0.0;
+  const double g2 = o->g * o->g;
+  L.m = q->m0 + q->dm * x;
+  const double F0 = rhs_force(P, x, z, zd, o, contact);
+  L.sys.m = L.m;
+  L.sys.K = g->holder_K + g2 * kt;
+  L.sys.D = g->holder_D + g2 * ct;
+  L.sys.f0 = F0 + L.sys.K * z + L.sys.D * zd;
+  L.sys.f1 = rhs_dt(P, x, o, contact) - F0 * q->dm * v / L.m;
   return L;
 }
 
-/* impulse of the linearised contact force over [0, tau] along the step o from (z0, zd0) */
-static double lin_impulse(const lin *L, const kl_kv_out *o, double tau)
+/* the remainder of L at (x, z, zd) with geometry o, tau into the step: m0/m(x) F less the linear force */
+static double lin_rest(const pass *P, const lin *L, double x, double tau, double z, double zd, const geo *o, int contact)
 {
-  if (!L->contact) return 0.0;
-  const double iz = (o->J - L->sys.D * o->dx) / L->sys.K; /* int z dt, from J = int (K z + D z') */
-  return L->F0 * tau + L->kt * L->g * (iz - L->z0 * tau) + 0.5 * L->kt * L->dpath * tau * tau +
-         L->ct * L->g * (o->dx - L->zd0 * tau);
+  const seg *q = &P->sg;
+  const double mf = L->m / (q->m0 + q->dm * x);
+  return mf * rhs_force(P, x, z, zd, o, contact) - (L->sys.f0 + L->sys.f1 * tau - L->sys.K * z - L->sys.D * zd);
+}
+
+/* the rate of that remainder along a solution through (x, z, zd) (kl_xrb_rate) */
+static double lin_rest_rate(const pass *P, const lin *L, double x, double z, double zd, const geo *o, int contact)
+{
+  const kl_grind_scene *g = P->g;
+  const seg *q = &P->sg;
+  const double v = q->v0 + q->a * x;
+  const double m = q->m0 + q->dm * x, mf = L->m / m;
+  const double kt = contact ? o->kt : 0.0, ct = contact ? o->ct : 0.0, g2 = o->g * o->g;
+  const double F = rhs_force(P, x, z, zd, o, contact);
+  const double dFdt = mf * rhs_dt(P, x, o, contact) - mf * F * q->dm * v / m;
+  return kl_xrb_rate(L->sys, zd, F / m, -mf * (g->holder_K + g2 * kt), -mf * (g->holder_D + g2 * ct), dFdt);
+}
+
+/* geometry o of one state moved along the tool axis to (z + dz, zd): the closest feature kept */
+static void geo_move(const kl_grind_scene *g, geo *o, double dz, double zd)
+{
+  o->d += o->g * dz;
+  o->rate = o->g * zd + o->dpath;
+  force_law(g, o->d, o->rate, &o->F, &o->kt, &o->ct);
+}
+
+/* int of (e^{a t} - 1) dt over [0, t] = t^2 (e^x - 1 - x)/x^2, x = a t (series below |x| = 1e-2) */
+static double e2int(double a, double t)
+{
+  const double x = a * t;
+  if (fabs(x) < 1e-2) return t * t * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x / 720.0))));
+  return (expm1(x) - x) / (a * a);
+}
+
+/* impulse of the contact force along the tool axis over [0, tau] of the step o from (z0, zd0) at arc
+ * offset x0: the momentum balance int (holder + weight) - m dz', with int z from the step's impulse
+ * J = int (K z + D z') (the mass taken as the mean of the step's ends) */
+static double axis_impulse(const pass *P, const lin *L, double x0, double x1, double z0, const kl_kv_out *o, double tau)
+{
+  const kl_grind_scene *g = P->g;
+  const seg *q = &P->sg;
+  const double v0 = q->v0 + q->a * x0;
+  const double e2 = v0 * e2int(q->a, tau); /* int (s - s0) dt */
+  const double intz = (o->J - L->sys.D * o->dx) / L->sys.K;
+  const double intu = (q->u0 + q->du * x0) * tau + q->du * e2;
+  const double intfg = (q->fg0 + q->dfg * x0) * tau + q->dfg * e2;
+  const double mmean = q->m0 + q->dm * 0.5 * (x0 + x1);
+  (void)z0;
+  return g->holder_K * (intu - intz) + g->holder_D * (q->du * (x1 - x0) - o->dx) + intfg - mmean * o->dv;
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -355,43 +397,6 @@ static double equilibrium(const pass *P, int *contact)
   return z;
 }
 
-/* state at tau in (0, h] along the two half-steps (L0 from s0, Lm from the midpoint sm) */
-static kl_kv_out along(const lin *L0, const lin *Lm, const state *X0, const state *Xm, double h, double tau,
-                       const lin **Lused)
-{
-  if (tau <= 0.5 * h) {
-    *Lused = L0;
-    return kl_kv_step(L0->sys, X0->z, X0->zd, tau);
-  }
-  *Lused = Lm;
-  return kl_kv_step(Lm->sys, Xm->z, Xm->zd, tau - 0.5 * h);
-}
-
-/* first time in [0, h] where the linear model's event function crosses, over both halves; -1 if none */
-static double lin_root(const lin *L0, const lin *Lm, const state *X0, const state *Xm, double h, int contact)
-{
-  const lin *Ls[2] = {L0, Lm};
-  const state *Xs[2] = {X0, Xm};
-  for (int i = 0; i < 2; ++i) {
-    const lin *L = Ls[i];
-    const state *X = Xs[i];
-    double al, be, g0, g1, tr;
-    if (contact) { /* F_lin = F0 + kt g (z - z0) + kt dpath t + ct g (z' - z0') <= 0 */
-      al = L->kt * L->g;
-      be = L->ct * L->g;
-      g0 = L->F0 - al * L->z0 - be * L->zd0;
-      g1 = L->kt * L->dpath;
-    } else { /* -d_lin = -(d0 + g (z - z0) + dpath t) <= 0 */
-      al = -L->g;
-      be = 0;
-      g0 = -(L->d0 - L->g * L->z0);
-      g1 = -L->dpath;
-    }
-    if (kl_kv_first_root(L->sys, X->z, X->zd, al, be, g0, g1, 0.5 * h, &tr)) return (i ? 0.5 * h : 0.0) + tr;
-  }
-  return -1;
-}
-
 kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const double *speed, kl_grind_result *out,
                            char *msg, int cap)
 {
@@ -423,6 +428,11 @@ kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const 
   double fgmax = 0;
   for (int k = 0; k < g->ns; ++k) fgmax = fmax(fgmax, fabs(g->fg[k]));
   P.fref = fmax(fmax(contact ? o.F : 0.0, fgmax), g->holder_K * 1e-6);
+  {
+    const double dF = g->model == KL_MODEL_KV ? P.fref / g->K : pow(P.fref / g->K, 1.0 / g->n);
+    double Fk;
+    force_law(g, dF, 0.0, &Fk, &P.kref, &P.dref);
+  }
   double t = 0.0;
   out->time[0] = 0.0;
   out->z[0] = X.z;
@@ -460,88 +470,102 @@ kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const 
       if (hh > rest - hmin) hh = rest; /* no sliver at the interval end */
       const double x0 = seg_x(&P.sg, X.tau);
       const lin L0 = linearise(&P, x0, X.z, X.zd, &o, contact);
-      lin Lm;
-      state Xm, Xe;
+      const double ks = L0.sys.K;
+      kl_kv_poly dense;
+      kl_kv_out fin;
       geo om, oe;
-      kl_kv_out full, half, two;
-      double err = 0, tol = 0;
-      for (;;) { /* step doubling */
-        full = kl_kv_step(L0.sys, X.z, X.zd, hh);
-        half = kl_kv_step(L0.sys, X.z, X.zd, 0.5 * hh);
-        Xm = (state){X.tau + 0.5 * hh, half.x, half.v};
-        const double xm = seg_x(&P.sg, Xm.tau);
-        geometry(&P, xm, Xm.z, Xm.zd, &om);
-        Lm = linearise(&P, xm, Xm.z, Xm.zd, &om, contact);
-        two = kl_kv_step(Lm.sys, Xm.z, Xm.zd, 0.5 * hh);
-        Xe = (state){hh == rest ? T : X.tau + hh, two.x, two.v};
-        const double xe = (hh == rest) ? P.sg.ds : seg_x(&P.sg, Xe.tau);
-        geometry(&P, xe, Xe.z, Xe.zd, &oe);
-        /* force error of the full step against the two halves: holder and (linearised) contact */
-        const double dz = full.x - two.x, dzd = full.v - two.v;
-        err = fabs(g->holder_K * dz + g->holder_D * dzd);
-        if (contact || touching(&oe)) err += fabs(oe.g * (oe.kt * oe.g * dz + oe.ct * oe.g * dzd));
+      double xm = 0, xe = 0, err = 0, tol = 0, hnext = h, te = 0;
+      int landing = 0, ev = 0;
+      for (;;) {
+        const int last = hh >= rest;
+        kl_xrb w;
+        xm = seg_x(&P.sg, X.tau + 0.5 * hh);
+        xe = last ? P.sg.ds : seg_x(&P.sg, X.tau + hh);
+        const kl_kv_out u2 = kl_xrb_begin(&w, L0.sys, X.z, X.zd, hh);
+        geometry(&P, xm, u2.x, u2.v, &om);
+        const kl_kv_out u3 = kl_xrb_stage3(&w, lin_rest(&P, &L0, xm, 0.5 * hh, u2.x, u2.v, &om, contact));
+        geometry(&P, xe, u3.x, u3.v, &oe);
+        const kl_kv_out x3 = kl_xrb_order4(&w, lin_rest(&P, &L0, xe, hh, u3.x, u3.v, &oe, contact));
+        const kl_kv_out x3m = kl_xrb_mid(&w);
+        geo_move(g, &om, x3m.x - u2.x, x3m.v);
+        geo_move(g, &oe, x3.x - u3.x, x3.v);
+        kl_kv_out er;
+        fin = kl_xrb_end(&w, lin_rest(&P, &L0, xm, 0.5 * hh, x3m.x, x3m.v, &om, contact),
+                         lin_rest(&P, &L0, xe, hh, x3.x, x3.v, &oe, contact),
+                         lin_rest_rate(&P, &L0, xe, x3.x, x3.v, &oe, contact), &dense, &er);
+        geo_move(g, &oe, fin.x - x3.x, fin.v);
+        /* force error on the tool axis, through the stiffest of the holder + contact tangents at the start,
+         * the end and the reference force (as kernels/kl_rollout.h), per unit of decay of the axis mode */
+        const double ke = fmax(fmax(L0.sys.K, g->holder_K + oe.g * oe.g * oe.kt), g->holder_K + P.kref);
+        const double de = fmax(fmax(L0.sys.D, g->holder_D + oe.g * oe.g * oe.ct), g->holder_D + P.dref);
+        err = fabs(ke * er.x) + fabs(de * er.v);
+        err /= fmin(1.0, fmax(de / (2.0 * L0.m) * hh, 1e-3));
         tol = P.ftol * fmax(fmax(touching(&oe) ? oe.F : 0.0, contact ? o.F : 0.0), P.fref);
-        if (err <= tol || hh <= hmin) break;
-        hh *= fmax(0.1, 0.9 * cbrt(tol / err));
-        if (hh < hmin) hh = hmin;
+        if (err > tol && hh > hmin && !landing) {
+          hh = fmax(kl_xrb_next_h(hh, err / tol), hmin);
+          continue;
+        }
+        if (!landing) hnext = kl_xrb_next_h(hh, err / tol);
+        /* the next contact change: the indicator at the middle and the end, located on the dense output
+         * with the true mesh depth */
+        ev = 0;
+        te = hh;
+        const double sgn = contact ? 1.0 : -1.0;
+        if (touching(&om) != contact || touching(&oe) != contact) {
+          double lo = 0.0, flo = sgn * indicator(&o, ks), hi = hh, fhi;
+          if (!(flo > 0)) flo = 1e-300; /* at an event already: step just past it */
+          geo og;
+          if (touching(&om) != contact) {
+            hi = 0.5 * hh;
+            fhi = fmin(sgn * indicator(&om, ks), -1e-300);
+          } else {
+            lo = 0.5 * hh;
+            flo = fmax(sgn * indicator(&om, ks), 1e-300);
+            fhi = fmin(sgn * indicator(&oe, ks), -1e-300);
+          }
+          int side = 0;
+          for (int it = 0; it < 100 && hi - lo > 1e-13 * hh; ++it) {
+            const double c = kl_illinois_point(lo, flo, hi, fhi);
+            const kl_kv_out oc = kl_kv_poly_step(dense, X.z, X.zd, c);
+            geometry(&P, seg_x(&P.sg, X.tau + c), oc.x, oc.v, &og);
+            const double fc = (touching(&og) == contact) ? fmax(sgn * indicator(&og, ks), 1e-300)
+                                                          : fmin(sgn * indicator(&og, ks), -1e-300);
+            kl_illinois_update(&lo, &flo, &hi, &fhi, c, fc, fc > 0, &side);
+          }
+          ev = 1;
+          te = hi;
+        }
+        /* an event inside: the force law is not smooth there, so the step is taken again to end just past
+         * it, and the event located on that step */
+        if (ev && !landing && te < hh * (1.0 - 1e-9)) {
+          hh = te * (1.0 + 1e-9);
+          landing = 1;
+          continue;
+        }
+        break;
       }
       out->nsub++;
-      /* events inside the accepted step */
-      const double ks = g->holder_K + o.kt;
-      const double tl = lin_root(&L0, &Lm, &X, &Xm, hh, contact);
-      const int mid_flip = touching(&om) != contact, end_flip = touching(&oe) != contact;
-      double hi = -1;
-      if (tl >= 0 && tl < hh) { /* confirm the linear model's event on the true depth */
-        const lin *Lu;
-        const kl_kv_out ot = along(&L0, &Lm, &X, &Xm, hh, tl, &Lu);
-        geo og;
-        geometry(&P, seg_x(&P.sg, X.tau + tl), ot.x, ot.v, &og);
-        if (touching(&og) != contact) hi = tl;
+      const double hc = ev ? te : hh;
+      const int to_end = !ev && hh >= rest;
+      const kl_kv_out oc = ev ? kl_kv_poly_step(dense, X.z, X.zd, hc) : fin;
+      const double xc = ev ? seg_x(&P.sg, X.tau + hc) : xe;
+      if (contact) {
+        const double ge = ev ? o.g : 0.5 * (o.g + oe.g);
+        imp += axis_impulse(&P, &L0, x0, xc, X.z, &oc, hc) / (ge > 0.1 ? ge : 0.1);
       }
-      if (hi < 0 && mid_flip) hi = 0.5 * hh;
-      if (hi < 0 && end_flip) hi = hh;
-      if (hi > 0) {
-        /* Illinois on the indicator (sign s: > 0 before the event) over [lo, hi] */
-        const double sgn = contact ? 1.0 : -1.0;
-        double lo = 0.0, flo = sgn * indicator(&o, ks);
-        if (!(flo > 0)) flo = 1e-300; /* at an event already: step just past it */
-        const lin *Lu;
-        kl_kv_out oh = along(&L0, &Lm, &X, &Xm, hh, hi, &Lu);
-        geo og;
-        geometry(&P, seg_x(&P.sg, X.tau + hi), oh.x, oh.v, &og);
-        double fhi = sgn * indicator(&og, ks);
-        if (fhi > 0) fhi = -1e-300;
-        int side = 0;
-        for (int it = 0; it < 100 && hi - lo > 1e-13 * hh; ++it) {
-          const double c = kl_illinois_point(lo, flo, hi, fhi);
-          const kl_kv_out oc = along(&L0, &Lm, &X, &Xm, hh, c, &Lu);
-          geometry(&P, seg_x(&P.sg, X.tau + c), oc.x, oc.v, &og);
-          const double fc = (touching(&og) == contact) ? fmax(sgn * indicator(&og, ks), 1e-300)
-                                                        : fmin(sgn * indicator(&og, ks), -1e-300);
-          kl_illinois_update(&lo, &flo, &hi, &fhi, c, fc, fc > 0, &side);
-        }
-        /* advance to hi (just past the event), impulse of the contact part */
-        const lin *Lh;
-        const kl_kv_out oe2 = along(&L0, &Lm, &X, &Xm, hh, hi, &Lh);
-        if (Lh == &L0) {
-          imp += lin_impulse(&L0, &oe2, hi);
-        } else {
-          imp += lin_impulse(&L0, &half, 0.5 * hh) + lin_impulse(&Lm, &oe2, hi - 0.5 * hh);
-        }
-        X.tau += hi;
-        X.z = oe2.x;
-        X.zd = oe2.v;
+      X.tau = to_end ? T : X.tau + hc;
+      X.z = oc.x;
+      X.zd = oc.v;
+      if (ev) {
         contact = !contact;
         out->nevents++;
-        geometry(&P, seg_x(&P.sg, X.tau), X.z, X.zd, &o);
+        geometry(&P, xc, X.z, X.zd, &o);
         /* the next sub-step starts small: the force law just switched */
-        h = fmax(hi, 0.05 * hh);
-        continue;
+        h = fmax(hc, 0.05 * hh);
+      } else {
+        o = oe;
+        h = hnext;
       }
-      imp += lin_impulse(&L0, &half, 0.5 * hh) + lin_impulse(&Lm, &two, 0.5 * hh);
-      X = Xe;
-      o = oe;
-      if (hh < rest || h <= hh) h = hh * fmin(4.0, 0.9 * cbrt(tol / fmax(err, 1e-300)));
       if (!(isfinite(X.z) && isfinite(X.zd))) {
         if (msg && cap > 0) snprintf(msg, (size_t)cap, "state went non-finite at sample %d (t = %g s)", k, t + X.tau);
         return KELVIN_ERR_NUMERIC;

@@ -17,6 +17,7 @@
 #include "engine/world_impl.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
+#include "kernels/kl_xrb.h"
 
 #define MAX_SUBSTEPS_PER_CALL 100000000L
 #define ROT_STEP 0.05       /* rad of free rotation per sub-step (semi-implicit Euler accuracy) */
@@ -135,42 +136,57 @@ static void pair_params(const kl_world_model *m, int a, int b, double *K, double
 /* normal force of the contact law at (d, rate) (no clamping: the rule decides about tension) */
 static double law_force(const kl_world_model *m, const kl_contact *c, double x, double v)
 {
-  if (m->model == KL_MODEL_KV) return c->K * x + c->D * v;
-  if (!(x > 0)) return 0.0;
-  return c->K * pow(x, m->n) * (1.0 + c->chi * v);
+  return kl_contact_force(m->model, c->K, m->n, c->D, c->chi, x, v);
 }
 
 /* the Hunt-Crossley contact linearised about (x, v) as a 1-D system under the external force fe
- * (docs/design.md 2.3: tangent stiffness n K x^{n-1} (1 + chi v), damping chi K x^n) */
-static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mass, double fe, double x, double v)
+ * (the tangent of kernels/kl_contact_hc.h, docs/design.md section 2.3); *F0 receives the force there */
+static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mass, double fe, double x, double v,
+                        double *F0)
 {
-  double F0 = 0, kt = 0, ct = 0;
-  if (x > 0) {
-    const double xn = pow(x, m->n);
-    F0 = c->K * xn * (1.0 + c->chi * v);
-    kt = fmax(m->n * c->K * (xn / x) * (1.0 + c->chi * v), 0.0);
-    ct = c->chi * c->K * xn;
-  }
-  const kl_kv_sys s = {mass, kt, ct, fe - F0 + kt * x + ct * v, 0.0};
+  double kt, ct;
+  *F0 = kl_hc_tangent(c->K, m->n, c->chi, x, v, &kt, &ct);
+  const kl_kv_sys s = {mass, kt, ct, fe - *F0 + kt * x + ct * v, 0.0};
   return s;
 }
 
-/* the contact's 1-D motion over h: one exact step (Kelvin-Voigt), or two linearised half steps, the
- * second about the midpoint (Hunt-Crossley); *mid receives the second half's system */
-static kl_kv_out contact_step(const kl_world_model *m, const kl_contact *c, const kl_csys *cs, double h, kl_kv_sys *mid)
+/* the remainder of the linearisation s (about (x0, v0), force F0) at (x, v) (kernels/kl_xrb.h) */
+static double hc_rest(const kl_world_model *m, const kl_contact *c, kl_kv_sys s, double F0, double x0, double v0,
+                      double x, double v)
 {
-  const kl_kv_sys s0 = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+  return F0 - kl_hc_force(c->K, m->n, c->chi, x, v) + s.K * (x - x0) + s.D * (v - v0);
+}
+
+/* one Hunt-Crossley step of length h on the contact's 1-D model: its dense output into cs, and the
+ * error estimate relative to the scales xs, vs */
+static double hc_step(const kl_world_model *m, const kl_contact *c, kl_csys *cs, double h, double xs, double vs)
+{
+  double F0;
+  const kl_kv_sys s = hc_sys(m, c, cs->m, cs->fe_ext, cs->d0, cs->v0, &F0);
+  const double x0 = cs->d0, v0 = cs->v0;
+  kl_xrb w;
+  const kl_kv_out u2 = kl_xrb_begin(&w, s, x0, v0, h);
+  const kl_kv_out u3 = kl_xrb_stage3(&w, hc_rest(m, c, s, F0, x0, v0, u2.x, u2.v));
+  const kl_kv_out x3 = kl_xrb_order4(&w, hc_rest(m, c, s, F0, x0, v0, u3.x, u3.v));
+  const kl_kv_out xm = kl_xrb_mid(&w);
+  double kt, ct;
+  const double Fe = kl_hc_tangent(c->K, m->n, c->chi, x3.x, x3.v, &kt, &ct);
+  const double C = kl_xrb_rate(s, x3.v, (cs->fe_ext - Fe) / cs->m, -kt, -ct, 0.0);
+  kl_kv_out er;
+  kl_xrb_end(&w, hc_rest(m, c, s, F0, x0, v0, xm.x, xm.v), hc_rest(m, c, s, F0, x0, v0, x3.x, x3.v), C, &cs->dense, &er);
+  cs->hdense = h;
+  return fmax(fabs(er.x) / xs, fabs(er.v) / vs);
+}
+
+/* the contact's 1-D motion over h: one exact step (Kelvin-Voigt), or the dense output of its
+ * Hunt-Crossley step (h <= cs->hdense) */
+static kl_kv_out contact_step(const kl_world_model *m, const kl_csys *cs, double h)
+{
   if (m->model == KL_MODEL_KV) {
-    if (mid) *mid = s0;
+    const kl_kv_sys s0 = {cs->m, cs->K, cs->D, cs->fe, 0.0};
     return kl_kv_step(s0, cs->d0, cs->v0, h);
   }
-  const kl_kv_out a = kl_kv_step(s0, cs->d0, cs->v0, 0.5 * h);
-  const kl_kv_sys s1 = hc_sys(m, c, cs->m, cs->fe_ext, a.x, a.v);
-  if (mid) *mid = s1;
-  kl_kv_out o = kl_kv_step(s1, a.x, a.v, 0.5 * h);
-  o.dx = o.x - cs->d0;
-  o.dv = o.v - cs->v0;
-  return o;
+  return kl_kv_poly_step(cs->dense, cs->d0, cs->v0, h);
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -320,7 +336,7 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
     kl_contact *c = &d->con[i];
     const kl_csys *cs = &S->cs[i];
     const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
-    const kl_kv_out o = contact_step(m, c, cs, h, NULL);
+    const kl_kv_out o = contact_step(m, cs, h);
     /* impulse and first moment of the contact force from the 1-D momentum balance (paper eq. 5):
      * the external force alone, whatever the (linearised) contact law inside */
     const double fe = cs->fe_ext;
@@ -382,20 +398,27 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
       const double x1 = o.x, v1 = o.v;
       c->favg = h > 0 ? J / h : 0.0;
       v3_scl(c->ftan, Jt, h > 0 ? 1.0 / h : 0.0);
-      /* extrema inside the step: maximum penetration where d' = 0 */
+      /* extrema inside the step: maximum penetration where d' = 0, peak force where dF/dt = 0 */
       double tr;
       c->dmax = fmax(c->dmax, fmax(cs->d0, x1));
       c->fpeak = fmax(c->fpeak, fmax(law_force(m, c, cs->d0, cs->v0), law_force(m, c, x1, v1)));
-      if (m->model == KL_MODEL_KV && cs->v0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr)) {
-        const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
-        c->dmax = fmax(c->dmax, e.x);
-      }
-      if (m->model == KL_MODEL_KV) { /* peak force: dF/dt = K d' + D d'' = 0 (as in ball.c) */
+      if (m->model == KL_MODEL_KV) {
+        if (cs->v0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr)) {
+          const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
+          c->dmax = fmax(c->dmax, e.x);
+        }
+        /* peak force: dF/dt = K d' + D d'' = 0 (as in ball.c) */
         const double al = -c->D * cs->K / cs->m, be = c->K - c->D * cs->D / cs->m, g0 = c->D * cs->fe / cs->m;
         if (al * cs->d0 + be * cs->v0 + g0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, al, be, g0, 0.0, h, &tr)) {
           const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
           c->fpeak = fmax(c->fpeak, law_force(m, c, e.x, e.v));
         }
+      } else {
+        double Fp, xp;
+        if (cs->v0 > 0 && v1 <= 0 && kl_kv_poly_first_root(cs->dense, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr))
+          c->dmax = fmax(c->dmax, kl_kv_poly_step(cs->dense, cs->d0, cs->v0, tr).x);
+        if (kl_xrb_hc_peak(cs->dense, cs->d0, cs->v0, h, x1, v1, c->K, m->n, c->chi, &Fp, &xp))
+          c->fpeak = fmax(c->fpeak, Fp);
       }
       c->depth = x1 + c->dstart;
       c->rate = v1;
@@ -560,7 +583,8 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
       cs->tscale = 2.0 * KL_PI * sqrt(cs->m / c->K);
     } else {
       /* linearised Hunt-Crossley (docs/design.md 2.3) */
-      const kl_kv_sys s0 = hc_sys(m, c, cs->m, cs->fe_ext, cs->d0, cs->v0);
+      double F0;
+      const kl_kv_sys s0 = hc_sys(m, c, cs->m, cs->fe_ext, cs->d0, cs->v0, &F0);
       cs->K = s0.K;
       cs->D = s0.D;
       cs->fe = s0.f0;
@@ -574,54 +598,45 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
   if (coupled)
     for (int i = 0; i < nc; ++i) h = fmin(h, m->substep_fraction * S->cs[i].tscale);
   if (m->model == KL_MODEL_HC) {
-    /* step doubling on each contact's 1-D model: one linearised step of h against two halves */
+    /* each contact's exponential step (kernels/kl_xrb.h) under its error control; the sub-step is the
+     * shortest, and each contact's dense output covers it */
     for (int i = 0; i < nc; ++i) {
       kl_contact *c = &d->con[i];
-      const kl_csys *cs = &S->cs[i];
+      kl_csys *cs = &S->cs[i];
       const double vi = fmax(c->v_in, m->vreg);
       const double xs = fmax(kl_hc_delta_max(cs->m, c->K, m->n, c->chi, vi), fabs(cs->d0));
       const double vs = fmax(vi, fabs(cs->v0));
-      double hh = fmin(h, c->hstep > 0 ? 4.0 * c->hstep : 0.01 * cs->tscale);
-      const kl_kv_sys s0 = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+      double hh = fmin(h, c->hstep > 0 ? c->hstep : 0.01 * cs->tscale);
+      double err = 0;
       for (int it = 0; it < 200; ++it) {
-        const kl_kv_out one = kl_kv_step(s0, cs->d0, cs->v0, hh);
-        const kl_kv_out two = contact_step(m, c, cs, hh, NULL);
-        const double err = fmax(fabs(one.x - two.x) / xs, fabs(one.v - two.v) / vs);
-        if (err <= m->hc_tol || hh <= 1e-15 * (1.0 + fabs(t0))) break;
-        hh *= fmax(0.1, 0.9 * cbrt(m->hc_tol / err));
+        err = hc_step(m, c, cs, hh, xs, vs) / m->hc_tol;
+        if (err <= 1.0 || hh <= 1e-15 * (1.0 + fabs(t0))) break;
+        hh = kl_xrb_next_h(hh, err);
       }
-      c->hstep = hh;
+      c->hstep = kl_xrb_next_h(hh, err);
       h = fmin(h, hh);
     }
   }
-  /* contact ends inside the step, located on the 1-D closed form */
+  /* contact ends inside the step, located on the 1-D closed form (Kelvin-Voigt) or the dense output
+   * (Hunt-Crossley: d <= 0, and by the force rule also 1 + chi d' <= 0) */
   int nzero = 0;
   for (int i = 0; i < nc; ++i) {
     kl_csys *cs = &S->cs[i];
     const kl_contact *c = &d->con[i];
-    const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
-    double al = 1, be = 0, g0 = 0, tr;
-    if (m->rule == KL_SEP_FORCE) {
-      if (m->model == KL_MODEL_KV) {
-        al = c->K, be = c->D;
-      } else if (cs->d0 > 0) { /* linearised force kt d + ct d' + (F0 - kt d0 - ct d0') */
-        al = cs->K, be = cs->D;
-        g0 = law_force(m, c, cs->d0, cs->v0) - cs->K * cs->d0 - cs->D * cs->v0;
-      }
-    }
+    double tr;
+    int found;
     cs->tend = INFINITY;
-    int found = kl_kv_first_root(sys, cs->d0, cs->v0, al, be, g0, 0.0, m->model == KL_MODEL_KV ? h : 0.5 * h, &tr);
-    if (!found && m->model == KL_MODEL_HC) { /* the second half, about the midpoint */
-      kl_kv_sys s1;
-      const kl_kv_out a = kl_kv_step(sys, cs->d0, cs->v0, 0.5 * h);
-      contact_step(m, c, cs, h, &s1);
-      if (m->rule == KL_SEP_FORCE && a.x > 0) {
-        al = s1.K, be = s1.D;
-        g0 = law_force(m, c, a.x, a.v) - s1.K * a.x - s1.D * a.v;
-      }
-      if (kl_kv_first_root(s1, a.x, a.v, al, be, g0, 0.0, 0.5 * h, &tr)) {
+    if (m->model == KL_MODEL_KV) {
+      const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+      const double al = m->rule == KL_SEP_FORCE ? c->K : 1.0, be = m->rule == KL_SEP_FORCE ? c->D : 0.0;
+      found = kl_kv_first_root(sys, cs->d0, cs->v0, al, be, 0.0, 0.0, h, &tr);
+    } else {
+      found = kl_kv_poly_first_root(cs->dense, cs->d0, cs->v0, 1.0, 0.0, 0.0, 0.0, h, &tr);
+      double tw;
+      if (m->rule == KL_SEP_FORCE && cs->d0 > 0 &&
+          kl_kv_poly_first_root(cs->dense, cs->d0, cs->v0, 0.0, c->chi, 1.0, 0.0, found ? tr : h, &tw)) {
+        tr = tw;
         found = 1;
-        tr += 0.5 * h;
       }
     }
     if (found) {

@@ -21,10 +21,10 @@
  * G_i = int_0^h (h - t) F dt = F_e,i h^2/2 - m_i (d(h) - d(0) - d'(0) h) then move the bodies:
  * v += a_ext h + M^-1 sum J n, x += v h + a_ext h^2/2 + M^-1 sum G n (and the same for rotation),
  * which reproduces the 1-D solution exactly for a single central contact. Hunt-Crossley contacts use
- * the linearised step of docs/design.md 2.3 (tangent stiffness n K d^{n-1} (1 + chi d'), damping chi K d^n):
- * two half steps, the second re-linearised at the midpoint, with the sub-step controlled by comparing
- * them with one full step (step doubling, relative tolerance hc_tol, default 1e-8 of the impact's
- * maximum penetration and speed). Several contacts or rotational coupling limit the sub-step to a fraction
+ * the exponential step of kernels/kl_xrb.h about the linearisation of docs/design.md section 2.3 (tangent stiffness
+ * n K d^{n-1} (1 + chi d'), damping chi K d^n; order 5), the sub-step controlled by its error estimate
+ * (relative tolerance hc_tol, default 1e-8 of the impact's maximum penetration and speed); its dense
+ * output gives the contact's end, maximum penetration and peak force inside the sub-step. Several contacts or rotational coupling limit the sub-step to a fraction
  * (substep_fraction, default 1/20) of the shortest contact period 2 pi sqrt(m_i / K_i).
  *
  * Friction: regularised Coulomb, F_t = -mu F_N phi(|v_t|) v_t/|v_t| with phi(v) = v / vreg below the
@@ -116,7 +116,7 @@ typedef struct kl_world_model {
   double vreg;             /* friction regularisation velocity [m/s] > 0 */
   double substep_fraction; /* coupled sub-step as a fraction of the shortest contact period */
   double onset_tol;        /* penetration at which an onset inside a step is located [m] */
-  double hc_tol;           /* Hunt-Crossley step-doubling tolerance (relative) */
+  double hc_tol;           /* Hunt-Crossley sub-step error tolerance (relative) */
   int ncon_max;            /* contact capacity of a data object */
   int nlog_max;            /* contact-event log capacity */
   /* bodies */
@@ -173,7 +173,7 @@ typedef struct kl_contact {
   double t0, v_in;       /* onset time and approach speed */
   double dstart;         /* penetration at onset if negative (a gap within the touching tolerance), else 0 */
   double dmax, fpeak;    /* running maxima */
-  double hstep;          /* Hunt-Crossley: last accepted sub-step of the step-doubling control [s] */
+  double hstep;          /* Hunt-Crossley: the error control's next sub-step [s] */
 } kl_contact;
 
 /* A finished contact (onset to separation) */

@@ -3,6 +3,7 @@
 #define KL_ENGINE_WORLD_IMPL_H
 
 #include "engine/world.h"
+#include "kernels/kl_contact_kv.h"
 
 #define KL_TRI_CAP 8192 /* triangles per convex-mesh query; more are counted as overflow */
 #define KL_CYL_RIM 16   /* rim samples per cylinder end used as contact points on planes and meshes */
@@ -23,7 +24,9 @@ typedef struct kl_csys {
   double tend;          /* located end inside the step (INFINITY if none) */
   double r[2][3];       /* contact point relative to the two centres of mass */
   double tscale;        /* time scale of the contact (period or impact duration) [s] */
-  double fe_ext;        /* external force alone (Hunt-Crossley re-linearises about the midpoint) */
+  double fe_ext;        /* external force alone */
+  kl_kv_poly dense;     /* Hunt-Crossley: the step's dense output (kernels/kl_xrb.h), valid on [0, hdense] */
+  double hdense;
 } kl_csys;
 
 /* Scratch of a data object; carved from its single allocation */

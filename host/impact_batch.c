@@ -160,12 +160,46 @@ cleanup:
   return st;
 }
 
-/* The OpenCL path: chunks of at most `chunk` rows through device buffers sized for one chunk. */
+/* The scenarios of a chunk grouped by model (Hunt-Crossley, Kelvin-Voigt, the rest), each group in its
+ * original order: the kernel's vectorised quadrature then runs in the work-groups of the first group only
+ * (kernels/impact.cl). perm (cnt) receives the rows start + perm[i]; returns 1 if more than one group is
+ * present (else the chunk goes as it is). */
+static int group_by_model(const kl_impact_batch *b, size_t start, size_t cnt, size_t *perm)
+{
+  size_t count[3] = {0, 0, 0};
+  const int *model = b->ix + (size_t)KL_IIN_MODEL * b->P + start;
+  for (size_t i = 0; i < cnt; ++i) count[model[i] == KL_MODEL_HC ? 0 : model[i] == KL_MODEL_KV ? 1 : 2]++;
+  if (count[0] == cnt || count[1] == cnt || count[2] == cnt) return 0;
+  size_t at[3] = {0, count[0], count[0] + count[1]};
+  for (size_t i = 0; i < cnt; ++i) perm[at[model[i] == KL_MODEL_HC ? 0 : model[i] == KL_MODEL_KV ? 1 : 2]++] = i;
+  return 1;
+}
+
+/* Gather (to = 1) columns start + perm[i] of a host table (rows x pitch P) into the first cnt columns of a
+ * staging table (rows x pitch SP), or scatter them back (to = 0). */
+static void restage(void *table, void *stage, size_t elem, size_t rows, size_t P, size_t SP, size_t start,
+                    const size_t *perm, size_t cnt, int to)
+{
+  for (size_t r = 0; r < rows; ++r) {
+    char *t = (char *)table + (r * P + start) * elem, *g = (char *)stage + r * SP * elem;
+    for (size_t i = 0; i < cnt; ++i) {
+      if (to)
+        memcpy(g + i * elem, t + perm[i] * elem, elem);
+      else
+        memcpy(t + perm[i] * elem, g + i * elem, elem);
+    }
+  }
+}
+
+/* The OpenCL path: chunks of at most `chunk` rows through device buffers sized for one chunk; a chunk that
+ * mixes models goes through a staging copy grouped by model (group_by_model). */
 static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
   cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
+  kl_impact_batch *stage = NULL;
+  size_t *perm = NULL;
   const size_t P = b->P, M = (size_t)b->M;
   size_t chunk = kl_impact_chunk(h, b->M);
   if (chunk == 0)
@@ -193,17 +227,45 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
     const cl_int iP = (cl_int)cnt;
     const size_t global = (cnt + wgs - 1) / wgs * wgs;
     KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
-    if ((st = rect(h, dx, 1, b->x, sizeof(double), KL_NIN, start, cnt, P)) != KELVIN_OK) goto cleanup;
-    if ((st = rect(h, dix, 1, b->ix, sizeof(int), KL_NIIN, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    if (!perm && !(perm = malloc((chunk < P ? chunk : P) * sizeof *perm))) {
+      st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the model grouping of %zu scenarios", cnt);
+      goto cleanup;
+    }
+    const int grouped = group_by_model(b, start, cnt, perm);
+    if (grouped && !stage && (st = kl_impact_batch_create(chunk < P ? chunk : P, b->M, &stage)) != KELVIN_OK) {
+      st = kl_host_fail(h, st, "out of memory for the model grouping of %zu scenarios", cnt);
+      goto cleanup;
+    }
+    /* source of this chunk: the batch's own columns, or the staging copy grouped by model */
+    double *sx = b->x, *sy = b->y, *ssmp = b->smp;
+    int *six = b->ix, *sst = b->status;
+    size_t s0 = start, pitch = P;
+    if (grouped) {
+      const size_t SP = stage->P;
+      restage(b->x, stage->x, sizeof(double), KL_NIN, P, SP, start, perm, cnt, 1);
+      restage(b->ix, stage->ix, sizeof(int), KL_NIIN, P, SP, start, perm, cnt, 1);
+      sx = stage->x, sy = stage->y, ssmp = stage->smp, six = stage->ix, sst = stage->status;
+      s0 = 0, pitch = SP;
+    }
+    if ((st = rect(h, dx, 1, sx, sizeof(double), KL_NIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
+    if ((st = rect(h, dix, 1, six, sizeof(int), KL_NIIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
-    if ((st = rect(h, dy, 0, b->y, sizeof(double), KL_NOUT, start, cnt, P)) != KELVIN_OK) goto cleanup;
-    if ((st = rect(h, dst, 0, b->status, sizeof(int), 1, start, cnt, P)) != KELVIN_OK) goto cleanup;
-    if (M && (st = rect(h, dsmp, 0, b->smp, sizeof(double), KL_NSMP * M, start, cnt, P)) != KELVIN_OK) goto cleanup;
+    if ((st = rect(h, dy, 0, sy, sizeof(double), KL_NOUT, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
+    if ((st = rect(h, dst, 0, sst, sizeof(int), 1, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
+    if (M && (st = rect(h, dsmp, 0, ssmp, sizeof(double), KL_NSMP * M, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     KL_CL(h, clFinish(h->q));
+    if (grouped) {
+      const size_t SP = stage->P;
+      restage(b->y, stage->y, sizeof(double), KL_NOUT, P, SP, start, perm, cnt, 0);
+      restage(b->status, stage->status, sizeof(int), 1, P, SP, start, perm, cnt, 0);
+      if (M) restage(b->smp, stage->smp, sizeof(double), KL_NSMP * M, P, SP, start, perm, cnt, 0);
+    }
     if (progress) progress(ctx, start + cnt, P);
   }
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q); /* no transfer may still target host memory */
+  kl_impact_batch_destroy(stage);
+  free(perm);
   if (dsmp) clReleaseMemObject(dsmp);
   if (dst) clReleaseMemObject(dst);
   if (dy) clReleaseMemObject(dy);

@@ -1,8 +1,14 @@
 /* kernels/impact.cl: impact metrics for a batch of P scenarios (docs/design.md section 4).
- * One work-item per scenario: load its columns, call kl_impact (kernels/kl_impact.h, the same function
- * the OpenMP twin and the serial loop call), store the metrics, the status word and optionally M
- * samples of force and penetration (kl_impact_sample). Layout and column order: kl_impact_batch.h.
+ * One work-item per scenario: load its columns, compute kl_impact (kernels/kl_impact.h, what the OpenMP
+ * twin and the serial loop call), store the metrics, the status word and optionally M samples of force
+ * and penetration (kl_impact_sample). Layout and column order: kl_impact_batch.h.
  * Built with no fast-math options; the headers switch FP_CONTRACT off. */
+/* Only the vectorised quadrature's functions are forced inline here (KL_FN_VEC): forcing the whole
+ * scalar remainder too made pocl 3.1's compile of this kernel ~7x slower (90 s against 13 s cold on a
+ * loaded 2-core machine) for no measured gain (Hunt-Crossley OpenCL / OpenMP 2.28 forced, 2.44 not). */
+#ifndef KL_NO_FORCE_INLINE
+#define KL_NO_FORCE_INLINE
+#endif
 #include "kl_impact_batch.h"
 
 #ifndef KL_WGS
@@ -11,13 +17,21 @@
 
 /* Metrics of scenario p = get_global_id(0) < P.
  * x: (KL_NIN x P) real inputs, ix: (KL_NIIN x P) integer inputs, y: (KL_NOUT x P) metrics,
- * status: (P) status words, smp: (KL_NSMP x M x P) samples (unused when M = 0). */
+ * status: (P) status words, smp: (KL_NSMP x M x P) samples (unused when M = 0).
+ * The contact-time quadrature of the fast Hunt-Crossley scenarios (kl_impact_hc_fast) runs node by node
+ * with a barrier in each step of the node loop: pocl (and any compiler that makes one loop over the
+ * work-items of each region between barriers) then has the work-items innermost and vectorises one node
+ * across them; the node's work has no data-dependent branch or loop. The loop runs in a work-group only
+ * if one of its scenarios needs it (a uniform decision, as barriers require); the host groups the
+ * scenarios by model (host/impact_batch.c) so that most work-groups are all one or all the other. The
+ * arithmetic is that of kl_impact, in the same order: the OpenMP twin gives the same numbers.
+ * Work-items past P repeat the last scenario and store nothing (no early return: barriers follow). */
 __kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void
 kl_impact_batch(const int P, const int M, __global const double *x, __global const int *ix,
                 __global double *y, __global int *status, __global double *smp)
 {
-  const int p = (int)get_global_id(0);
-  if (p >= P) return;
+  const int gid = (int)get_global_id(0);
+  const int p = gid < P ? gid : P - 1;
   const size_t P_ = (size_t)P;
   kl_impact_in in;
   in.m = x[KL_IN_M * P_ + p];
@@ -29,7 +43,22 @@ kl_impact_batch(const int P, const int M, __global const double *x, __global con
   in.model = ix[KL_IIN_MODEL * P_ + p];
   in.law = ix[KL_IIN_LAW * P_ + p];
   in.rule = ix[KL_IIN_RULE * P_ + p];
-  const kl_impact_out o = kl_impact(in);
+  kl_real chi, dmax, gd;
+  const int fast = kl_impact_hc_fast(in, &chi, &dmax, &gd);
+  __local int any;
+  if (get_local_id(0) == 0) any = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (fast) atomic_or(&any, 1);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  kl_real tc = 0.0, ts = 0.0;
+  if (any) {
+    for (int i = 0; i < KL_GL32_HALF; ++i) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (fast) kl_hc_quad_node(dmax, chi, in.v0, gd, i, &tc, &ts);
+    }
+  }
+  const kl_impact_out o = fast ? kl_impact_final(kl_impact_hc_done(in, chi, dmax, tc, ts - tc)) : kl_impact(in);
+  if (gid >= P) return;
   y[KL_OUT_DMAX * P_ + p] = o.dmax;
   y[KL_OUT_TMAX * P_ + p] = o.tmax;
   y[KL_OUT_FPEAK * P_ + p] = o.fpeak;

@@ -26,6 +26,15 @@
 #define KL_FN static inline
 #endif
 
+/* The functions of a loop body the device compiler is to vectorise across work-items (the contact-time
+ * quadrature of kernels/impact.cl): always inlined on the device, KL_NO_FORCE_INLINE or not, since a
+ * call keeps the loop scalar. */
+#ifdef __OPENCL_VERSION__
+#define KL_FN_VEC static inline __attribute__((always_inline))
+#else
+#define KL_FN_VEC static inline
+#endif
+
 typedef double kl_real; /* double precision is the default (docs/design.md section 4) */
 
 #define KL_PI 3.14159265358979323846 /* M_PI is not ISO C: absent under -std=c17 */
@@ -59,7 +68,7 @@ typedef long kl_i64;
 #else
 #include <stdint.h>
 typedef int64_t kl_i64;
-KL_FN kl_i64 kl_bits(double x)
+KL_FN_VEC kl_i64 kl_bits(double x)
 {
   union {
     double d;
@@ -68,7 +77,7 @@ KL_FN kl_i64 kl_bits(double x)
   u.d = x;
   return u.i;
 }
-KL_FN double kl_from_bits(kl_i64 b)
+KL_FN_VEC double kl_from_bits(kl_i64 b)
 {
   union {
     double d;

@@ -20,6 +20,32 @@
 #define KL_LAW_EXACT 4               /* chi such that the effective restitution is exactly cr */
 #define KL_NLAWS 5
 
+/* The contact law F = K d^n (1 + chi d') for d > 0, 0 for d <= 0 (no clamping of tension: the
+ * separation rule decides about it). With chi = 0 it is Hertz, and the Emden-Fowler reading's phases. */
+KL_FN kl_real kl_hc_force(kl_real K, kl_real n, kl_real chi, kl_real d, kl_real dd)
+{
+  if (!(d > 0.0)) return 0.0;
+  return K * kl_pown(d, n) * (1.0 + chi * dd);
+}
+
+/* The same force and its tangent: kt = dF/dd = n K d^{n-1} (1 + chi d'), kept >= 0 (where it would be
+ * negative the force is tensile and the contact is ending), and ct = dF/dd' = chi K d^n; all 0 for
+ * d <= 0 (docs/design.md section 2.3). */
+KL_FN kl_real kl_hc_tangent(kl_real K, kl_real n, kl_real chi, kl_real d, kl_real dd, kl_real *kt, kl_real *ct)
+{
+  if (!(d > 0.0)) {
+    *kt = 0.0;
+    *ct = 0.0;
+    return 0.0;
+  }
+  const kl_real dn = kl_pown(d, n);
+  const kl_real w = 1.0 + chi * dd;
+  const kl_real k = n * K * (dn / d) * w;
+  *kt = k > 0.0 ? k : 0.0;
+  *ct = chi * K * dn;
+  return K * dn * w;
+}
+
 /* G(d) = (g(-cr d) - g(d)) / d^2, whose positive root is the exact-restitution d = chi v0.
  * Series sum_{k>=2} (cr^k - (-1)^k) d^{k-2} / k for small d keeps (cr^2 - 1)/2 exact as cr -> 1. */
 KL_FN kl_real kl_hc_exact_G(kl_real cr, kl_real d)
@@ -145,18 +171,75 @@ KL_FN kl_real kl_hc_speed_u(kl_real chi, kl_real v0, kl_real n, kl_real u, int b
   return kl_hc_speed_s(chi, v0, kl_g(chi * v0), kl_hc_sfrac(n, u), branch);
 }
 
-/* Contact-phase times by 64-node Gauss-Legendre in u after d = d_max (1 - u^2), which removes the
+/* The Hertz exponent's S = 1 - x^{5/2} (kl_hc_sfrac with n = 3/2, the same arithmetic, unrolled). */
+KL_FN_VEC kl_real kl_hc_sfrac15(kl_real u)
+{
+  const kl_real x = (1.0 - u) * (1.0 + u);
+  const kl_real sum = (((x + 1.0) * x + 1.0) * x + 1.0) * x + 1.0;
+  const kl_real xq = sqrt(x) * x * x;
+  return u * u * sum / (1.0 + xq);
+}
+
+/* The contact-time quadrature's fast case: Hertz (n = 3/2) with chi v0 <= 30, where the node's work
+ * has no data-dependent branch or loop (kl_ginv_upper_fx, kl_ginv_lower_fx) and the device compiler can
+ * run one node for several impacts at once (kernels/impact.cl). */
+KL_FN int kl_hc_quad_fast(kl_real chi, kl_real v0, kl_real n) { return n == 1.5 && chi * v0 <= 30.0; }
+
+/* One node u of weight wi of the fast case: adds its share of the compression time to *tc and of the
+ * whole contact time to *ts. (Not the restitution time beside the compression time: two accumulations of
+ * the same shape get packed into one 2-wide vector by the device compiler's straight-line vectoriser,
+ * which then keeps the loop over work-items from being vectorised.) */
+KL_FN_VEC void kl_hc_quad_at(kl_real dmax, kl_real chi, kl_real v0, kl_real gd, kl_real u, kl_real wi, kl_real *tc,
+                         kl_real *ts)
+{
+  const kl_real S = kl_hc_sfrac15(u);
+  const kl_real wt = 0.5 * wi * 2.0 * dmax * u;
+  const kl_real s = gd * S;
+  const int damped = chi * v0 > 1e-12;
+  const kl_real und = v0 * sqrt(S); /* undamped: energy conservation */
+  const kl_real up = damped ? kl_ginv_upper_fx(s) / chi : und;
+  const kl_real lo = damped ? -kl_ginv_lower_fx(s) / chi : und;
+  const kl_real dc = wt / up;
+  *tc += dc;
+  *ts += dc + wt / lo;
+}
+
+/* Node pair i (u and 1 - u) of the 32-node rule in the fast case: adds to the compression time *tc and
+ * the contact time *ts. gd = g(chi v0). Written out, not as a loop over the pair: the device compiler
+ * vectorises across work-items only a loop-free body. */
+KL_FN_VEC void kl_hc_quad_node(kl_real dmax, kl_real chi, kl_real v0, kl_real gd, int i, kl_real *tc, kl_real *ts)
+{
+  kl_hc_quad_at(dmax, chi, v0, gd, 0.5 * (1.0 - kl_gl32_x[i]), kl_gl32_w[i], tc, ts);
+  kl_hc_quad_at(dmax, chi, v0, gd, 0.5 * (1.0 + kl_gl32_x[i]), kl_gl32_w[i], tc, ts);
+}
+
+/* Contact-phase times by Gauss-Legendre quadrature in u after d = d_max (1 - u^2), which removes the
  * 1/sqrt end-point singularity at d_max: t = int_0^1 2 d_max u / |d'(u)| du (docs/design.md 2.3). Both
- * phases in one loop: they share the node's S(u) and g(chi v0). *trest may be NULL. */
+ * phases in one loop: they share the node's S(u) and g(chi v0). 32 nodes: contact time and time to
+ * d_max within 2e-11 of a tight-tolerance integration up to chi v0 = 100 (kernels/kl_contact_hc_test.c;
+ * the end-point branch (1 - u)^{5/2} of the integrand at d = 0 sets it); above, the restitution speed
+ * jumps to -1/chi within a thin layer in u, which 32 nodes resolve to 6e-8 only, so 64 are taken there
+ * (2.7e-12). The fast case (kl_hc_quad_fast) is the node loop of kl_hc_quad_node, the restitution time
+ * the contact time less the compression time. *trest may be NULL. */
 KL_FN kl_real kl_hc_phase_times(kl_real dmax, kl_real chi, kl_real v0, kl_real n, kl_real *trest)
 {
   const kl_real gd = kl_g(chi * v0);
   kl_real tc = 0.0, tr = 0.0;
-  for (int i = 0; i < KL_GL_HALF; ++i) {
+  if (kl_hc_quad_fast(chi, v0, n)) {
+    kl_real ts = 0.0;
+    for (int i = 0; i < KL_GL32_HALF; ++i) kl_hc_quad_node(dmax, chi, v0, gd, i, &tc, &ts);
+    if (trest) *trest = ts - tc;
+    return tc;
+  }
+  const int wide = chi * v0 > 100.0;
+  const int nh = wide ? KL_GL64_HALF : KL_GL32_HALF;
+  for (int i = 0; i < nh; ++i) {
+    const kl_real xi = wide ? kl_gl64_x[i] : kl_gl32_x[i];
+    const kl_real wi = wide ? kl_gl64_w[i] : kl_gl32_w[i];
     for (int sgn = -1; sgn <= 1; sgn += 2) {
-      const kl_real u = 0.5 * (1.0 + (kl_real)sgn * kl_gl64_x[i]);
+      const kl_real u = 0.5 * (1.0 + (kl_real)sgn * xi);
       const kl_real S = kl_hc_sfrac(n, u);
-      const kl_real wt = 0.5 * kl_gl64_w[i] * 2.0 * dmax * u;
+      const kl_real wt = 0.5 * wi * 2.0 * dmax * u;
       tc += wt / kl_hc_speed_s(chi, v0, gd, S, 1);
       if (trest) tr += wt / kl_hc_speed_s(chi, v0, gd, S, -1);
     }

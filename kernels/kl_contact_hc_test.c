@@ -187,13 +187,14 @@ static hc_ref hc_reference(double m, double K, double n, double chi, double v0, 
  *   d_max, cr_eff, peak force: 1e-12. Closed forms to a few ulp (measured <= 5e-15); the reference
  *     integrates at eps_rel 1e-13 over ~1e3 steps, and the peak is a flat maximum (Brent error in t
  *     enters squared).
- *   contact time, time to d_max: 2e-11. The closed forms integrate dd/|d'| by 64-node Gauss-Legendre
- *     (docs/design.md 2.3): ~1.3e-13 for n = 3/2, set by the (1 - u)^{5/2} branch of the integrand at d = 0
- *     (the same 1.3e-13 as in the undamped test below, where the exact value is known), and up to
- *     ~3e-12 when chi v0 ~ 2500, where the restitution speed jumps to -1/chi within a thin layer
- *     in u that 64 nodes resolve less well. */
+ *   contact time, time to d_max: 2e-10. The closed forms integrate dd/|d'| by Gauss-Legendre
+ *     (docs/design.md section 2.3) with 32 nodes up to chi v0 = 100: measured worst 1.6e-11 (contact time) and
+ *     2.0e-11 (time to d_max) for n = 3/2, set by the (1 - u)^{5/2} branch of the integrand at d = 0
+ *     (the same 1.6e-11 as in the undamped test below, where the exact value is known); above it with
+ *     64 nodes, where the restitution speed jumps to -1/chi within a thin layer in u (32 nodes gave
+ *     6e-8 at chi v0 = 2500, 64 give 2.7e-12). */
 #define TOL_HC 1e-12
-#define TOL_HC_TIME 2e-11
+#define TOL_HC_TIME 2e-10
 
 static const char *law_name[KL_NLAWS] = {"Hunt-Crossley", "Lankarani-Nik.", "Flores", "Gonthier", "exact"};
 
@@ -294,9 +295,9 @@ static void test_hc_exact_law(void **state)
 
 /*------- undamped contacts: Hertz and linear -------*/
 
-/* Undamped (cr = 1): tc = 2 kl_ef_time_factor(n) d_max / v0 exactly. Checked for n = 3/2 to 1e-12
- * relative: the 64-node rule on sqrt(1 - (1 - u^2)^{5/2}) (its end-point branch (1 - u)^{5/2}
- * limits Gauss-Legendre to ~1e-13); the factor itself against mpmath (sqrt(pi) Gamma(1.4)/Gamma(0.9)
+/* Undamped (cr = 1): tc = 2 kl_ef_time_factor(n) d_max / v0 exactly. Checked for n = 3/2 to 2e-10
+ * relative: the 32-node rule on sqrt(1 - (1 - u^2)^{5/2}) (its end-point branch (1 - u)^{5/2}
+ * limits Gauss-Legendre: measured 1.6e-11; 1.3e-13 with 64 nodes); the factor itself against mpmath (sqrt(pi) Gamma(1.4)/Gamma(0.9)
  * = 1.47163759216235232869..., stored; n = 2 through tgamma: 1.40218210532545426118...) to 1e-14; 2 x 1.4716 = 2.9433, i.e.
  * the 2.94 d_max / v0 of the literature to three digits; and n = 1 gives the half period pi sqrt(m/K)
  * to 1e-12. d_max is checked against the energy balance K d^{n+1}/(n+1) = m v0^2 / 2 to 1e-14. */
@@ -324,7 +325,7 @@ static void test_hc_undamped(void **state)
       assert_true(fabs(ratio - 2.94) < 0.005); /* three digits */
       const double e = fabs(o.tc - 2.0 * kl_ef_time_factor(1.5) * o.dmax / v0) / o.tc;
       worst_h = fmax(worst_h, e);
-      if (!(e <= 1e-12)) fail_msg("Hertz tc %.17g vs 2 f(1.5) dmax/v0 %.17g", o.tc, 2.0 * f15 * o.dmax / v0);
+      if (!(e <= 2e-10)) fail_msg("Hertz tc %.17g vs 2 f(1.5) dmax/v0 %.17g", o.tc, 2.0 * f15 * o.dmax / v0);
       assert_true(fabs(o.tmax - 0.5 * o.tc) <= 1e-15 * o.tc);
       const kl_impact_in il = {2.0, 7e5, 1.0, 1.0, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION};
       const kl_impact_out ol = kl_impact(il);

@@ -20,11 +20,34 @@ KL_FN kl_real kl_kv_damping(kl_real cr, kl_real K, kl_real m)
   return 2.0 * l * sqrt(K * m) / sqrt(KL_PI * KL_PI + l * l);
 }
 
-/* One linear system m x'' + D x' + K x = f0 + f1 t (m > 0, K >= 0, D >= 0; K = 0 needs D = 0 or a
- * short step). The contact case has x = penetration; the grinding holder adds its spring and damper. */
+/* The contact law F = K d + D d' (paper eq. 1), with no clamping: the separation rule decides about
+ * tension. Its tangent is (K, D) everywhere. */
+KL_FN kl_real kl_kv_force(kl_real K, kl_real D, kl_real d, kl_real dd) { return K * d + D * dd; }
+
+/* One linear system m x'' + D x' + K x = f0 + f1 t (m > 0, K >= 0, D >= 0; K = 0 needs D = 0 or a short
+ * step). The contact case has x = penetration; the grinding holder adds its spring and damper. */
 typedef struct kl_kv_sys {
   kl_real m, K, D, f0, f1;
 } kl_kv_sys;
+
+/* The same system under a quartic force f0 + f1 t + f2 t^2 + f3 t^3 + f4 t^4: the terms from t^2 on carry
+ * the nonlinear remainder of a Hunt-Crossley step, and the result is that step's dense output
+ * (kernels/kl_xrb.h). */
+typedef struct kl_kv_poly {
+  kl_kv_sys s;
+  kl_real f2, f3, f4;
+} kl_kv_poly;
+
+/* The affine system as a cubic one. */
+KL_FN kl_kv_poly kl_kv_poly_of(kl_kv_sys s)
+{
+  kl_kv_poly c;
+  c.s = s;
+  c.f2 = 0.0;
+  c.f3 = 0.0;
+  c.f4 = 0.0;
+  return c;
+}
 
 /* Result of advancing a kl_kv_sys by t from (x0, v0). */
 typedef struct kl_kv_out {
@@ -33,32 +56,52 @@ typedef struct kl_kv_out {
   kl_real J;      /* impulse of the spring-damper force, int_0^t (K x + D x') dt (paper eq. 5) */
 } kl_kv_out;
 
-/* Taylor series of the solution about t = 0, in scaled coefficients b_k = a_k t^k:
- * m (k+2)(k+1) b_{k+2} = f_k t^{k+2} - D (k+1) t b_{k+1} - K t^2 b_k, b_0 = x0, b_1 = v0 t.
- * Used while (r + w0) t <= 1/2, where terms fall faster than 2^-k/k! and no damping regime exists. */
-KL_FN kl_kv_out kl_kv_taylor(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t)
+/* int_0^t of the external force f0 + f1 t + ... + f4 t^4 */
+KL_FN kl_real kl_kv_force_integral(kl_kv_poly c, kl_real t)
 {
+  return c.s.f0 * t + 0.5 * c.s.f1 * t * t + t * t * t * (c.f2 / 3.0 + t * (0.25 * c.f3 + 0.2 * c.f4 * t));
+}
+
+/* 1 / ((k + 2)(k + 1)), k = 0 ... 39: the Taylor recurrence multiplies instead of dividing */
+KL_CONSTANT kl_real kl_kv_inv_k2k1[40] = {
+  1.0 / 2.0,    1.0 / 6.0,    1.0 / 12.0,   1.0 / 20.0,   1.0 / 30.0,   1.0 / 42.0,   1.0 / 56.0,   1.0 / 72.0,
+  1.0 / 90.0,   1.0 / 110.0,  1.0 / 132.0,  1.0 / 156.0,  1.0 / 182.0,  1.0 / 210.0,  1.0 / 240.0,  1.0 / 272.0,
+  1.0 / 306.0,  1.0 / 342.0,  1.0 / 380.0,  1.0 / 420.0,  1.0 / 462.0,  1.0 / 506.0,  1.0 / 552.0,  1.0 / 600.0,
+  1.0 / 650.0,  1.0 / 702.0,  1.0 / 756.0,  1.0 / 812.0,  1.0 / 870.0,  1.0 / 930.0,  1.0 / 992.0,  1.0 / 1056.0,
+  1.0 / 1122.0, 1.0 / 1190.0, 1.0 / 1260.0, 1.0 / 1332.0, 1.0 / 1406.0, 1.0 / 1482.0, 1.0 / 1560.0, 1.0 / 1640.0};
+
+/* Taylor series of the solution about t = 0, in scaled coefficients b_k = a_k t^k:
+ * (k+2)(k+1) b_{k+2} = f_k t^{k+2}/m - (D t/m) (k+1) b_{k+1} - (K t^2/m) b_k, b_0 = x0, b_1 = v0 t.
+ * Used while (r + w0) t <= 1/2, where terms fall faster than 2^-k/k! and no damping regime exists. */
+KL_FN kl_kv_out kl_kv_taylor(kl_kv_poly c, kl_real x0, kl_real v0, kl_real t)
+{
+  const kl_kv_sys s = c.s;
   kl_real bk = x0, bk1 = v0 * t;
   kl_real dxs = bk1;               /* sum_{k>=1} b_k */
   kl_real dvs = 0.0;               /* sum_{k>=2} k b_k */
   kl_real sabs = fabs(x0) + fabs(bk1);
+  const kl_real im = 1.0 / s.m, t2 = t * t;
+  const kl_real dt = s.D * t * im, kt2 = s.K * t2 * im;
+  /* forcing terms f_k t^{k+2} / m, k = 0 ... 4 */
+  const kl_real g0 = s.f0 * t2 * im, g1 = s.f1 * t2 * t * im, g2 = c.f2 * t2 * t2 * im, g3 = c.f3 * t2 * t2 * t * im,
+                g4 = c.f4 * t2 * t2 * t2 * im;
   for (int k = 0; k < 40; ++k) {
-    const kl_real fk = (k == 0) ? s.f0 * t * t : ((k == 1) ? s.f1 * t * t * t : 0.0);
-    const kl_real b2 = (fk - s.D * (kl_real)(k + 1) * t * bk1 - s.K * t * t * bk) /
-                       (s.m * (kl_real)((k + 2) * (k + 1)));
+    const kl_real fk = (k == 0) ? g0 : ((k == 1) ? g1 : ((k == 2) ? g2 : ((k == 3) ? g3 : ((k == 4) ? g4 : 0.0))));
+    const kl_real b2 = (fk - dt * (kl_real)(k + 1) * bk1 - kt2 * bk) * kl_kv_inv_k2k1[k];
     dxs += b2;
     dvs += (kl_real)(k + 2) * b2;
     sabs += fabs(b2);
     bk = bk1;
     bk1 = b2;
-    if (k >= 2 && fabs(bk) + fabs(bk1) <= 1e-18 * sabs) break;
+    /* from k = 4 on every forcing term is in (b_6 holds f4) */
+    if (k >= 4 && fabs(bk) + fabs(bk1) <= 1e-18 * sabs) break;
   }
   kl_kv_out o;
   o.dx = dxs;
   o.x = x0 + dxs;
   o.dv = (t > 0.0) ? dvs / t : 0.0;
   o.v = v0 + o.dv;
-  o.J = s.f0 * t + 0.5 * s.f1 * t * t - s.m * o.dv;
+  o.J = kl_kv_force_integral(c, t) - s.m * o.dv;
   return o;
 }
 
@@ -110,35 +153,79 @@ KL_FN void kl_kv_basis(kl_real r, kl_real w02, kl_real t, kl_real *ec, kl_real *
   }
 }
 
-/* Advance m x'' + D x' + K x = f0 + f1 t exactly by t >= 0 from (x0, v0) (paper eq. 4 generalised to
- * all damping regimes and an affine force). */
-KL_FN kl_kv_out kl_kv_step(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t)
+/* The homogeneous basis of a system (m, K, D) at one time t, so that several forcings and starts can be
+ * advanced by the same t for the price of one (kl_kv_apply): series = 1 where the Taylor branch is taken. */
+typedef struct kl_kv_bas {
+  kl_real t, r, w02, ec, es, ec1;
+  int series;
+} kl_kv_bas;
+
+KL_FN kl_kv_bas kl_kv_bas_at(kl_kv_sys s, kl_real t)
 {
-  const kl_real r = s.D / (2.0 * s.m);
-  const kl_real w02 = s.K / s.m;
-  if ((r + sqrt(w02)) * t <= 0.5 || !(s.K > 0.0)) return kl_kv_taylor(s, x0, v0, t);
-  /* particular solution of the ramp: x_p = A + B t, K B = f1, K A + D B = f0 */
-  const kl_real B = s.f1 / s.K;
-  const kl_real A = (s.f0 - s.D * B) / s.K;
-  const kl_real y0 = x0 - A, yd0 = v0 - B;
-  kl_real ec, es, ec1;
-  kl_kv_basis(r, w02, t, &ec, &es, &ec1);
+  kl_kv_bas b;
+  b.t = t;
+  b.r = s.D / (2.0 * s.m);
+  b.w02 = s.K / s.m;
+  b.series = ((b.r + sqrt(b.w02)) * t <= 0.5 || !(s.K > 0.0)) ? 1 : 0;
+  b.ec = 1.0;
+  b.es = t;
+  b.ec1 = 0.0;
+  if (!b.series) kl_kv_basis(b.r, b.w02, t, &b.ec, &b.es, &b.ec1);
+  return b;
+}
+
+/* Advance c from (x0, v0) by the basis' time (b from kl_kv_bas_at with the same m, K, D). Particular
+ * solution of the quartic force: x_p = a0 + a1 t + ... + a4 t^4 with K a4 = f4, K a3 + 4 D a4 = f3,
+ * K a2 + 3 D a3 + 12 m a4 = f2, K a1 + 2 D a2 + 6 m a3 = f1, K a0 + D a1 + 2 m a2 = f0; then y = x - x_p
+ * is free motion. */
+KL_FN kl_kv_out kl_kv_apply(kl_kv_poly c, kl_kv_bas b, kl_real x0, kl_real v0)
+{
+  if (b.series) return kl_kv_taylor(c, x0, v0, b.t);
+  const kl_kv_sys s = c.s;
+  const kl_real t = b.t, r = b.r, w02 = b.w02;
+  const kl_real iK = 1.0 / s.K;
+  const kl_real a4 = c.f4 * iK;
+  const kl_real a3 = (c.f3 - 4.0 * s.D * a4) * iK;
+  const kl_real a2 = (c.f2 - 3.0 * s.D * a3 - 12.0 * s.m * a4) * iK;
+  const kl_real a1 = (s.f1 - 2.0 * s.D * a2 - 6.0 * s.m * a3) * iK;
+  const kl_real a0 = (s.f0 - s.D * a1 - 2.0 * s.m * a2) * iK;
+  const kl_real y0 = x0 - a0, yd0 = v0 - a1;
   kl_kv_out o;
-  o.dx = B * t + ec1 * y0 + (yd0 + r * y0) * es;
-  o.dv = ec1 * yd0 - (r * yd0 + w02 * y0) * es;
+  o.dx = t * (a1 + t * (a2 + t * (a3 + t * a4))) + b.ec1 * y0 + (yd0 + r * y0) * b.es;
+  o.dv = t * (2.0 * a2 + t * (3.0 * a3 + 4.0 * a4 * t)) + b.ec1 * yd0 - (r * yd0 + w02 * y0) * b.es;
   o.x = x0 + o.dx;
   o.v = v0 + o.dv;
   /* momentum balance: int (K x + D x') = int F_e - m (v(t) - v0); dv has no cancellation */
-  o.J = s.f0 * t + 0.5 * s.f1 * t * t - s.m * o.dv;
+  o.J = kl_kv_force_integral(c, t) - s.m * o.dv;
   return o;
 }
 
-/* phi(t) = al x(t) + be x'(t) + g0 + g1 t along the solution of s from (x0, v0). */
+/* Advance m x'' + D x' + K x = f0 + f1 t + ... + f4 t^4 exactly by t >= 0 from (x0, v0) (paper eq. 4
+ * generalised to all damping regimes and a quartic force). */
+KL_FN kl_kv_out kl_kv_poly_step(kl_kv_poly c, kl_real x0, kl_real v0, kl_real t)
+{
+  return kl_kv_apply(c, kl_kv_bas_at(c.s, t), x0, v0);
+}
+
+/* The same for the affine force f0 + f1 t. */
+KL_FN kl_kv_out kl_kv_step(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t)
+{
+  return kl_kv_poly_step(kl_kv_poly_of(s), x0, v0, t);
+}
+
+/* phi(t) = al x(t) + be x'(t) + g0 + g1 t along the solution of c from (x0, v0). */
+KL_FN kl_real kl_kv_poly_phi(kl_kv_poly c, kl_real x0, kl_real v0, kl_real t, kl_real al, kl_real be, kl_real g0,
+                            kl_real g1)
+{
+  const kl_kv_out o = kl_kv_poly_step(c, x0, v0, t);
+  return al * o.x + be * o.v + g0 + g1 * t;
+}
+
+/* The same along the solution of the affine system s. */
 KL_FN kl_real kl_kv_phi(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t, kl_real al, kl_real be, kl_real g0,
                         kl_real g1)
 {
-  const kl_kv_out o = kl_kv_step(s, x0, v0, t);
-  return al * o.x + be * o.v + g0 + g1 * t;
+  return kl_kv_poly_phi(kl_kv_poly_of(s), x0, v0, t, al, be, g0, g1);
 }
 
 /* First t in (0, T] where phi (above) goes from > 0 to <= 0; returns 1 and sets *troot, else 0.
@@ -146,9 +233,10 @@ KL_FN kl_real kl_kv_phi(kl_kv_sys s, kl_real x0, kl_real v0, kl_real t, kl_real 
  * Bracketing: samples no further apart than a quarter radian of the fastest motion (1/4 of
  * 1/(r + w0)) near the start, growing geometrically by 1.2 but never beyond a quarter radian of the
  * oscillation; then the Illinois method to full precision, returning the <= 0 end of the bracket. */
-KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_real be, kl_real g0,
-                           kl_real g1, kl_real T, kl_real *troot)
+KL_FN int kl_kv_poly_first_root(kl_kv_poly c, kl_real x0, kl_real v0, kl_real al, kl_real be, kl_real g0,
+                               kl_real g1, kl_real T, kl_real *troot)
 {
+  const kl_kv_sys s = c.s;
   *troot = T;
   const kl_real r = s.D / (2.0 * s.m);
   const kl_real w02 = s.K / s.m;
@@ -171,7 +259,7 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
    * transient obeys |phi - phi_inf| <= M e^{-q t}; if phi_inf > 0 no root exists past
    * t* = log(M/phi_inf)/q, so a decayed (resting) contact is not scanned to the end of a long step. */
   kl_real tscan = T;
-  if (s.f1 == 0.0 && g1 == 0.0 && s.K > 0.0 && r > 0.0 && lam != 0.0) {
+  if (s.f1 == 0.0 && c.f2 == 0.0 && c.f3 == 0.0 && c.f4 == 0.0 && g1 == 0.0 && s.K > 0.0 && r > 0.0 && lam != 0.0) {
     const kl_real xinf = s.f0 / s.K;
     const kl_real pinf = al * xinf + g0;
     if (pinf > 0.0) {
@@ -201,7 +289,7 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
   for (int i = 0; i < 200000; ++i) {
     b = a + h;
     if (b >= T) b = T;
-    fb = kl_kv_phi(s, x0, v0, b, al, be, g0, g1);
+    fb = kl_kv_poly_phi(c, x0, v0, b, al, be, g0, g1);
     if (fb <= 0.0) {
       found = 1;
       break;
@@ -217,7 +305,7 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
     kl_real m = b;
     for (int i = 0; i < 60; ++i) {
       m *= 0.5;
-      const kl_real fm = kl_kv_phi(s, x0, v0, m, al, be, g0, g1);
+      const kl_real fm = kl_kv_poly_phi(c, x0, v0, m, al, be, g0, g1);
       if (fm > 0.0) {
         a = m;
         fa = fm;
@@ -234,12 +322,19 @@ KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_r
   int side = 0;
   for (int it = 0; it < 200; ++it) { /* Illinois: regula falsi that halves the stale end's value */
     if (b - a <= 2.0 * KL_EPS * b) break;
-    const kl_real c = kl_illinois_point(a, fa, b, fb);
-    const kl_real fc = kl_kv_phi(s, x0, v0, c, al, be, g0, g1);
-    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc > 0.0, &side);
+    const kl_real tc = kl_illinois_point(a, fa, b, fb);
+    const kl_real fc = kl_kv_poly_phi(c, x0, v0, tc, al, be, g0, g1);
+    kl_illinois_update(&a, &fa, &b, &fb, tc, fc, fc > 0.0, &side);
   }
   *troot = b;
   return 1;
+}
+
+/* The same along the solution of the affine system s. */
+KL_FN int kl_kv_first_root(kl_kv_sys s, kl_real x0, kl_real v0, kl_real al, kl_real be, kl_real g0, kl_real g1,
+                           kl_real T, kl_real *troot)
+{
+  return kl_kv_poly_first_root(kl_kv_poly_of(s), x0, v0, al, be, g0, g1, T, troot);
 }
 
 /* Where the first zero of a free-motion combination lies (kl_kv_free_root): the time, and for an

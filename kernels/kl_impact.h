@@ -16,6 +16,28 @@
 #define KL_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
 #define KL_UNSUPPORTED 512   /* e.g. a nonlinear model with an external force (no closed form) */
 
+/* The contact law of a model at penetration d and rate dd, and its tangent kt = dF/dd, ct = dF/dd'
+ * (docs/design.md sections 2.2-2.3): Kelvin-Voigt K d + D d' everywhere (tangent K, D); Hunt-Crossley and
+ * Emden-Fowler K d^n (1 + chi d') for d > 0 and 0 otherwise (kl_hc_tangent; chi = 0 for Emden-Fowler,
+ * whose caller passes the phase's stiffness as K). No clamping of tension: the separation rule decides. */
+KL_FN kl_real kl_contact_tangent(int model, kl_real K, kl_real n, kl_real D, kl_real chi, kl_real d, kl_real dd,
+                                 kl_real *kt, kl_real *ct)
+{
+  if (model == KL_MODEL_KV) {
+    *kt = K;
+    *ct = D;
+    return kl_kv_force(K, D, d, dd);
+  }
+  return kl_hc_tangent(K, n, chi, d, dd, kt, ct);
+}
+
+/* The force alone. */
+KL_FN kl_real kl_contact_force(int model, kl_real K, kl_real n, kl_real D, kl_real chi, kl_real d, kl_real dd)
+{
+  if (model == KL_MODEL_KV) return kl_kv_force(K, D, d, dd);
+  return kl_hc_force(K, n, chi, d, dd);
+}
+
 typedef struct kl_impact_in {
   kl_real m, K, n, cr, v0, fe; /* kg, N/m^n, -, -, m/s, N */
   int model, law, rule;
@@ -116,24 +138,32 @@ KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
   return o;
 }
 
-/* Hunt-Crossley impact (fe = 0): phase-plane closed forms of kernels/kl_contact_hc.h. No tension
- * arises (w = 1 + chi d' > 0 on restitution), so both separation rules agree. */
-KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+/* Hunt-Crossley impact (fe = 0) from its damping factor chi, maximum penetration dmax and phase times:
+ * the peak force and the restitution (kernels/kl_contact_hc.h). No tension arises (w = 1 + chi d' > 0
+ * on restitution), so both separation rules agree. */
+KL_FN kl_impact_out kl_impact_hc_done(kl_impact_in in, kl_real chi, kl_real dmax, kl_real tmax, kl_real trest)
 {
   kl_impact_out o = kl_impact_zero(KL_OK);
-  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
-  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
-  const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
   kl_real dpk;
   o.damp = chi;
   o.dmax = dmax;
   o.fpeak = kl_hc_peak_force(in.m, in.K, in.n, chi, in.v0, dmax, &dpk);
-  kl_real trest;
-  o.tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
-  o.tc = o.tmax + trest;
+  o.tmax = tmax;
+  o.tc = tmax + trest;
   o.cr_eff = kl_hc_cr_eff(chi * in.v0);
   o.ediss = 1.0 - o.cr_eff * o.cr_eff;
   return o;
+}
+
+/* Hunt-Crossley impact (fe = 0): phase-plane closed forms of kernels/kl_contact_hc.h. */
+KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+{
+  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
+  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
+  const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
+  kl_real trest;
+  const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
+  return kl_impact_hc_done(in, chi, dmax, tmax, trest);
 }
 
 /* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor. */
@@ -150,6 +180,15 @@ KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
   return o;
 }
 
+/* A finished scenario's metrics, or zeros and KL_NO_CONVERGE where one is not finite. */
+KL_FN kl_impact_out kl_impact_final(kl_impact_out o)
+{
+  if (o.status == KL_OK &&
+      !(kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff)))
+    return kl_impact_zero(KL_NO_CONVERGE);
+  return o;
+}
+
 /* Metrics of one scenario; never NaN: a bad scenario returns zeros and its status bits. */
 KL_FN kl_impact_out kl_impact(kl_impact_in in)
 {
@@ -162,10 +201,25 @@ KL_FN kl_impact_out kl_impact(kl_impact_in in)
     o = kl_impact_hc(in);
   else
     o = kl_impact_ef(in);
-  if (o.status == KL_OK &&
-      !(kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff)))
-    return kl_impact_zero(KL_NO_CONVERGE);
-  return o;
+  return kl_impact_final(o);
+}
+
+/* The fast Hunt-Crossley case of a scenario (kl_hc_quad_fast): 1 and its chi, d_max and g(chi v0), else 0.
+ * Its contact-time quadrature is then kl_hc_quad_node for each node pair, and its metrics
+ * kl_impact_final(kl_impact_hc_done(...)): what kl_impact computes for it, split so that a device can run
+ * the nodes of many scenarios in step (kernels/impact.cl). */
+KL_FN int kl_impact_hc_fast(kl_impact_in in, kl_real *chi, kl_real *dmax, kl_real *gd)
+{
+  *chi = 0.0;
+  *dmax = 0.0;
+  *gd = 0.0;
+  if (kl_impact_check(in) != KL_OK || in.model != KL_MODEL_HC) return 0;
+  const kl_real c = kl_hc_chi(in.law, in.cr, in.v0);
+  if (!(c >= 0.0) || !kl_finite(c) || !kl_hc_quad_fast(c, in.v0, in.n)) return 0;
+  *chi = c;
+  *dmax = kl_hc_delta_max(in.m, in.K, in.n, c, in.v0);
+  *gd = kl_g(c * in.v0);
+  return 1;
 }
 
 #endif

@@ -14,7 +14,7 @@
 /* The polynomial P of log(1 + f) = 2 atanh(s) = 2s + 2 s w P(w), w = s^2 <= (3 - 2 sqrt 2)^2
  * (kernels/kl_poly.h), in Estrin's form: the terms in w, w^2 and w^4 are formed side by side, so the
  * chain of dependent multiply-adds is 4 long instead of 7 (these functions sit inside iterations). */
-KL_FN kl_real kl_logP(kl_real w)
+KL_FN_VEC kl_real kl_logP(kl_real w)
 {
   const kl_real w2 = w * w;
   const kl_real w4 = w2 * w2;
@@ -25,7 +25,7 @@ KL_FN kl_real kl_logP(kl_real w)
 /* log(1 + f) for f in [sqrt(2)/2 - 1, sqrt(2) - 1]: with s = f / (2 + f), |s| <= 0.1716, and
  * 2s = f - f s, log(1 + f) = f - (f s - 2 s w P(w)). f is exact and the correction is at most 0.2 of
  * the result, so the rounding of s reaches the result at a fraction of an ulp. */
-KL_FN kl_real kl_log1p_core(kl_real f)
+KL_FN_VEC kl_real kl_log1p_core(kl_real f)
 {
   const kl_real s = f / (2.0 + f);
   const kl_real w = s * s;
@@ -35,7 +35,7 @@ KL_FN kl_real kl_log1p_core(kl_real f)
 /* log(x + c) for finite x > 0 and a small correction c (|c| << x): x = 2^k m with m in
  * [sqrt(2)/2, sqrt(2)) read from the bits (subnormal x scaled by 2^54 first), then
  * log(x + c) = k ln 2 + log(1 + (m - 1)) + c / x. */
-KL_FN kl_real kl_log_reduced(kl_real x, kl_real c)
+KL_FN_VEC kl_real kl_log_reduced(kl_real x, kl_real c)
 {
   kl_i64 b = kl_bits(x);
   int k = (int)((b >> 52) & 0x7ff);
@@ -80,11 +80,11 @@ KL_FN kl_real kl_log(kl_real x)
 
 /* x rounded to the nearest integer (ties to even), |x| < 2^51: adding and subtracting 1.5 * 2^52 leaves
  * no fraction bits (strict IEEE arithmetic keeps the two operations; no library call). */
-KL_FN kl_real kl_round(kl_real x) { return (x + 6755399441055744.0) - 6755399441055744.0; }
+KL_FN_VEC kl_real kl_round(kl_real x) { return (x + 6755399441055744.0) - 6755399441055744.0; }
 
 /* e^r - 1 for |r| <= ln(2)/2 (and somewhat beyond): r + (r^2/2 + r^3 Q(r)), kernels/kl_poly.h in
  * Estrin's form; r leads, so there is no cancellation at small r. */
-KL_FN kl_real kl_expm1_reduced(kl_real r)
+KL_FN_VEC kl_real kl_expm1_reduced(kl_real r)
 {
   const kl_real r2 = r * r, r4 = r2 * r2;
   const kl_real q = ((KL_EXPQ_0 + KL_EXPQ_1 * r) + r2 * (KL_EXPQ_2 + KL_EXPQ_3 * r)) +
@@ -95,7 +95,7 @@ KL_FN kl_real kl_expm1_reduced(kl_real r)
 
 /* x = k ln 2 + r for |x| < 708: k = round(x / ln 2), r = x - k ln 2 (Cody-Waite: k KL_LN2_HI exact) in
  * [-ln2/2, ln2/2]; returns 2^k, built from the exponent bits, and r in *r. */
-KL_FN kl_real kl_exp_reduce(kl_real x, kl_real *r)
+KL_FN_VEC kl_real kl_exp_reduce(kl_real x, kl_real *r)
 {
   const kl_real kd = kl_round(x * 1.44269504088896340736);
   *r = (x - kd * KL_LN2_HI) - kd * KL_LN2_LO;
@@ -211,7 +211,7 @@ KL_FN kl_real kl_g(kl_real y)
 
 /* Halley's step for g(y) - s = f at y: g' = y/q, g'' = 1/q^2 with q = 1 + y, so
  * (f/g') / (1 - f g''/(2 g'^2)) = 2 f q y / (2 y^2 - f), with one division. */
-KL_FN kl_real kl_ginv_halley_step(kl_real y, kl_real f) { return 2.0 * f * (1.0 + y) * y / (2.0 * y * y - f); }
+KL_FN_VEC kl_real kl_ginv_halley_step(kl_real y, kl_real f) { return 2.0 * f * (1.0 + y) * y / (2.0 * y * y - f); }
 
 /* g^-1 near its branch point: g(y) = p^2/2 has the solution y(p) analytic in p, the upper branch for
  * p = sqrt(2 s) > 0 and the lower one for p = -sqrt(2 s); its series, by reversion of
@@ -228,6 +228,24 @@ KL_FN kl_real kl_ginv_series(kl_real p)
   const kl_real mid = (KL_GINV_4 + p * KL_GINV_5) + p2 * (KL_GINV_6 + p * KL_GINV_7);
   const kl_real hi = KL_GINV_8 + p * KL_GINV_9;
   return p * ((lo + p4 * mid) + p8 * hi);
+}
+
+/* The same series in Horner's form, for the fixed-step solves below: one chain, which the device
+ * compiler's straight-line (SLP) vectoriser leaves alone; Estrin's independent pairs it packs into
+ * 2-wide vectors, which then keep the loop over work-items from being vectorised 4 wide. */
+KL_FN_VEC kl_real kl_ginv_series_h(kl_real p)
+{
+  kl_real q = KL_GINV_9;
+  q = q * p + KL_GINV_8;
+  q = q * p + KL_GINV_7;
+  q = q * p + KL_GINV_6;
+  q = q * p + KL_GINV_5;
+  q = q * p + KL_GINV_4;
+  q = q * p + KL_GINV_3;
+  q = q * p + KL_GINV_2;
+  q = q * p + KL_GINV_1;
+  q = q * p + KL_GINV_0;
+  return p * q;
 }
 
 /* Solve g(y) = s for y >= 0 (upper branch); s >= 0. Returns 0 for s <= 0. */
@@ -305,6 +323,70 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
   }
   *u = v;
   return v - 1.0;
+}
+
+/* The same without the library fallbacks, for loops the device compiler should vectorise across
+ * work-items (a call in a branch keeps it from doing so): valid only on the finite working range, which
+ * the caller guarantees. kl_log1p_fin: y > -1 finite; kl_exp_fin: |x| < 708; kl_g_fin: y > -1. */
+KL_FN_VEC kl_real kl_log1p_fin(kl_real y)
+{
+  const kl_real x = 1.0 + y;
+  const kl_real c = (x < 9.0e15) ? y - (x - 1.0) : 0.0;
+  const kl_real lr = kl_log_reduced(x, c);
+  const kl_real lc = kl_log1p_core(y);
+  return (y >= -0.29289321881345247560 && y < 0.41421356237309504880) ? lc : lr;
+}
+
+KL_FN_VEC kl_real kl_exp_fin(kl_real x)
+{
+  kl_real r;
+  const kl_real tk = kl_exp_reduce(x, &r);
+  return (1.0 + kl_expm1_reduced(r)) * tk;
+}
+
+KL_FN_VEC kl_real kl_g_fin(kl_real y)
+{
+  const kl_real s = y / (2.0 + y);
+  const kl_real w = s * s;
+  const kl_real gc = s * (y - 2.0 * w * kl_logP(w));
+  return (y >= -0.29289321881345247560 && y < 0.41421356237309504880) ? gc : y - kl_log1p_fin(y);
+}
+
+/* g^-1 on both branches with a fixed number of Halley steps and no data-dependent branch or exit, for
+ * 0 < s <= 30 (the contact-time quadrature of an impact with chi v0 <= 30, kernels/kl_contact_hc.h):
+ * upper from the branch-point series (s < 1.5, relative error <= 2e-5) or the asymptotic series (2e-3),
+ * then two Halley steps (error after them below 3 (3 (2e-3)^3)^3 ~ 1e-23; one step leaves 3e-14 and
+ * fails kernels/kl_math_test.c); lower from the series (s < 0.5, <= 7.5e-8) or from two sweeps of
+ * u = e^{-1-s} e^u (u = 1 + y), then two steps (measured within 2.3e-16 of kl_ginv_lower's converged
+ * loop on 2e5 s, whose last step only confirms). The lower solve returns y,
+ * accurate to an ulp of 1 (absolute) even where u = 1 + y is tiny (from s ~ 36 on u is below an ulp of
+ * 1, hence the bound on s): the contact speed -y/chi needs no more. */
+/* One Halley step on g(y) - s (kl_g_fin), kept on the branch y > -1; the fixed-step solves below call it
+ * written out, not in a loop: the device compiler vectorises across work-items only a loop-free body,
+ * and does not unroll a loop of this size by itself. */
+KL_FN_VEC kl_real kl_ginv_halley_fx(kl_real y, kl_real s)
+{
+  const kl_real yn = y - kl_ginv_halley_step(y, kl_g_fin(y) - s);
+  return yn > -1.0 ? yn : 0.5 * (y - 1.0);
+}
+
+KL_FN_VEC kl_real kl_ginv_upper_fx(kl_real s)
+{
+  const kl_real ys = kl_ginv_series_h(sqrt(2.0 * s));
+  const kl_real a = 1.0 + s, L = kl_log1p_fin(s), ia = 1.0 / a;
+  const kl_real ya = s + L + L * ia * (1.0 + ia * (-0.5 * (L - 2.0) + ia * (L * (2.0 * L - 9.0) + 6.0) / 6.0));
+  const kl_real y = s < 1.5 ? ys : ya;
+  return kl_ginv_halley_fx(kl_ginv_halley_fx(y, s), s);
+}
+
+KL_FN_VEC kl_real kl_ginv_lower_fx(kl_real s)
+{
+  const kl_real ys0 = kl_ginv_series_h(-sqrt(2.0 * s));
+  const kl_real ys = ys0 > -0.95 ? ys0 : -0.95;
+  kl_real v = kl_exp_fin(-1.0 - s);
+  v *= kl_exp_fin(v);
+  const kl_real y = s < 0.5 ? ys : v - 1.0;
+  return kl_ginv_halley_fx(kl_ginv_halley_fx(y, s), s);
 }
 
 /* Distance of z to the branch point, times e: t = e (z + 1/e) = 1 + e z, exact to rounding. */

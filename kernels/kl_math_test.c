@@ -292,6 +292,52 @@ static void test_ginv_roundtrip(void **state)
   }
 }
 
+/* The fixed-step solves of the vectorisable contact-time quadrature (kl_ginv_upper_fx, kl_ginv_lower_fx,
+ * for 0 < s <= 30): against the mpmath rows of g.csv with s <= 30 (upper relative, as above; lower y
+ * absolute to 4e-16, an ulp of 1 and a bit: y is all the quadrature uses, and from s ~ 36 on u = 1 + y
+ * is below an ulp of 1), and on 2e5 log-uniform s in [1e-12, 30] the round trip g(y) = s (upper,
+ * relative 1e-14) and, for the lower branch, |y - y'| <= 4e-16 with y' from kl_ginv_lower, itself
+ * checked against mpmath above. */
+static void test_ginv_fx(void **state)
+{
+  (void)state;
+  static row rows[MAXROWS];
+  const int n = load_csv("g.csv", rows, MAXROWS);
+  double wu = 0, wl = 0;
+  int nu = 0, nl = 0;
+  for (int i = 0; i < n; ++i) {
+    const row *r = &rows[i];
+    if (!(r->a > 0.0 && r->a <= 30.0)) continue;
+    if (strcmp(r->tag, "upper") == 0) {
+      const double e = relerr(kl_ginv_upper_fx(r->a), r->v1);
+      wu = fmax(wu, e);
+      ++nu;
+      if (!(e <= TOL_GINV)) fail_msg("ginv_upper_fx(%.17g) = %.17g, mpmath %.17g", r->a, kl_ginv_upper_fx(r->a), r->v1);
+    } else if (strcmp(r->tag, "lower") == 0) {
+      const double e = fabs(kl_ginv_lower_fx(r->a) - r->v1);
+      wl = fmax(wl, e);
+      ++nl;
+      if (!(e <= 4e-16)) fail_msg("ginv_lower_fx(%.17g) = %.17g, mpmath %.17g", r->a, kl_ginv_lower_fx(r->a), r->v1);
+    }
+  }
+  assert_true(nu > 20 && nl > 20);
+  uint64_t seed = 777;
+  double wr = 0, wd = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const double s = pow(10.0, -12.0 + (12.0 + log10(30.0)) * unif(&seed));
+    const double yu = kl_ginv_upper_fx(s);
+    const double er = relerr(kl_g(yu), s);
+    wr = fmax(wr, er);
+    if (!(er <= TOL_GINV)) fail_msg("g(ginv_upper_fx(%.17g)) = %.17g", s, kl_g(yu));
+    double u;
+    const double yl = kl_ginv_lower_fx(s), yr = kl_ginv_lower(s, &u);
+    wd = fmax(wd, fabs(yl - yr));
+    if (!(yl > -1.0 && yl <= 0.0 && fabs(yl - yr) <= 4e-16)) fail_msg("ginv_lower_fx(%.17g) = %.17g vs %.17g", s, yl, yr);
+  }
+  printf("  fixed-step solves, s <= 30: mpmath upper %d rows %.2e, lower %d rows %.2e (abs); sweep: upper round trip "
+         "%.2e, lower vs loop %.2e (abs)\n", nu, wu, nl, wl, wr, wd);
+}
+
 /* Lambert W through its defining identity on a dense sweep: w e^w = z. A w correct to rounding
  * (|dw| <= eps |w|) leaves a relative residual |dz/z| = |1 + w| |dw / w| <= |1 + w| eps, plus a few
  * ulp for exp and the product; so the tolerance is (2 |1 + w| + 8) eps (about 1.4e-13 at |w| = 300,
@@ -464,7 +510,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lambertw_table),   cmocka_unit_test(test_lambertw_edges),
     cmocka_unit_test(test_lambertw_vs_gsl),  cmocka_unit_test(test_lambertw_identity),
-    cmocka_unit_test(test_g_table),          cmocka_unit_test(test_ginv_roundtrip),
+    cmocka_unit_test(test_g_table),          cmocka_unit_test(test_ginv_roundtrip), cmocka_unit_test(test_ginv_fx),
     cmocka_unit_test(test_log1p),            cmocka_unit_test(test_exp),
     cmocka_unit_test(test_expm1_sincos),     cmocka_unit_test(test_atan2),
   };
