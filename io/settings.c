@@ -17,6 +17,7 @@ static const char *const surface_names[] = {"plane", "cylinder", "sphere", "sadd
 static const char *const model_names[] = {"kv", "hc", NULL};
 static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
 static const char *const measure_names[] = {"instantaneous", "averaged", NULL};
+static const char *const tool_names[] = {"ball", "disc", NULL};
 
 typedef struct loader {
   kl_cfg *c;
@@ -129,7 +130,7 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
                                     "offset",    "speed",  "objective", "optimiser", "verify",  "robot", NULL};
   L.st = kl_cfg_keys(c, root, "(top level)", top);
   static const char *const kw[] = {"surface", "radius", "mesh", "mesh_scale", "extent", "resolution", "E", "nu", "bead",
-                                   "tilt_deg", "shift", "roughness", NULL};
+                                   "tilt_deg", "shift", "roughness", "step", NULL};
   const kl_cfg_node *w = section(&L, root, "workpiece", kw);
   choice(&L, w, "workpiece", "surface", surface_names, &s->surface);
   num(&L, w, "workpiece", "radius", &s->radius, 1e-3, 1e3, "in [1e-3, 1e3] m");
@@ -147,6 +148,12 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
   num(&L, b, "workpiece.bead", "height", &s->bead_h, -0.01, 0.01, "in [-0.01, 0.01] m");
   num(&L, b, "workpiece.bead", "width", &s->bead_w, 1e-5, 0.1, "in [1e-5, 0.1] m");
   num(&L, b, "workpiece.bead", "x", &s->bead_x, -10, 10, "in [-10, 10] m");
+  static const char *const kst[] = {"height", "width", "x", NULL};
+  const kl_cfg_node *stp = w ? kl_cfg_get(w, "step") : NULL;
+  if (stp && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, stp, "workpiece.step", kst);
+  num(&L, stp, "workpiece.step", "height", &s->step_h, -0.01, 0.01, "in [-0.01, 0.01] m");
+  num(&L, stp, "workpiece.step", "width", &s->step_w, 1e-6, 0.1, "in [1e-6, 0.1] m");
+  num(&L, stp, "workpiece.step", "x", &s->step_x, -10, 10, "in [-10, 10] m");
   static const char *const kr[] = {"amplitude", "wavelength", "seed", NULL};
   const kl_cfg_node *r = w ? kl_cfg_get(w, "roughness") : NULL;
   if (r && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, r, "workpiece.roughness", kr);
@@ -162,18 +169,29 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
   num(&L, p, "path", "end", &s->path_x1, -10, 10, "in [-10, 10] m");
   num(&L, p, "path", "y", &s->path_y, -10, 10, "in [-10, 10] m");
   integer(&L, p, "path", "samples", &s->ns, 8, KL_PATH_MAX);
-  static const char *const kt[] = {"radius", "E", "nu", "mass", "weight", NULL};
+  static const char *const kt[] = {"radius", "E", "nu", "mass", "weight", "shape", "width", "axis", "inertia",
+                                   "lead_deg", NULL};
   const kl_cfg_node *t = section(&L, root, "tool", kt);
   num(&L, t, "tool", "radius", &s->tool_R, 1e-4, 0.2, "in [1e-4, 0.2] m");
   num(&L, t, "tool", "E", &s->tool_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
   num(&L, t, "tool", "nu", &s->tool_nu, -0.99, 0.4999, "in (-1, 0.5)");
   num(&L, t, "tool", "mass", &s->tool_mass, 1e-3, 1e4, "in [1e-3, 1e4] kg");
   num(&L, t, "tool", "weight", &s->tool_weight, -1e5, 1e5, "in [-1e5, 1e5] N");
-  static const char *const kh[] = {"stiffness", "damping", NULL};
+  choice(&L, t, "tool", "shape", tool_names, &s->tool_shape);
+  num(&L, t, "tool", "width", &s->tool_width, 1e-5, 1.0, "in [1e-5, 1] m");
+  vec(&L, t, "tool", "axis", s->tool_axis, 3);
+  vec(&L, t, "tool", "inertia", s->tool_inertia, 3);
+  num(&L, t, "tool", "lead_deg", &s->lead_deg, -60, 60, "in [-60, 60] degrees");
+  static const char *const kh[] = {"stiffness", "damping", "lateral_stiffness", "lateral_damping",
+                                   "rotational_stiffness", "rotational_damping", NULL};
   const kl_cfg_node *h = section(&L, root, "holder", kh);
   num(&L, h, "holder", "stiffness", &s->holder_K, 1.0, 1e9, "in [1, 1e9] N/m");
   num(&L, h, "holder", "damping", &s->holder_D, 0.0, 1e7, "in [0, 1e7] N s/m");
-  static const char *const kc[] = {"model", "law", "cr", "approach_speed", "stiffness", NULL};
+  num(&L, h, "holder", "lateral_stiffness", &s->holder_Klat, 1.0, 1e10, "in [1, 1e10] N/m");
+  num(&L, h, "holder", "lateral_damping", &s->holder_Dlat, 0.0, 1e8, "in [0, 1e8] N s/m");
+  num(&L, h, "holder", "rotational_stiffness", &s->holder_Krot, 1e-3, 1e9, "in [1e-3, 1e9] N m/rad");
+  num(&L, h, "holder", "rotational_damping", &s->holder_Drot, 0.0, 1e7, "in [0, 1e7] N m s/rad");
+  static const char *const kc[] = {"model", "law", "cr", "approach_speed", "stiffness", "exponent", "friction", NULL};
   const kl_cfg_node *ct = section(&L, root, "contact", kc);
   int model = s->model == KL_MODEL_KV ? 0 : 1;
   choice(&L, ct, "contact", "model", model_names, &model);
@@ -182,6 +200,8 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
   num(&L, ct, "contact", "cr", &s->cr, 1e-6, 1.0, "in (0, 1]");
   num(&L, ct, "contact", "approach_speed", &s->approach_speed, 1e-6, 100, "in [1e-6, 100] m/s");
   num(&L, ct, "contact", "stiffness", &s->contact_K, 1.0, 1e16, "> 0");
+  num(&L, ct, "contact", "exponent", &s->exponent, 1.0, 3.0, "in [1, 3]");
+  num(&L, ct, "contact", "friction", &s->friction, 0.0, 10.0, "in [0, 10]");
   static const char *const kg[] = {"force", "csv", "max_force", "measure", NULL};
   const kl_cfg_node *tg = section(&L, root, "target", kg);
   num(&L, tg, "target", "force", &s->target_F, 1e-6, 1e6, "> 0 N");

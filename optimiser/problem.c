@@ -33,6 +33,8 @@ void kl_settings_default(kl_settings *s)
   s->bead_h = 4e-4;
   s->bead_w = 1.5e-3;
   s->bead_x = 0.01;
+  s->step_w = 3e-4;
+  s->step_x = 0.02;
   s->tilt_deg = 0.3;
   s->rough_a = 3e-6;
   s->rough_l = 2e-3;
@@ -47,6 +49,18 @@ void kl_settings_default(kl_settings *s)
   s->tool_weight = 2.0;
   s->holder_K = 5000.0;
   s->holder_D = 35.0;
+  s->tool_shape = KL_TOOL_BALL;
+  s->tool_width = 0.01;
+  s->tool_axis[1] = 1.0;
+  s->tool_inertia[0] = 0.02;
+  s->tool_inertia[1] = 0.02;
+  s->tool_inertia[2] = 0.0012;
+  s->holder_Klat = 2e5;
+  s->holder_Dlat = 220.0;
+  s->holder_Krot = 2e3;
+  s->holder_Drot = 2.5;
+  s->exponent = NAN;
+  s->friction = 0.4;
   s->model = KL_MODEL_HC;
   s->law = KL_LAW_EXACT;
   s->cr = 0.5;

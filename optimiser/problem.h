@@ -19,6 +19,9 @@
 
 #define KL_PATH_MAX 4096 /* most path samples */
 
+#define KL_TOOL_BALL 0 /* ball-end: a sphere of radius tool_R */
+#define KL_TOOL_DISC 1 /* wheel: a disc of radius tool_R and width tool_width, axis tool_axis (tool frame) */
+
 typedef struct kl_settings {
   /* workpiece */
   int surface;           /* KL_SURF_* [cylinder] */
@@ -29,6 +32,8 @@ typedef struct kl_settings {
   double resolution;     /* mesh spacing along x of analytic parts [m] [2.5e-4] (4x coarser in y) */
   double work_E, work_nu; /* workpiece material [70e9 Pa, 0.33] (aluminium) */
   double bead_h, bead_w, bead_x; /* weld bead: height [m], width (1 sigma) [m], position x [m] [4e-4, 1.5e-3, 0.01] */
+  double step_h, step_w, step_x; /* sheet step across the path: rise [m] over a length [m] (smooth, C1), starting
+                                  * at x [m] [0 (none), 3e-4, 0.02] */
   double tilt_deg;       /* actual part rotated about y against its CAD [deg] [0.3] */
   double shift[3];       /* actual part translated against its CAD [m] [0, 0, 0] */
   double rough_a, rough_l; /* roughness amplitude [m] and wavelength [m] [3e-6, 2e-3] */
@@ -43,12 +48,22 @@ typedef struct kl_settings {
   double tool_mass;      /* effective moving mass along the normal [kg] [1.5] */
   double tool_weight;    /* weight pushing on a horizontal part [N] [2] (counterbalanced spindle) */
   double holder_K, holder_D; /* [5000 N/m, 35 N s/m] */
+  /* the tool as a rigid body in the 3-D verification (docs/design.md section 5, verification) */
+  int tool_shape;        /* KL_TOOL_BALL or KL_TOOL_DISC [ball] */
+  double tool_width;     /* disc width [m] [0.01] */
+  double tool_axis[3];   /* disc axis in the tool frame (x along the path, z into the part) [0, 1, 0] */
+  double tool_inertia[3]; /* principal moments about the tool centre, tool frame [kg m^2] [0.02, 0.02, 0.0012] */
+  double lead_deg;       /* tool tilted about its y axis (lead angle) [deg] [0] */
+  double holder_Klat, holder_Dlat; /* holder across the tool axis [2e5 N/m, 220 N s/m] */
+  double holder_Krot, holder_Drot; /* holder's rotational stiffness and damping [2e3 N m/rad, 2.5 N m s/rad] */
   /* contact */
   int model;             /* KL_MODEL_KV or KL_MODEL_HC [hc] */
   int law;               /* KL_LAW_* [exact] */
   double cr;             /* restitution [0.5] */
   double approach_speed; /* speed that sets chi for hc, or D for kv via eq. 10 [m/s] [0.01] */
   double contact_K;      /* stiffness override (0: Hertz from materials) */
+  double exponent;       /* force exponent n of hc (NaN: 1.5 for a ball, 1 for a disc) [NaN] */
+  double friction;       /* Coulomb coefficient, the grinding force ratio F_t/F_n (3-D verification) [0.4] */
   /* target */
   double target_F;       /* constant target [N] [5] */
   char target_csv[1024]; /* s,force profile ("": constant) */
