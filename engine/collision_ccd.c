@@ -2,7 +2,12 @@
  * <ccd/ccd.h>. Exact formulas where trivial: sphere-plane, sphere-sphere, sphere-triangle, vertex-plane,
  * vertex-triangle; libccd's MPR (Minkowski portal refinement) for convex-convex and convex-triangle
  * pairs that the exact tests do not cover. Shapes with several support points (box, hull, cylinder,
- * capsule) give several contacts against planes and meshes (a box resting flat has four). */
+ * capsule) give several contacts against planes and meshes (a box resting flat has four). A disc (a
+ * wheel) gives one contact per distinct minimum of its distance to a plane or a mesh: against a plane
+ * its exact support point; against a mesh the BVH finds the triangles that reach into its cylinder, an
+ * exact axis-segment to triangle distance ranks them and groups them by normal (within 10 degrees, as
+ * for spheres), and libccd's MPR of the disc against the best few of each group gives the contact
+ * (depth, normal, point) of the deepest. */
 #include <ccd/ccd.h>
 #include <float.h>
 #include <math.h>
@@ -42,6 +47,7 @@ typedef struct ccd_obj {
   const double *hull; /* local vertices */
   int nhull;
   double tri[9];    /* triangle corners (world) */
+  const double *ctr; /* the interior point MPR starts from, if not the default (origin, centroid) */
 } ccd_obj;
 
 /* support of the unpadded shape in world direction dir */
@@ -77,7 +83,8 @@ static void support_raw(const ccd_obj *o, const double dir[3], double out[3])
     p[2] += l[2] >= 0 ? o->size[1] : -o->size[1];
     break;
   }
-  case KL_SHAPE_CYLINDER: {
+  case KL_SHAPE_CYLINDER:
+  case KL_SHAPE_DISC: {
     const double rr = sqrt(l[0] * l[0] + l[1] * l[1]);
     if (rr > 0) {
       p[0] = o->size[0] * l[0] / rr;
@@ -121,6 +128,10 @@ static void ccd_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *vec)
 static void ccd_center(const void *obj, ccd_vec3_t *c)
 {
   const ccd_obj *o = obj;
+  if (o->ctr) {
+    for (int k = 0; k < 3; ++k) c->v[k] = o->ctr[k];
+    return;
+  }
   if (o->type < 0) {
     for (int k = 0; k < 3; ++k) c->v[k] = (o->tri[k] + o->tri[3 + k] + o->tri[6 + k]) / 3.0;
     return;
@@ -265,6 +276,34 @@ static double pair_plane(const kl_world_model *m, kl_scratch *S, int a, int b, d
   const double n[3] = {np[2], np[5], np[8]};
   const double *pb = S->sx + 3 * b;
   const double pads = m->shape_pad[a] + m->shape_pad[b];
+  if (m->shape_type[a] == KL_SHAPE_DISC) {
+    /* one contact, depth at the support point (padding included), at the pressure centre of the line
+     * of rim points facing the plane: their depth D0 - k z is linear in the axial position z */
+    double mn[3] = {-n[0], -n[1], -n[2]}, sp[3], rel[3], pos[3];
+    kl_shape_support(m, S, a, mn, sp);
+    v3_sub(rel, sp, pb);
+    const double depth = m->shape_pad[b] - v3_dot(n, rel);
+    if (depth >= -margin) {
+      const double *Ra = S->sR + 9 * a, *c = S->sx + 3 * a;
+      const double ax[3] = {Ra[2], Ra[5], Ra[8]}, hw = m->shape_size[3 * a + 1];
+      const double k = v3_dot(n, ax), zs = v3_dot(sp, ax) - v3_dot(c, ax); /* the support's axial place */
+      const double D0 = depth + k * zs;                                       /* depth at z = 0 */
+      double lo = -hw, hi = hw;
+      if (k > 0) hi = fmin(hi, D0 / k); /* the part of the width that penetrates */
+      if (k < 0) lo = fmax(lo, D0 / k);
+      double zc = zs;
+      if (depth > 0 && hi > lo) { /* centroid of D0 - k z over [lo, hi] */
+        const double w0 = D0 * (hi - lo) - 0.5 * k * (hi * hi - lo * lo);
+        const double w1 = 0.5 * D0 * (hi * hi - lo * lo) - k * (hi * hi * hi - lo * lo * lo) / 3.0;
+        if (w0 > 0) zc = w1 / w0;
+      }
+      v3_copy(pos, sp);
+      v3_addscl(pos, ax, zc - zs);
+      v3_addscl(pos, n, 0.5 * depth);
+      add_feature(S, a, b, m, 0, pos, n, depth);
+    }
+    return -depth;
+  }
   double pts[3 * KL_MAXPTS], rad[KL_MAXPTS];
   const int np_ = feature_points(m, S, a, pts, rad, KL_MAXPTS);
   double gap = DBL_MAX;
@@ -371,6 +410,331 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
   }
 }
 
+/* closest points c1 on segment p1 q1 and c2 on p2 q2 (Ericson, Real-Time Collision Detection, 5.1.9) */
+static void seg_seg(const double p1[3], const double q1[3], const double p2[3], const double q2[3], double c1[3],
+                    double c2[3])
+{
+  double d1[3], d2[3], r[3];
+  v3_sub(d1, q1, p1);
+  v3_sub(d2, q2, p2);
+  v3_sub(r, p1, p2);
+  const double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r);
+  double s = 0, t = 0;
+  if (a <= 1e-300 && e <= 1e-300) {
+    s = t = 0;
+  } else if (a <= 1e-300) {
+    t = fmin(1.0, fmax(0.0, f / e));
+  } else {
+    const double c = v3_dot(d1, r);
+    if (e <= 1e-300) {
+      s = fmin(1.0, fmax(0.0, -c / a));
+    } else {
+      const double bb = v3_dot(d1, d2), den = a * e - bb * bb;
+      s = den > 0 ? fmin(1.0, fmax(0.0, (bb * f - c * e) / den)) : 0.0;
+      t = (bb * s + f) / e;
+      if (t < 0) {
+        t = 0;
+        s = fmin(1.0, fmax(0.0, -c / a));
+      } else if (t > 1) {
+        t = 1;
+        s = fmin(1.0, fmax(0.0, (bb - c) / a));
+      }
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    c1[k] = p1[k] + s * d1[k];
+    c2[k] = p2[k] + t * d2[k];
+  }
+}
+
+/* distance of segment p q to triangle (ta, tb, tc) with unit normal tn; cs on the segment, ct on the
+ * triangle: zero where the segment crosses the triangle, else the least of the endpoint-triangle and
+ * segment-edge distances */
+static double seg_tri(const double p[3], const double q[3], const double ta[3], const double tb[3], const double tc[3],
+                      const double tn[3], double cs[3], double ct[3])
+{
+  double rp[3], rq[3];
+  v3_copy(cs, p);
+  v3_copy(ct, ta);
+  v3_sub(rp, p, ta);
+  v3_sub(rq, q, ta);
+  const double sp = v3_dot(tn, rp), sq = v3_dot(tn, rq);
+  if ((sp <= 0 && sq >= 0) || (sp >= 0 && sq <= 0)) {
+    const double den = sp - sq;
+    const double w = den != 0 ? sp / den : 0.0;
+    double x[3], e[3], g[3], cr[3];
+    for (int k = 0; k < 3; ++k) x[k] = p[k] + w * (q[k] - p[k]);
+    const double *V[3] = {ta, tb, tc};
+    int in = 1;
+    for (int j = 0; j < 3 && in; ++j) {
+      v3_sub(e, V[(j + 1) % 3], V[j]);
+      v3_sub(g, x, V[j]);
+      v3_cross(cr, e, g);
+      if (v3_dot(cr, tn) < 0) in = 0;
+    }
+    if (in) {
+      v3_copy(cs, x);
+      v3_copy(ct, x);
+      return 0.0;
+    }
+  }
+  double best = INFINITY, a1[3], a2[3], d[3];
+  const double *E[3][2] = {{ta, tb}, {tb, tc}, {tc, ta}};
+  for (int j = 0; j < 3; ++j) {
+    seg_seg(p, q, E[j][0], E[j][1], a1, a2);
+    v3_sub(d, a1, a2);
+    const double l = v3_norm(d);
+    if (l < best) {
+      best = l;
+      v3_copy(cs, a1);
+      v3_copy(ct, a2);
+    }
+  }
+  for (int j = 0; j < 2; ++j) {
+    const double *e0 = j ? q : p;
+    kl_tri_closest(e0, ta, tb, tc, a2);
+    v3_sub(d, e0, a2);
+    const double l = v3_norm(d);
+    if (l < best) {
+      best = l;
+      v3_copy(cs, e0);
+      v3_copy(ct, a2);
+    }
+  }
+  return best;
+}
+
+#define KL_DISC_CLUSTERS 8
+#define KL_DISC_BEST 3 /* face candidates of a cluster handed to MPR */
+
+/* the disc's deepest point towards direction d (unit): its support point, padding included; on a level
+ * rim (d across the axis) the one at axial position zt (clamped to the width) */
+static void disc_support(const double c[3], const double ax[3], double r, double hw, double pad, const double d[3],
+                         double zt, double sp[3])
+{
+  double rho[3];
+  v3_copy(rho, d);
+  v3_addscl(rho, ax, -v3_dot(d, ax));
+  const double ad = v3_dot(d, ax);
+  const double z = fabs(ad) < 1e-12 ? fmin(hw, fmax(-hw, zt)) : (ad > 0 ? hw : -hw);
+  v3_copy(sp, c);
+  v3_addscl(sp, ax, z);
+  if (v3_normalize(rho) > 0) v3_addscl(sp, rho, r);
+  v3_addscl(sp, d, pad);
+}
+
+/* 1 if the point p (in the triangle's plane) is inside triangle (ta, tb, tc) with normal tn */
+static int in_triangle(const double p[3], const double ta[3], const double tb[3], const double tc[3], const double tn[3])
+{
+  const double *V[3] = {ta, tb, tc};
+  double e[3], g[3], cr[3];
+  for (int q = 0; q < 3; ++q) {
+    v3_sub(e, V[(q + 1) % 3], V[q]);
+    v3_sub(g, p, V[q]);
+    v3_cross(cr, e, g);
+    if (v3_dot(cr, tn) < 0) return 0;
+  }
+  return 1;
+}
+
+/* A candidate contact of the disc with one triangle: a face contact where the disc's deepest point
+ * towards the triangle's plane lies over the triangle (exact depth), else the edge or vertex contact of
+ * the closest pair between the disc's axis segment and the triangle (exact on the rim; near the disc's
+ * edge the axis segment's end overstates the depth, which MPR then corrects). */
+typedef struct disc_cand {
+  int tri, face;
+  double depth, n[3];  /* estimate and its normal (pushing the disc out) */
+  double ca[3], cb[3]; /* MPR's interior points: in the disc, on the triangle (the ray runs along n) */
+} disc_cand;
+
+/* disc a against the mesh triangles S->tri[0..nt): one feature per cluster of normals */
+static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, int nt, double margin)
+{
+  const kl_mesh *mesh = m->shape_mesh[b];
+  const double *c = S->sx + 3 * a, *R = S->sR + 9 * a;
+  const double ax[3] = {R[2], R[5], R[8]}; /* local z */
+  const double r = m->shape_size[3 * a], hw = m->shape_size[3 * a + 1];
+  const double pads = m->shape_pad[a] + m->shape_pad[b];
+  const double cos10 = 0.98480775301220806, cz = v3_dot(c, ax), in = 0.5 * fmin(r, hw);
+  double p0[3], p1[3];
+  for (int k = 0; k < 3; ++k) {
+    p0[k] = c[k] - hw * ax[k];
+    p1[k] = c[k] + hw * ax[k];
+  }
+  double cn[KL_DISC_CLUSTERS][3];
+  disc_cand best[KL_DISC_CLUSTERS][KL_DISC_BEST + 1]; /* [0..nface) face, [KL_DISC_BEST] the deepest edge one */
+  int nface[KL_DISC_CLUSTERS], hasedge[KL_DISC_CLUSTERS];
+  int tcl[KL_TRI_CAP]; /* each candidate triangle's cluster (-1: none) */
+  int nc = 0;
+  for (int i = 0; i < nt; ++i) {
+    disc_cand cd;
+    double ta[3], tb[3], tc[3], tn[3], mt[3], rel[3], qs[3], qt[3];
+    kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
+    tcl[i] = -1;
+    cd.tri = S->tri[i];
+    cd.face = 0;
+    v3_sub(rel, c, ta);
+    if (v3_dot(tn, rel) > 0) { /* front-facing: the face test */
+      double sp[3], proj[3];
+      const double zt = (v3_dot(ta, ax) + v3_dot(tb, ax) + v3_dot(tc, ax)) / 3.0 - cz;
+      v3_scl(mt, tn, -1.0);
+      disc_support(c, ax, r, hw, m->shape_pad[a], mt, zt, sp);
+      v3_copy(proj, sp);
+      v3_addscl(proj, tn, v3_dot(tn, ta) - v3_dot(tn, sp));
+      if (in_triangle(proj, ta, tb, tc, tn)) {
+        cd.face = 1;
+        cd.depth = v3_dot(tn, ta) - v3_dot(tn, sp) + m->shape_pad[b];
+        v3_copy(cd.n, tn);
+        v3_copy(cd.ca, sp);
+        v3_addscl(cd.ca, tn, in); /* into the disc */
+        v3_copy(cd.cb, proj);
+      }
+    }
+    if (!cd.face) {
+      const double dist = seg_tri(p0, p1, ta, tb, tc, tn, qs, qt);
+      cd.depth = r + pads - dist;
+      v3_sub(cd.n, qs, qt);
+      if (!(v3_normalize(cd.n) > 0)) v3_copy(cd.n, tn); /* the axis crosses the triangle */
+      const double za = v3_dot(qs, ax) - cz;
+      v3_copy(cd.ca, qs);
+      if (fabs(za) > 0.5 * hw) v3_addscl(cd.ca, ax, (za > 0 ? 0.5 * hw : -0.5 * hw) - za); /* inside the disc */
+      v3_copy(cd.cb, qt);
+    }
+    if (cd.depth < -margin) continue;
+    int k = 0;
+    while (k < nc && !(v3_dot(cn[k], cd.n) > cos10)) ++k;
+    if (k == nc) {
+      if (nc == KL_DISC_CLUSTERS) {
+        S->feat_overflow++;
+        continue;
+      }
+      ++nc;
+      nface[k] = hasedge[k] = 0;
+      v3_copy(cn[k], cd.n);
+    }
+    tcl[i] = k;
+    if (cd.face) { /* keep the KL_DISC_BEST deepest face candidates, deepest first */
+      int j = nface[k] < KL_DISC_BEST ? nface[k]++ : KL_DISC_BEST;
+      while (j > 0 && best[k][j - 1].depth < cd.depth) {
+        if (j < KL_DISC_BEST) best[k][j] = best[k][j - 1];
+        --j;
+      }
+      if (j < KL_DISC_BEST) best[k][j] = cd;
+    } else if (!hasedge[k] || cd.depth > best[k][KL_DISC_BEST].depth) {
+      best[k][KL_DISC_BEST] = cd;
+      hasedge[k] = 1;
+    }
+  }
+  /* libccd MPR of the disc against the cluster's best triangles gives the contact: where the cluster has
+   * face candidates, against each of them with the ray along the face normal; else against the deepest
+   * edge candidate along the closest pair's direction, again along each normal MPR returns until it
+   * settles (at most 4 runs). */
+  ccd_obj oa = make_obj(m, S, a), ot;
+  memset(&ot, 0, sizeof ot);
+  ot.type = -1;
+  ot.pad = m->shape_pad[b];
+  double fd[KL_DISC_CLUSTERS], fn[KL_DISC_CLUSTERS][3], fp[KL_DISC_CLUSTERS][3];
+  for (int k = 0; k < nc; ++k) {
+    fd[k] = -INFINITY;
+    const int from = nface[k] ? 0 : KL_DISC_BEST, to = nface[k] ? nface[k] : (hasedge[k] ? KL_DISC_BEST + 1 : 0);
+    for (int j = from; j < to; ++j) {
+      disc_cand *cd = &best[k][j];
+      double ta[3], tb[3], tc[3], tn[3], depth, n[3], pos[3], ca[3];
+      kl_mesh_triangle(mesh, cd->tri, ta, tb, tc, tn);
+      memcpy(ot.tri, ta, sizeof ta);
+      memcpy(ot.tri + 3, tb, sizeof tb);
+      memcpy(ot.tri + 6, tc, sizeof tc);
+      v3_copy(ca, cd->ca);
+      oa.ctr = ca;
+      ot.ctr = cd->cb;
+      int ok = mpr(&oa, &ot, &depth, n, pos);
+      for (int it = 0; ok && !cd->face && it < 3; ++it) {
+        double dir[3], n2[3], pos2[3], d2;
+        v3_sub(dir, ca, cd->cb);
+        v3_normalize(dir);
+        if (v3_dot(dir, n) > 1.0 - 1e-14) break;
+        v3_copy(ca, cd->cb);
+        v3_addscl(ca, n, in);
+        if (!mpr(&oa, &ot, &d2, n2, pos2)) break;
+        depth = d2;
+        v3_copy(n, n2);
+        v3_copy(pos, pos2);
+      }
+      if (ok && depth > fd[k]) {
+        fd[k] = depth;
+        v3_copy(fn[k], n);
+        v3_copy(fp[k], pos);
+      }
+    }
+    if (fd[k] == -INFINITY && !nface[k] && hasedge[k] && best[k][KL_DISC_BEST].depth <= 0) {
+      /* within the margin, not penetrating: the gap of the closest pair (exact on the rim, an
+       * underestimate near the disc's edge) */
+      const disc_cand *cd = &best[k][KL_DISC_BEST];
+      fd[k] = cd->depth;
+      v3_copy(fn[k], cd->n);
+      v3_copy(fp[k], cd->cb);
+      v3_addscl(fp[k], cd->n, m->shape_pad[b] - 0.5 * cd->depth);
+    }
+  }
+  /* clusters whose contacts came out alike (normals within 10 degrees) are one: the deepest stands */
+  int owner[KL_DISC_CLUSTERS];
+  for (int k = 0; k < nc; ++k) {
+    owner[k] = k;
+    if (fd[k] == -INFINITY) continue;
+    for (int j = 0; j < k; ++j)
+      if (owner[j] == j && fd[j] > -INFINITY && v3_dot(fn[j], fn[k]) > cos10) {
+        if (fd[k] > fd[j]) {
+          fd[j] = fd[k];
+          v3_copy(fn[j], fn[k]);
+          v3_copy(fp[j], fp[k]);
+        }
+        owner[k] = j;
+        break;
+      }
+  }
+  for (int k = 0; k < nc; ++k) {
+    if (owner[k] != k || fd[k] == -INFINITY) continue;
+    /* a line contact of the rim acts at its pressure centre (a single point at the deepest end would
+     * rock the disc from end to end): the point moves along the axis to the depth-weighted mean of 9
+     * places across the width, the depth at each that of the rim's point facing the surface (its
+     * distance to the cluster's nearest triangle, signed by the normal) */
+    if (fd[k] > 0 && fabs(v3_dot(fn[k], ax)) < 0.5) {
+      double rho[3], sw = 0, swz = 0;
+      v3_scl(rho, fn[k], -1.0);
+      v3_addscl(rho, ax, -v3_dot(rho, ax));
+      v3_normalize(rho);
+      for (int q = 0; q <= 8; ++q) {
+        const double z = hw * (q / 4.0 - 1.0);
+        double pl[3], best2 = INFINITY, bq[3] = {0, 0, 0};
+        v3_copy(pl, c);
+        v3_addscl(pl, ax, z);
+        v3_addscl(pl, rho, r + m->shape_pad[a]);
+        for (int i = 0; i < nt; ++i) {
+          if (tcl[i] < 0 || owner[tcl[i]] != k) continue;
+          double ta[3], tb[3], tc[3], tn[3], qq[3], dd[3];
+          kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
+          kl_tri_closest(pl, ta, tb, tc, qq);
+          v3_sub(dd, pl, qq);
+          const double d2 = v3_dot(dd, dd);
+          if (d2 < best2) {
+            best2 = d2;
+            v3_copy(bq, qq);
+          }
+        }
+        double dq[3];
+        v3_sub(dq, bq, pl);
+        const double w = (v3_dot(dq, fn[k]) > 0 ? 1.0 : -1.0) * sqrt(best2) + m->shape_pad[b];
+        if (w > 0 && isfinite(w)) {
+          sw += w;
+          swz += w * z;
+        }
+      }
+      if (sw > 0) v3_addscl(fp[k], ax, swz / sw - (v3_dot(fp[k], ax) - cz));
+    }
+    add_feature(S, a, b, m, 0, fp[k], fn[k], fd[k]);
+  }
+}
+
 /* convex shape a against mesh b */
 static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, double margin)
 {
@@ -378,7 +742,7 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
   const double *c = S->sx + 3 * a;
   const double reach = m->shape_rbound[a] + m->shape_pad[b] + margin;
   const double lo[3] = {c[0] - reach, c[1] - reach, c[2] - reach}, hi[3] = {c[0] + reach, c[1] + reach, c[2] + reach};
-  int nt = m->shape_type[a] == KL_SHAPE_SPHERE ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
+  int nt = (m->shape_type[a] == KL_SHAPE_SPHERE || m->shape_type[a] == KL_SHAPE_DISC) ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
   if (nt > KL_TRI_CAP) {
     S->tri_overflow += nt - KL_TRI_CAP;
     nt = KL_TRI_CAP;
@@ -386,8 +750,20 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
   /* conservative gap: bounding sphere against the mesh (exact for a sphere) */
   double gap = DBL_MAX, dist, q[3], nq[3];
   if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) gap = dist - m->shape_rbound[a] - m->shape_pad[b];
-  if (nt == 0) return gap;
   const int type = m->shape_type[a];
+  if (type == KL_SHAPE_DISC) {
+    const double *R = S->sR + 9 * a;
+    const double ax[3] = {R[2], R[5], R[8]};
+    const double ex = m->shape_pad[a] + m->shape_pad[b] + margin;
+    nt = kl_mesh_query_cylinder(mesh, c, ax, m->shape_size[3 * a] + ex, m->shape_size[3 * a + 1] + ex, S->tri, KL_TRI_CAP);
+    if (nt > KL_TRI_CAP) {
+      S->tri_overflow += nt - KL_TRI_CAP;
+      nt = KL_TRI_CAP;
+    }
+    disc_vs_tris(m, S, a, b, nt, margin);
+    return gap;
+  }
+  if (nt == 0) return gap;
   if (type == KL_SHAPE_SPHERE) {
     /* only the triangles within reach of the centre (a small disc under a resting sphere, however
      * fine the mesh), not every triangle of the bounding box */

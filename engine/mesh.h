@@ -48,6 +48,13 @@ int kl_mesh_query_box(const kl_mesh *m, const double lo[3], const double hi[3], 
  * overflow convention as kl_mesh_query_box. */
 int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx, int cap);
 
+/* Indices of the triangles that may reach into the cylinder of radius r and half length hw about the
+ * axis through c along the unit vector axis (a superset: the triangle's distance to the axis line,
+ * exact in the plane across the axis, is at most r, and its extent along the axis overlaps [-hw, hw];
+ * the tree is pruned with a conservative box test). Same overflow convention as kl_mesh_query_box. */
+int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axis[3], double r, double hw, int *idx,
+                           int cap);
+
 /* Vertex coordinates (nvert x 3) and triangle indices (ntri x 3), read-only views. */
 const double *kl_mesh_vertices(const kl_mesh *m);
 const int *kl_mesh_indices(const kl_mesh *m);
