@@ -4,10 +4,10 @@
  * pairs that the exact tests do not cover. Shapes with several support points (box, hull, cylinder,
  * capsule) give several contacts against planes and meshes (a box resting flat has four). A disc (a
  * wheel) gives one contact per distinct minimum of its distance to a plane or a mesh: against a plane
- * its exact support point; against a mesh the BVH finds the triangles that reach into its cylinder, an
- * exact axis-segment to triangle distance ranks them and groups them by normal (within 10 degrees, as
- * for spheres), and libccd's MPR of the disc against the best few of each group gives the contact
- * (depth, normal, point) of the deepest. */
+ * its exact support point; against a mesh the BVH finds the triangles that reach into its cylinder, the
+ * exact distance of each triangle's part within the disc's width to its axis ranks them and groups them
+ * by normal (within 10 degrees, as for spheres), and libccd's MPR of the disc against the best few of
+ * each group gives the contact (depth, normal, point) of the deepest. */
 #include <ccd/ccd.h>
 #include <float.h>
 #include <math.h>
@@ -410,197 +410,104 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
   }
 }
 
-/* closest points c1 on segment p1 q1 and c2 on p2 q2 (Ericson, Real-Time Collision Detection, 5.1.9) */
-static void seg_seg(const double p1[3], const double q1[3], const double p2[3], const double q2[3], double c1[3],
-                    double c2[3])
-{
-  double d1[3], d2[3], r[3];
-  v3_sub(d1, q1, p1);
-  v3_sub(d2, q2, p2);
-  v3_sub(r, p1, p2);
-  const double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r);
-  double s = 0, t = 0;
-  if (a <= 1e-300 && e <= 1e-300) {
-    s = t = 0;
-  } else if (a <= 1e-300) {
-    t = fmin(1.0, fmax(0.0, f / e));
-  } else {
-    const double c = v3_dot(d1, r);
-    if (e <= 1e-300) {
-      s = fmin(1.0, fmax(0.0, -c / a));
-    } else {
-      const double bb = v3_dot(d1, d2), den = a * e - bb * bb;
-      s = den > 0 ? fmin(1.0, fmax(0.0, (bb * f - c * e) / den)) : 0.0;
-      t = (bb * s + f) / e;
-      if (t < 0) {
-        t = 0;
-        s = fmin(1.0, fmax(0.0, -c / a));
-      } else if (t > 1) {
-        t = 1;
-        s = fmin(1.0, fmax(0.0, (bb - c) / a));
-      }
-    }
-  }
-  for (int k = 0; k < 3; ++k) {
-    c1[k] = p1[k] + s * d1[k];
-    c2[k] = p2[k] + t * d2[k];
-  }
-}
-
-/* distance of segment p q to triangle (ta, tb, tc) with unit normal tn; cs on the segment, ct on the
- * triangle: zero where the segment crosses the triangle, else the least of the endpoint-triangle and
- * segment-edge distances */
-static double seg_tri(const double p[3], const double q[3], const double ta[3], const double tb[3], const double tc[3],
-                      const double tn[3], double cs[3], double ct[3])
-{
-  double rp[3], rq[3];
-  v3_copy(cs, p);
-  v3_copy(ct, ta);
-  v3_sub(rp, p, ta);
-  v3_sub(rq, q, ta);
-  const double sp = v3_dot(tn, rp), sq = v3_dot(tn, rq);
-  if ((sp <= 0 && sq >= 0) || (sp >= 0 && sq <= 0)) {
-    const double den = sp - sq;
-    const double w = den != 0 ? sp / den : 0.0;
-    double x[3], e[3], g[3], cr[3];
-    for (int k = 0; k < 3; ++k) x[k] = p[k] + w * (q[k] - p[k]);
-    const double *V[3] = {ta, tb, tc};
-    int in = 1;
-    for (int j = 0; j < 3 && in; ++j) {
-      v3_sub(e, V[(j + 1) % 3], V[j]);
-      v3_sub(g, x, V[j]);
-      v3_cross(cr, e, g);
-      if (v3_dot(cr, tn) < 0) in = 0;
-    }
-    if (in) {
-      v3_copy(cs, x);
-      v3_copy(ct, x);
-      return 0.0;
-    }
-  }
-  double best = INFINITY, a1[3], a2[3], d[3];
-  const double *E[3][2] = {{ta, tb}, {tb, tc}, {tc, ta}};
-  for (int j = 0; j < 3; ++j) {
-    seg_seg(p, q, E[j][0], E[j][1], a1, a2);
-    v3_sub(d, a1, a2);
-    const double l = v3_norm(d);
-    if (l < best) {
-      best = l;
-      v3_copy(cs, a1);
-      v3_copy(ct, a2);
-    }
-  }
-  for (int j = 0; j < 2; ++j) {
-    const double *e0 = j ? q : p;
-    kl_tri_closest(e0, ta, tb, tc, a2);
-    v3_sub(d, e0, a2);
-    const double l = v3_norm(d);
-    if (l < best) {
-      best = l;
-      v3_copy(cs, e0);
-      v3_copy(ct, a2);
-    }
-  }
-  return best;
-}
-
 #define KL_DISC_CLUSTERS 8
-#define KL_DISC_BEST 3 /* face candidates of a cluster handed to MPR */
+#define KL_DISC_BEST 3 /* candidates of a cluster handed to MPR */
 
-/* the disc's deepest point towards direction d (unit): its support point, padding included; on a level
- * rim (d across the axis) the one at axial position zt (clamped to the width) */
-static void disc_support(const double c[3], const double ax[3], double r, double hw, double pad, const double d[3],
-                         double zt, double sp[3])
-{
-  double rho[3];
-  v3_copy(rho, d);
-  v3_addscl(rho, ax, -v3_dot(d, ax));
-  const double ad = v3_dot(d, ax);
-  const double z = fabs(ad) < 1e-12 ? fmin(hw, fmax(-hw, zt)) : (ad > 0 ? hw : -hw);
-  v3_copy(sp, c);
-  v3_addscl(sp, ax, z);
-  if (v3_normalize(rho) > 0) v3_addscl(sp, rho, r);
-  v3_addscl(sp, d, pad);
-}
+/* A triangle's reach into the disc: the part of the triangle within the disc's width (clipped to the
+ * slab |axial| <= hw), its distance to the axis (exact, in the plane across the axis), the rim's depth
+ * r + pads - dist, the normal from the triangle's closest point towards the axis, and MPR's interior
+ * points (the axis point across from it, in the disc; the closest point, on the triangle) so its ray
+ * runs along that normal. Returns 0 if the triangle misses the slab. */
+typedef struct disc_cand {
+  int tri;
+  double depth, n[3], ca[3], cb[3];
+} disc_cand;
 
-/* 1 if the point p (in the triangle's plane) is inside triangle (ta, tb, tc) with normal tn */
-static int in_triangle(const double p[3], const double ta[3], const double tb[3], const double tc[3], const double tn[3])
+static int disc_cand_of(const double c[3], const double ax[3], const double e1[3], const double e2[3], double r,
+                        double hw, double pads, const double ta[3], const double tb[3], const double tc[3],
+                        const double tn[3], disc_cand *cd)
 {
   const double *V[3] = {ta, tb, tc};
-  double e[3], g[3], cr[3];
-  for (int q = 0; q < 3; ++q) {
-    v3_sub(e, V[(q + 1) % 3], V[q]);
-    v3_sub(g, p, V[q]);
-    v3_cross(cr, e, g);
-    if (v3_dot(cr, tn) < 0) return 0;
+  double P[8][3]; /* (u, w, z): across the axis and along it */
+  int np = 3;
+  for (int j = 0; j < 3; ++j) {
+    double rel[3];
+    v3_sub(rel, V[j], c);
+    P[j][0] = v3_dot(rel, e1), P[j][1] = v3_dot(rel, e2), P[j][2] = v3_dot(rel, ax);
   }
+  for (int side = 0; side < 2 && np > 0; ++side) { /* keep sg z <= hw */
+    const double sg = side ? -1.0 : 1.0;
+    double Q[8][3];
+    int nq = 0;
+    for (int j = 0; j < np; ++j) {
+      const double *A = P[j], *B = P[(j + 1) % np];
+      const double fa = sg * A[2] - hw, fb = sg * B[2] - hw;
+      if (fa <= 0) memcpy(Q[nq++], A, sizeof Q[0]);
+      if ((fa < 0 && fb > 0) || (fa > 0 && fb < 0)) {
+        const double w = fa / (fa - fb);
+        for (int i = 0; i < 3; ++i) Q[nq][i] = A[i] + w * (B[i] - A[i]);
+        ++nq;
+      }
+    }
+    np = nq;
+    memcpy(P, Q, (size_t)nq * sizeof P[0]);
+  }
+  if (np == 0) return 0;
+  double dmin = INFINITY, bu = 0, bw = 0, bz = 0;
+  int pos = 0, neg = 0;
+  for (int j = 0; j < np; ++j) {
+    const double *A = P[j], *B = P[(j + 1) % np];
+    const double cr = A[0] * B[1] - A[1] * B[0];
+    pos += cr > 0;
+    neg += cr < 0;
+    const double ex = B[0] - A[0], ey = B[1] - A[1], l2 = ex * ex + ey * ey;
+    double w = l2 > 0 ? -(A[0] * ex + A[1] * ey) / l2 : 0.0;
+    w = fmin(1.0, fmax(0.0, w));
+    const double x = A[0] + w * ex, y = A[1] + w * ey, dd = sqrt(x * x + y * y);
+    if (dd < dmin) dmin = dd, bu = x, bw = y, bz = A[2] + w * (B[2] - A[2]);
+  }
+  cd->depth = r + pads - dmin;
+  v3_copy(cd->ca, c);
+  v3_addscl(cd->ca, ax, fmin(0.999 * hw, fmax(-0.999 * hw, bz)));
+  v3_copy(cd->cb, cd->ca);
+  v3_addscl(cd->cb, e1, bu);
+  v3_addscl(cd->cb, e2, bw);
+  if (np >= 3 && ((pos > 0 && neg == 0) || (neg > 0 && pos == 0))) { /* the axis passes through the triangle */
+    cd->depth = r + pads;
+    v3_copy(cd->n, tn);
+    return 1;
+  }
+  cd->n[0] = -(bu * e1[0] + bw * e2[0]) / dmin;
+  cd->n[1] = -(bu * e1[1] + bw * e2[1]) / dmin;
+  cd->n[2] = -(bu * e1[2] + bw * e2[2]) / dmin;
   return 1;
 }
 
-/* A candidate contact of the disc with one triangle: a face contact where the disc's deepest point
- * towards the triangle's plane lies over the triangle (exact depth), else the edge or vertex contact of
- * the closest pair between the disc's axis segment and the triangle (exact on the rim; near the disc's
- * edge the axis segment's end overstates the depth, which MPR then corrects). */
-typedef struct disc_cand {
-  int tri, face;
-  double depth, n[3];  /* estimate and its normal (pushing the disc out) */
-  double ca[3], cb[3]; /* MPR's interior points: in the disc, on the triangle (the ray runs along n) */
-} disc_cand;
-
-/* disc a against the mesh triangles S->tri[0..nt): one feature per cluster of normals */
+/* disc a against the mesh triangles S->tri[0..nt): one feature per cluster of normals. The triangles'
+ * reaches into the rim rank them and group them by normal (within 10 degrees, as for spheres); libccd's
+ * MPR of the disc against the best few of a group, its ray along their normals, gives the contact
+ * (depth, normal, point) of the deepest (an MPR answer deeper than the triangle's exact reach, or
+ * against its normal, is not taken: then the reach stands). */
 static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, int nt, double margin)
 {
   const kl_mesh *mesh = m->shape_mesh[b];
   const double *c = S->sx + 3 * a, *R = S->sR + 9 * a;
-  const double ax[3] = {R[2], R[5], R[8]}; /* local z */
+  const double ax[3] = {R[2], R[5], R[8]}, e1[3] = {R[0], R[3], R[6]}, e2[3] = {R[1], R[4], R[7]}; /* local z, x, y */
   const double r = m->shape_size[3 * a], hw = m->shape_size[3 * a + 1];
   const double pads = m->shape_pad[a] + m->shape_pad[b];
-  const double cos10 = 0.98480775301220806, cz = v3_dot(c, ax), in = 0.5 * fmin(r, hw);
-  double p0[3], p1[3];
-  for (int k = 0; k < 3; ++k) {
-    p0[k] = c[k] - hw * ax[k];
-    p1[k] = c[k] + hw * ax[k];
-  }
+  const double cos10 = 0.98480775301220806, cz = v3_dot(c, ax);
   double cn[KL_DISC_CLUSTERS][3];
-  disc_cand best[KL_DISC_CLUSTERS][KL_DISC_BEST + 1]; /* [0..nface) face, [KL_DISC_BEST] the deepest edge one */
-  int nface[KL_DISC_CLUSTERS], hasedge[KL_DISC_CLUSTERS];
+  disc_cand best[KL_DISC_CLUSTERS][KL_DISC_BEST];
+  int nbest[KL_DISC_CLUSTERS];
   int tcl[KL_TRI_CAP]; /* each candidate triangle's cluster (-1: none) */
   int nc = 0;
   for (int i = 0; i < nt; ++i) {
     disc_cand cd;
-    double ta[3], tb[3], tc[3], tn[3], mt[3], rel[3], qs[3], qt[3];
+    double ta[3], tb[3], tc[3], tn[3];
     kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
     tcl[i] = -1;
     cd.tri = S->tri[i];
-    cd.face = 0;
-    v3_sub(rel, c, ta);
-    if (v3_dot(tn, rel) > 0) { /* front-facing: the face test */
-      double sp[3], proj[3];
-      const double zt = (v3_dot(ta, ax) + v3_dot(tb, ax) + v3_dot(tc, ax)) / 3.0 - cz;
-      v3_scl(mt, tn, -1.0);
-      disc_support(c, ax, r, hw, m->shape_pad[a], mt, zt, sp);
-      v3_copy(proj, sp);
-      v3_addscl(proj, tn, v3_dot(tn, ta) - v3_dot(tn, sp));
-      if (in_triangle(proj, ta, tb, tc, tn)) {
-        cd.face = 1;
-        cd.depth = v3_dot(tn, ta) - v3_dot(tn, sp) + m->shape_pad[b];
-        v3_copy(cd.n, tn);
-        v3_copy(cd.ca, sp);
-        v3_addscl(cd.ca, tn, in); /* into the disc */
-        v3_copy(cd.cb, proj);
-      }
-    }
-    if (!cd.face) {
-      const double dist = seg_tri(p0, p1, ta, tb, tc, tn, qs, qt);
-      cd.depth = r + pads - dist;
-      v3_sub(cd.n, qs, qt);
-      if (!(v3_normalize(cd.n) > 0)) v3_copy(cd.n, tn); /* the axis crosses the triangle */
-      const double za = v3_dot(qs, ax) - cz;
-      v3_copy(cd.ca, qs);
-      if (fabs(za) > 0.5 * hw) v3_addscl(cd.ca, ax, (za > 0 ? 0.5 * hw : -0.5 * hw) - za); /* inside the disc */
-      v3_copy(cd.cb, qt);
-    }
-    if (cd.depth < -margin) continue;
+    if (!disc_cand_of(c, ax, e1, e2, r, hw, pads, ta, tb, tc, tn, &cd) || cd.depth < -margin) continue;
     int k = 0;
     while (k < nc && !(v3_dot(cn[k], cd.n) > cos10)) ++k;
     if (k == nc) {
@@ -609,80 +516,55 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
         continue;
       }
       ++nc;
-      nface[k] = hasedge[k] = 0;
+      nbest[k] = 0;
       v3_copy(cn[k], cd.n);
     }
     tcl[i] = k;
-    if (cd.face) { /* keep the KL_DISC_BEST deepest face candidates, deepest first */
-      int j = nface[k] < KL_DISC_BEST ? nface[k]++ : KL_DISC_BEST;
-      while (j > 0 && best[k][j - 1].depth < cd.depth) {
-        if (j < KL_DISC_BEST) best[k][j] = best[k][j - 1];
-        --j;
-      }
-      if (j < KL_DISC_BEST) best[k][j] = cd;
-    } else if (!hasedge[k] || cd.depth > best[k][KL_DISC_BEST].depth) {
-      best[k][KL_DISC_BEST] = cd;
-      hasedge[k] = 1;
+    int j = nbest[k] < KL_DISC_BEST ? nbest[k]++ : KL_DISC_BEST; /* the deepest few, deepest first */
+    while (j > 0 && best[k][j - 1].depth < cd.depth) {
+      if (j < KL_DISC_BEST) best[k][j] = best[k][j - 1];
+      --j;
     }
+    if (j < KL_DISC_BEST) best[k][j] = cd;
   }
-  /* libccd MPR of the disc against the cluster's best triangles gives the contact: where the cluster has
-   * face candidates, against each of them with the ray along the face normal; else against the deepest
-   * edge candidate along the closest pair's direction, again along each normal MPR returns until it
-   * settles (at most 4 runs). */
   ccd_obj oa = make_obj(m, S, a), ot;
   memset(&ot, 0, sizeof ot);
   ot.type = -1;
   ot.pad = m->shape_pad[b];
   double fd[KL_DISC_CLUSTERS], fn[KL_DISC_CLUSTERS][3], fp[KL_DISC_CLUSTERS][3];
   for (int k = 0; k < nc; ++k) {
-    fd[k] = -INFINITY;
-    const int from = nface[k] ? 0 : KL_DISC_BEST, to = nface[k] ? nface[k] : (hasedge[k] ? KL_DISC_BEST + 1 : 0);
-    for (int j = from; j < to; ++j) {
-      disc_cand *cd = &best[k][j];
-      double ta[3], tb[3], tc[3], tn[3], depth, n[3], pos[3], ca[3];
+    const disc_cand *top = &best[k][0];
+    fd[k] = top->depth; /* the reach, unless MPR gives the contact */
+    v3_copy(fn[k], top->n);
+    v3_copy(fp[k], top->cb);
+    v3_addscl(fp[k], top->n, m->shape_pad[b] - 0.5 * top->depth);
+    if (top->depth <= 0) continue; /* not penetrating: the gap, exact across the axis */
+    double bd = -INFINITY;
+    for (int j = 0; j < nbest[k]; ++j) {
+      const disc_cand *cd = &best[k][j];
+      if (!(cd->depth > 0)) continue;
+      double ta[3], tb[3], tc[3], tn[3], depth, n[3], pos[3];
       kl_mesh_triangle(mesh, cd->tri, ta, tb, tc, tn);
       memcpy(ot.tri, ta, sizeof ta);
       memcpy(ot.tri + 3, tb, sizeof tb);
       memcpy(ot.tri + 6, tc, sizeof tc);
-      v3_copy(ca, cd->ca);
-      oa.ctr = ca;
+      oa.ctr = cd->ca;
       ot.ctr = cd->cb;
-      int ok = mpr(&oa, &ot, &depth, n, pos);
-      for (int it = 0; ok && !cd->face && it < 3; ++it) {
-        double dir[3], n2[3], pos2[3], d2;
-        v3_sub(dir, ca, cd->cb);
-        v3_normalize(dir);
-        if (v3_dot(dir, n) > 1.0 - 1e-14) break;
-        v3_copy(ca, cd->cb);
-        v3_addscl(ca, n, in);
-        if (!mpr(&oa, &ot, &d2, n2, pos2)) break;
-        depth = d2;
-        v3_copy(n, n2);
-        v3_copy(pos, pos2);
-      }
-      if (ok && depth > fd[k]) {
-        fd[k] = depth;
-        v3_copy(fn[k], n);
-        v3_copy(fp[k], pos);
-      }
+      if (!mpr(&oa, &ot, &depth, n, pos)) continue;
+      if (depth > cd->depth + 1e-9 || !(v3_dot(n, cd->n) > 0) || !(depth > bd)) continue;
+      bd = depth;
+      fd[k] = depth;
+      v3_copy(fn[k], n);
+      v3_copy(fp[k], pos);
     }
-    if (fd[k] == -INFINITY && !nface[k] && hasedge[k] && best[k][KL_DISC_BEST].depth <= 0) {
-      /* within the margin, not penetrating: the gap of the closest pair (exact on the rim, an
-       * underestimate near the disc's edge) */
-      const disc_cand *cd = &best[k][KL_DISC_BEST];
-      fd[k] = cd->depth;
-      v3_copy(fn[k], cd->n);
-      v3_copy(fp[k], cd->cb);
-      v3_addscl(fp[k], cd->n, m->shape_pad[b] - 0.5 * cd->depth);
-    }
+    oa.ctr = NULL;
   }
   /* clusters whose contacts came out alike (normals within 10 degrees) are one: the deepest stands */
   int owner[KL_DISC_CLUSTERS];
   for (int k = 0; k < nc; ++k) {
     owner[k] = k;
-    if (fd[k] == -INFINITY) continue;
     for (int j = 0; j < k; ++j)
-      if (owner[j] == j && fd[j] > -INFINITY && v3_dot(fn[j], fn[k]) > cos10) {
+      if (owner[j] == j && v3_dot(fn[j], fn[k]) > cos10) {
         if (fd[k] > fd[j]) {
           fd[j] = fd[k];
           v3_copy(fn[j], fn[k]);
@@ -693,7 +575,7 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
       }
   }
   for (int k = 0; k < nc; ++k) {
-    if (owner[k] != k || fd[k] == -INFINITY) continue;
+    if (owner[k] != k) continue;
     /* a line contact of the rim acts at its pressure centre (a single point at the deepest end would
      * rock the disc from end to end): the point moves along the axis to the depth-weighted mean of 9
      * places across the width, the depth at each that of the rim's point facing the surface (its
