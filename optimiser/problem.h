@@ -148,6 +148,16 @@ void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double 
 /* The naive pass (constant offset on the CAD, initial speed) and the physics-based initial guess,
  * as control points (nc). */
 void kl_problem_naive(const kl_problem *pb, double *x);
+
+/* What waypoints.csv holds and the 3-D verification follows, for sampled offsets o and speeds v (ns
+ * each): the time t at each sample (the rollout's interval durations summed), the tool-centre point pos
+ * (ns x 3: the tool tip on its axis, R beyond the tool centre p + (R - o) n) and the tool frame quat
+ * (ns x 4, w x y z: z into the part, x along the path, turned about y by tool.lead_deg). Any output may
+ * be NULL. */
+void kl_problem_waypoints(const kl_problem *pb, const double *o, const double *v, double *t, double *pos, double *quat);
+
+/* The disc's axis (unit, world) at sample k: tool.axis in the tool frame there. */
+void kl_problem_tool_axis(const kl_problem *pb, int k, double a[3]);
 void kl_problem_guess(const kl_problem *pb, double *x);
 
 #endif
