@@ -421,11 +421,22 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
 typedef struct disc_cand {
   int tri;
   double depth, n[3], ca[3], cb[3];
+  double zlo, zhi; /* the clipped part's extent along the axis */
 } disc_cand;
 
+/* distance of the origin of the plane to the segment (a, b) */
+static double seg_origin2d(const double a[2], const double b[2])
+{
+  const double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
+  double t = l2 > 0 ? -(a[0] * ex + a[1] * ey) / l2 : 0.0;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  const double x = a[0] + t * ex, y = a[1] + t * ey;
+  return sqrt(x * x + y * y);
+}
+
 static int disc_cand_of(const double c[3], const double ax[3], const double e1[3], const double e2[3], double r,
-                        double hw, double pads, const double ta[3], const double tb[3], const double tc[3],
-                        const double tn[3], disc_cand *cd)
+                        double hw, double pads, double reach, const double ta[3], const double tb[3],
+                        const double tc[3], const double tn[3], disc_cand *cd)
 {
   const double *V[3] = {ta, tb, tc};
   double P[8][3]; /* (u, w, z): across the axis and along it */
@@ -434,6 +445,20 @@ static int disc_cand_of(const double c[3], const double ax[3], const double e1[3
     double rel[3];
     v3_sub(rel, V[j], c);
     P[j][0] = v3_dot(rel, e1), P[j][1] = v3_dot(rel, e2), P[j][2] = v3_dot(rel, ax);
+  }
+  /* quick rejections: the whole triangle beyond one face, or farther from the axis than the reach
+   * (clipping only moves it away) */
+  if ((P[0][2] > hw && P[1][2] > hw && P[2][2] > hw) || (P[0][2] < -hw && P[1][2] < -hw && P[2][2] < -hw)) return 0;
+  {
+    const double s0 = P[0][0] * P[1][1] - P[0][1] * P[1][0], s1 = P[1][0] * P[2][1] - P[1][1] * P[2][0],
+                 s2 = P[2][0] * P[0][1] - P[2][1] * P[0][0];
+    const int in = (s0 > 0 && s1 > 0 && s2 > 0) || (s0 < 0 && s1 < 0 && s2 < 0);
+    if (!in) {
+      double d = seg_origin2d(P[0], P[1]), d1 = seg_origin2d(P[1], P[2]), d2 = seg_origin2d(P[2], P[0]);
+      d = d1 < d ? d1 : d;
+      d = d2 < d ? d2 : d;
+      if (d > reach) return 0;
+    }
   }
   for (int side = 0; side < 2 && np > 0; ++side) { /* keep sg z <= hw */
     const double sg = side ? -1.0 : 1.0;
@@ -453,6 +478,11 @@ static int disc_cand_of(const double c[3], const double ax[3], const double e1[3
     memcpy(P, Q, (size_t)nq * sizeof P[0]);
   }
   if (np == 0) return 0;
+  cd->zlo = INFINITY, cd->zhi = -INFINITY;
+  for (int j = 0; j < np; ++j) {
+    if (P[j][2] < cd->zlo) cd->zlo = P[j][2];
+    if (P[j][2] > cd->zhi) cd->zhi = P[j][2];
+  }
   double dmin = INFINITY, bu = 0, bw = 0, bz = 0;
   int pos = 0, neg = 0;
   for (int j = 0; j < np; ++j) {
@@ -462,7 +492,7 @@ static int disc_cand_of(const double c[3], const double ax[3], const double e1[3
     neg += cr < 0;
     const double ex = B[0] - A[0], ey = B[1] - A[1], l2 = ex * ex + ey * ey;
     double w = l2 > 0 ? -(A[0] * ex + A[1] * ey) / l2 : 0.0;
-    w = fmin(1.0, fmax(0.0, w));
+    w = w < 0 ? 0 : w > 1 ? 1 : w;
     const double x = A[0] + w * ex, y = A[1] + w * ey, dd = sqrt(x * x + y * y);
     if (dd < dmin) dmin = dd, bu = x, bw = y, bz = A[2] + w * (B[2] - A[2]);
   }
@@ -496,18 +526,16 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
   const double r = m->shape_size[3 * a], hw = m->shape_size[3 * a + 1];
   const double pads = m->shape_pad[a] + m->shape_pad[b];
   const double cos10 = 0.98480775301220806, cz = v3_dot(c, ax);
-  double cn[KL_DISC_CLUSTERS][3];
+  double cn[KL_DISC_CLUSTERS][3], sw[KL_DISC_CLUSTERS], swz[KL_DISC_CLUSTERS];
   disc_cand best[KL_DISC_CLUSTERS][KL_DISC_BEST];
   int nbest[KL_DISC_CLUSTERS];
-  int tcl[KL_TRI_CAP]; /* each candidate triangle's cluster (-1: none) */
   int nc = 0;
   for (int i = 0; i < nt; ++i) {
     disc_cand cd;
     double ta[3], tb[3], tc[3], tn[3];
     kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
-    tcl[i] = -1;
     cd.tri = S->tri[i];
-    if (!disc_cand_of(c, ax, e1, e2, r, hw, pads, ta, tb, tc, tn, &cd) || cd.depth < -margin) continue;
+    if (!disc_cand_of(c, ax, e1, e2, r, hw, pads, r + pads + margin, ta, tb, tc, tn, &cd) || cd.depth < -margin) continue;
     int k = 0;
     while (k < nc && !(v3_dot(cn[k], cd.n) > cos10)) ++k;
     if (k == nc) {
@@ -517,9 +545,14 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
       }
       ++nc;
       nbest[k] = 0;
+      sw[k] = swz[k] = 0;
       v3_copy(cn[k], cd.n);
     }
-    tcl[i] = k;
+    if (cd.depth > 0) { /* the pressure centre's sums: depth times the axial extent of the part within */
+      const double w = cd.depth * (cd.zhi - cd.zlo);
+      sw[k] += w;
+      swz[k] += w * 0.5 * (cd.zlo + cd.zhi);
+    }
     int j = nbest[k] < KL_DISC_BEST ? nbest[k]++ : KL_DISC_BEST; /* the deepest few, deepest first */
     while (j > 0 && best[k][j - 1].depth < cd.depth) {
       if (j < KL_DISC_BEST) best[k][j] = best[k][j - 1];
@@ -570,6 +603,8 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
           v3_copy(fn[j], fn[k]);
           v3_copy(fp[j], fp[k]);
         }
+        sw[j] += sw[k];
+        swz[j] += swz[k];
         owner[k] = j;
         break;
       }
@@ -577,42 +612,10 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
   for (int k = 0; k < nc; ++k) {
     if (owner[k] != k) continue;
     /* a line contact of the rim acts at its pressure centre (a single point at the deepest end would
-     * rock the disc from end to end): the point moves along the axis to the depth-weighted mean of 9
-     * places across the width, the depth at each that of the rim's point facing the surface (its
-     * distance to the cluster's nearest triangle, signed by the normal) */
-    if (fd[k] > 0 && fabs(v3_dot(fn[k], ax)) < 0.5) {
-      double rho[3], sw = 0, swz = 0;
-      v3_scl(rho, fn[k], -1.0);
-      v3_addscl(rho, ax, -v3_dot(rho, ax));
-      v3_normalize(rho);
-      for (int q = 0; q <= 8; ++q) {
-        const double z = hw * (q / 4.0 - 1.0);
-        double pl[3], best2 = INFINITY, bq[3] = {0, 0, 0};
-        v3_copy(pl, c);
-        v3_addscl(pl, ax, z);
-        v3_addscl(pl, rho, r + m->shape_pad[a]);
-        for (int i = 0; i < nt; ++i) {
-          if (tcl[i] < 0 || owner[tcl[i]] != k) continue;
-          double ta[3], tb[3], tc[3], tn[3], qq[3], dd[3];
-          kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
-          kl_tri_closest(pl, ta, tb, tc, qq);
-          v3_sub(dd, pl, qq);
-          const double d2 = v3_dot(dd, dd);
-          if (d2 < best2) {
-            best2 = d2;
-            v3_copy(bq, qq);
-          }
-        }
-        double dq[3];
-        v3_sub(dq, bq, pl);
-        const double w = (v3_dot(dq, fn[k]) > 0 ? 1.0 : -1.0) * sqrt(best2) + m->shape_pad[b];
-        if (w > 0 && isfinite(w)) {
-          sw += w;
-          swz += w * z;
-        }
-      }
-      if (sw > 0) v3_addscl(fp[k], ax, swz / sw - (v3_dot(fp[k], ax) - cz));
-    }
+     * rock the disc from end to end): the point moves along the axis to the mean axial place of the
+     * penetrating triangles' parts within the width, weighted by their depth and axial extent */
+    if (fd[k] > 0 && sw[k] > 0 && fabs(v3_dot(fn[k], ax)) < 0.5)
+      v3_addscl(fp[k], ax, swz[k] / sw[k] - (v3_dot(fp[k], ax) - cz));
     add_feature(S, a, b, m, 0, fp[k], fn[k], fd[k]);
   }
 }

@@ -552,46 +552,30 @@ int kl_mesh_query_box(const kl_mesh *m, const double lo[3], const double hi[3], 
   return n;
 }
 
-/* distance of the origin to the segment (a, b) in the plane */
-static double seg_dist2d(const double a[2], const double b[2])
-{
-  const double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
-  double t = l2 > 0 ? -(a[0] * ex + a[1] * ey) / l2 : 0.0;
-  t = t < 0 ? 0 : t > 1 ? 1 : t;
-  const double x = a[0] + t * ex, y = a[1] + t * ey;
-  return sqrt(x * x + y * y);
-}
-
 int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axis[3], double r, double hw, int *idx,
                            int cap)
 {
   if (!m || !(r >= 0) || !(hw >= 0)) return 0;
-  /* a basis (e1, e2) of the plane across the axis */
-  double e1[3] = {0, 0, 0}, e2[3];
-  const int k = fabs(axis[0]) < fabs(axis[1]) ? (fabs(axis[0]) < fabs(axis[2]) ? 0 : 2) : (fabs(axis[1]) < fabs(axis[2]) ? 1 : 2);
-  e1[k] = 1.0;
-  const double ak = dot3(e1, axis);
-  for (int a = 0; a < 3; ++a) e1[a] -= ak * axis[a];
-  const double n1 = sqrt(dot3(e1, e1));
-  for (int a = 0; a < 3; ++a) e1[a] /= n1;
-  cross3(e2, axis, e1);
   int n = 0;
   int stack[KL_BVH_STACK];
   int sp = 0;
   stack[sp++] = 0;
   while (sp > 0) {
     const bvh_node *nd = &m->node[stack[--sp]];
-    /* box: centre and half extents; its reach along the axis and across it */
-    double bc[3], rel[3], ext_ax = 0, ext2 = 0;
+    /* box: centre, its reach along the axis, and across it: a corner v (from the centre) reaches
+     * sqrt(|v|^2 - (v.a)^2) across the axis, and |v.a| >= 2 max|h_i a_i| - sum|h_i a_i| */
+    double bc[3], rel[3], ext_ax = 0, hd2 = 0, hmax = 0;
     for (int a = 0; a < 3; ++a) {
-      const double h = 0.5 * (nd->hi[a] - nd->lo[a]);
+      const double h = 0.5 * (nd->hi[a] - nd->lo[a]), ha = h * fabs(axis[a]);
       bc[a] = 0.5 * (nd->hi[a] + nd->lo[a]);
-      ext_ax += h * fabs(axis[a]);
-      ext2 += h * h * (1.0 - axis[a] * axis[a]);
+      ext_ax += ha;
+      hmax = ha > hmax ? ha : hmax;
+      hd2 += h * h;
     }
+    const double vmin = 2.0 * hmax - ext_ax > 0 ? 2.0 * hmax - ext_ax : 0.0;
     sub3(rel, bc, c);
-    const double z = dot3(rel, axis), u = dot3(rel, e1), w = dot3(rel, e2);
-    if (fabs(z) - ext_ax > hw || sqrt(u * u + w * w) - sqrt(fmax(ext2, 0.0)) > r) continue;
+    const double z = dot3(rel, axis), rho2 = dot3(rel, rel) - z * z, across = sqrt(hd2 - vmin * vmin > 0 ? hd2 - vmin * vmin : 0.0);
+    if (fabs(z) - ext_ax > hw || sqrt(rho2 > 0 ? rho2 : 0.0) - across > r) continue;
     if (nd->count == 0) {
       if (sp + 2 > KL_BVH_STACK) return n;
       stack[sp++] = nd->first + 1;
@@ -599,25 +583,7 @@ int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axi
       continue;
     }
     for (int i = nd->first; i < nd->first + nd->count; ++i) {
-      const int t = m->order[i];
-      const int *v = m->tri + 3 * t;
-      double p2[3][2], zl = INFINITY, zh = -INFINITY;
-      for (int j = 0; j < 3; ++j) {
-        double q[3];
-        sub3(q, m->vert + 3 * v[j], c);
-        const double zz = dot3(q, axis);
-        zl = fmin(zl, zz);
-        zh = fmax(zh, zz);
-        p2[j][0] = dot3(q, e1);
-        p2[j][1] = dot3(q, e2);
-      }
-      if (zl > hw || zh < -hw) continue;
-      /* the projected triangle contains the axis, or an edge of it passes within r */
-      const double s0 = p2[0][0] * p2[1][1] - p2[0][1] * p2[1][0], s1 = p2[1][0] * p2[2][1] - p2[1][1] * p2[2][0],
-                   s2 = p2[2][0] * p2[0][1] - p2[2][1] * p2[0][0];
-      const int inside = (s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0);
-      if (!inside && fmin(seg_dist2d(p2[0], p2[1]), fmin(seg_dist2d(p2[1], p2[2]), seg_dist2d(p2[2], p2[0]))) > r) continue;
-      if (n < cap) idx[n] = t;
+      if (n < cap) idx[n] = m->order[i];
       ++n;
     }
   }
