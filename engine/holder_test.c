@@ -47,7 +47,8 @@ static kl_mesh *grid(int n)
 /* Knots at uneven times on x(t) = x0 + v0 t + a t^2 / 2 and a turn at constant rate w about e: between
  * the knots the anchor's position, velocity and acceleration are the parabola's (the three-point knot
  * velocities and the cubic Hermite curve are exact for it) and its orientation and angular velocity
- * the uniform turn's, to rounding (1e-12); outside it rests at the end poses. */
+ * the uniform turn's, to rounding (1e-12); outside it rests at the end poses. With straight lines
+ * between the knots it moves on the chords at their constant velocities. */
 static void test_anchor_trajectory(void **state)
 {
   (void)state;
@@ -58,7 +59,7 @@ static void test_anchor_trajectory(void **state)
     for (int i = 0; i < 3; ++i) P[3 * k + i] = x0[i] + v0[i] * T[k] + 0.5 * a[i] * T[k] * T[k];
     axis_angle(e, w * T[k], Q + 4 * k);
   }
-  const kl_anchor_traj tr = {5, T, P, Q};
+  const kl_anchor_traj tr = {5, T, P, Q, 0};
   kl_world_model *m = kl_world_create();
   kl_body_def b;
   kl_world_default_body(&b);
@@ -93,6 +94,29 @@ static void test_anchor_trajectory(void **state)
     assert_true(fabs(p[i] - P[12 + i]) < 1e-15);
     assert_true(v[i] == 0.0);
   }
+  kl_world_free(m);
+  /* straight lines between the knots: the chord at its constant velocity, no acceleration */
+  const kl_anchor_traj lt = {5, T, P, Q, 1};
+  m = kl_world_create();
+  b.traj = &lt;
+  kl_world_add_body(m, &b);
+  kl_world_add_shape(m, 0, &s);
+  assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  double lw = 0;
+  for (int j = 0; j < 60; ++j) {
+    const double t = 0.6 * j / 60.0 + 0.001;
+    int k = 1;
+    while (T[k] <= t) ++k;
+    double acc[3];
+    kl_world_anchor(m, 0, t, p, v, acc, NULL, NULL);
+    for (int i = 0; i < 3; ++i) {
+      const double sl = (P[3 * k + i] - P[3 * k - 3 + i]) / (T[k] - T[k - 1]);
+      lw = fmax(lw, fabs(p[i] - (P[3 * k - 3 + i] + sl * (t - T[k - 1]))));
+      lw = fmax(lw, fabs(v[i] - sl) + fabs(acc[i]));
+    }
+  }
+  printf("# anchor on straight lines: worst error %.2e\n", lw);
+  assert_true(lw < 1e-12);
   kl_world_free(m);
 }
 

@@ -70,7 +70,8 @@ int kl_world_add_body(kl_world_model *m, const kl_body_def *b)
         GROW(m->body_cr, 1) || GROW(m->body_D, 1) || GROW(m->body_mu, 1) || GROW(m->body_holder, 1) ||
         GROW(m->body_anchor, 3) || GROW(m->body_anchor_vel, 3) || GROW(m->body_holder_K, 3) ||
         GROW(m->body_holder_D, 3) || GROW(m->body_anchor_quat, 4) || GROW(m->body_holder_Kr, 3) ||
-        GROW(m->body_holder_Dr, 3) || GROW(m->body_traj_adr, 1) || GROW(m->body_traj_n, 1))
+        GROW(m->body_holder_Dr, 3) || GROW(m->body_traj_adr, 1) || GROW(m->body_traj_n, 1) ||
+        GROW(m->body_traj_linear, 1))
       return -1;
     m->cap_body = cap;
   }
@@ -105,6 +106,7 @@ int kl_world_add_body(kl_world_model *m, const kl_body_def *b)
   memcpy(m->body_holder_Dr + 3 * i, b->holder_Dr, 3 * sizeof(double));
   m->body_traj_adr[i] = m->ntraj;
   m->body_traj_n[i] = nk;
+  m->body_traj_linear[i] = nk && b->traj->linear;
   if (nk) {
     memcpy(m->traj_t + m->ntraj, b->traj->t, (size_t)nk * sizeof(double));
     memcpy(m->traj_pos + 3 * m->ntraj, b->traj->pos, (size_t)nk * 3 * sizeof(double));
@@ -188,7 +190,7 @@ void kl_world_free(kl_world_model *m)
                   m->shape_size, m->shape_pos, m->shape_quat, m->shape_pad, m->shape_rbound, m->shape_thick,
                   (void *)m->shape_mesh, m->shape_hull_adr, m->shape_hull_num, m->hull_vert, m->pair_body,
                   m->pair_K, m->pair_cr, m->pair_D, m->pair_mu, m->pair_chi, m->body_anchor_quat, m->body_holder_Kr,
-                  m->body_holder_Dr, m->body_traj_adr, m->body_traj_n, m->traj_t, m->traj_pos, m->traj_vel,
+                  m->body_holder_Dr, m->body_traj_adr, m->body_traj_n, m->body_traj_linear, m->traj_t, m->traj_pos, m->traj_vel,
                   m->traj_quat};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) free(ptrs[i]);
   free(m);
@@ -609,12 +611,18 @@ static void anchor_full(const kl_world_model *m, int b, double t, double pos[3],
           hi = mid;
       }
       const double dt = T[hi] - T[lo], u = (t - T[lo]) / dt, u2 = u * u, u3 = u2 * u;
+      const int lin = m->body_traj_linear[b];
       /* cubic Hermite basis, its first and second derivatives in u */
       const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
       const double d00 = 6 * u2 - 6 * u, d10 = 3 * u2 - 4 * u + 1, d01 = -6 * u2 + 6 * u, d11 = 3 * u2 - 2 * u;
       const double s00 = 12 * u - 6, s10 = 6 * u - 4, s01 = -12 * u + 6, s11 = 6 * u - 2;
       for (int i = 0; i < 3; ++i) {
         const double p0 = P[3 * lo + i], p1 = P[3 * hi + i], m0 = V[3 * lo + i] * dt, m1 = V[3 * hi + i] * dt;
+        if (lin) { /* the straight line at constant velocity */
+          p[i] = p0 + u * (p1 - p0);
+          v[i] = (p1 - p0) / dt;
+          continue;
+        }
         p[i] = h00 * p0 + h10 * m0 + h01 * p1 + h11 * m1;
         v[i] = (d00 * p0 + d10 * m0 + d01 * p1 + d11 * m1) / dt;
         a[i] = (s00 * p0 + s10 * m0 + s01 * p1 + s11 * m1) / (dt * dt);

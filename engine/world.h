@@ -115,16 +115,17 @@ typedef struct kl_body_def {
 } kl_body_def;
 
 /* A prescribed trajectory of a holder's anchor frame: poses at knots of increasing time. Between knots
- * the position is the C1 cubic Hermite curve in time whose knot velocities are the three-point
- * (quadratic) derivative estimates (one-sided at the ends), exact for uniform and uniformly accelerated
- * motion; the orientation turns at constant angular velocity (slerp) from knot to knot. Before the
- * first knot and after the last the anchor rests at the end pose (the end velocity is that of the
- * curve there). */
+ * the position moves on the straight line at constant velocity (linear = 1: a robot's linear moves
+ * between waypoints), or on the C1 cubic Hermite curve in time whose knot velocities are the
+ * three-point (quadratic) derivative estimates, one-sided at the ends (linear = 0: exact for uniform
+ * and uniformly accelerated motion); the orientation turns at constant angular velocity (slerp) from
+ * knot to knot. Before the first knot and after the last the anchor rests at the end pose. */
 typedef struct kl_anchor_traj {
   int n;              /* knots >= 2 */
   const double *t;    /* (n) times [s], increasing */
   const double *pos;  /* (n x 3) positions [m] */
   const double *quat; /* (n x 4) orientations (w, x, y, z), normalised when copied */
+  int linear;         /* 1: straight lines between knots; 0: C1 cubic Hermite */
 } kl_anchor_traj;
 
 typedef struct kl_shape_def {
@@ -168,6 +169,7 @@ typedef struct kl_world_model {
   double *body_anchor_quat; /* (nbody x 4) */
   double *body_holder_Kr, *body_holder_Dr; /* (nbody x 3) [N m/rad], [N m s/rad] */
   int *body_traj_adr, *body_traj_n; /* (nbody) first knot in traj_* and count (0: constant velocity) */
+  int *body_traj_linear;   /* (nbody) 1: straight lines between knots, 0: C1 cubic Hermite */
   int ntraj, cap_traj;
   double *traj_t, *traj_pos, *traj_vel, *traj_quat; /* (ntraj), (ntraj x 3), (ntraj x 3), (ntraj x 4) */
   /* shapes */

@@ -171,7 +171,7 @@ static kelvin_status build(const kl_problem *pb, const double *o, const double *
   sh.type = KL_SHAPE_MESH;
   sh.mesh = pb->actual;
   kl_world_add_shape(m, work, &sh);
-  const kl_anchor_traj traj = {ns, sc->wt, sc->wp, sc->wq};
+  const kl_anchor_traj traj = {ns, sc->wt, sc->wp, sc->wq, 1}; /* straight lines between waypoints */
   kl_world_default_body(&bd);
   bd.mass = mass;
   memcpy(bd.inertia, s->tool_inertia, sizeof bd.inertia);

@@ -8,8 +8,8 @@
  * across the axis holder.lateral_*, about the centre holder.rotational_*, all along the axes of the
  * commanded tool frame. That frame is the anchor; it follows the waypoints exactly as
  * kl_problem_waypoints gives them (and waypoints.csv holds them): the pose at each sample, at the
- * sample's time, C1 cubic Hermite in time between samples for the position and slerp for the
- * orientation. The tool meets the actual workpiece mesh through the engine's own collision (exact
+ * sample's time, a straight line at constant velocity between samples (a robot's linear moves; the 1-D
+ * model's commands are linear in s between samples too) and slerp for the orientation. The tool meets the actual workpiece mesh through the engine's own collision (exact
  * sphere-triangle, libccd for the disc) and contact solver, with the problem's contact law and
  * constants and Coulomb friction contact.friction (the grinding force ratio F_t/F_n; the spindle's spin
  * is not simulated, so the tangential force opposes the tool's motion over the part). The weight
