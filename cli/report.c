@@ -110,11 +110,12 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
           "\"holder_stiffness_N_m\": %g, \"holder_damping_N_s_m\": %g, \"effective_mass_kg\": %g, \"contact_model\": "
           "\"%s\", \"damping_law\": \"%s\", \"contact_stiffness\": %.6g, \"chi_s_m\": %.6g, \"kv_damping_N_s_m\": %.6g, "
           "\"target_mean_N\": %.6g, \"scored_force\": \"%s\", \"naive_offset_m\": %.6g, \"offset_bounds_m\": [%g, %g], "
-          "\"speed_bounds_m_s\": [%g, %g], \"protrusion_range_m\": [%.6g, %.6g]},\n",
+          "\"speed_bounds_m_s\": [%g, %g], \"protrusion_range_m\": [%.6g, %.6g], \"contact_share\": %.6g, \"tool\": \"%s\", "
+          "\"friction\": %g},\n",
           surf_names[s->surface], pb->length, pb->ns, s->tool_R, s->holder_K, s->holder_D, s->tool_mass,
           model_names[s->model == KL_MODEL_KV ? 0 : 1], law_names[s->law], pb->Kc, pb->chi, pb->Dc, pb->gp[KL_GP_FREF],
           s->averaged ? "averaged" : "instantaneous", pb->naive_o, s->o_min, s->o_max, s->v_min, s->v_max, hmin,
-          hmax);
+          hmax, pb->contact_share, s->tool_shape == KL_TOOL_DISC ? "disc" : "ball", s->friction);
   fprintf(f.f, "  \"robot\": {\"model\": \"%s\", \"effective_mass_range_kg\": [%.6g, %.6g], \"speed_bound_m_s\": %.6g},\n",
           s->robot[0] ? s->robot : "none (constant tool.mass)", mmin, mmax, pb->robot_vmax);
   fprintf(f.f, "  \"pipeline\": {\"screening_candidates\": %d, \"screening_best\": %.9g, \"algorithm\": \"%s\", "

@@ -745,6 +745,10 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     pb->chi = kl_hc_chi(s->law, s->cr, s->approach_speed);
   }
   pb->gp[KL_GP_NC] = nexp; /* static_pen needs it before the rest of gp is packed */
+  {
+    const double cc = pow(fmean / pb->Kc, 1.0 / nexp) / (nexp * fmean);
+    pb->contact_share = cc / (cc + 1.0 / s->holder_K);
+  }
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
   if (!isfinite(s->o_min)) pb->set.o_min = pb->naive_o - 1e-3;

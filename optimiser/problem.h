@@ -117,6 +117,8 @@ typedef struct kl_problem {
   int own_actual;        /* 1: actual was made here and is freed with the problem */
   double length;         /* path length [m] */
   double robot_vmax;     /* smallest robot speed bound along the path [m/s] (0: no robot) */
+  double contact_share;  /* the contact's share of the compliance along the normal at the mean target force F:
+                          * c / (c + 1/K_h), c = d(delta)/dF = delta / (n F) for F = K delta^n */
 } kl_problem;
 
 /* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead). */
