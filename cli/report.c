@@ -197,7 +197,7 @@ static int figure(const kl_problem *pb, const kl_opt_result *res, const char *di
            "'' using 1:9 axes x1y2 with lines lw 2 lc rgb '#e7298a' title 'speed'\n"
            "unset multiplot\n",
            what, what, what, pb->set.averaged ? "step-averaged" : "instantaneous",
-           pb->set.averaged ? "as a force sensor reports it" : "at the samples",
+           pb->set.averaged ? "averaged over each sample interval" : "at the samples",
            nv && nv->verified ? "3-D engine, wrist sensor" : "device prediction", b->label, b->label);
   return kl_cli_gnuplot(NULL, dir, strcmp(what, "optimise") == 0 ? "optimise.png" : "evaluate.png", script) < 0 ? -1 : 0;
 }

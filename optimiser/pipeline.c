@@ -314,7 +314,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
 }
 
 //------------------------------------------------------------------------------------------------------
-// evaluation of every pass with outputs, and verification in the CPU engine
+// evaluation of every pass with outputs, and verification in the 3-D engine (optimiser/verify3d.h)
 
 static kelvin_status predict_all(run *r)
 {
@@ -562,7 +562,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, now() - t2, stop);
   }
   res->time.refinement = now() - t1;
-  /* 3. predictions of every pass, then verification of the naive pass and the best `verify` */
+  /* 3. predictions of every pass, then the 3-D verification of the naive pass and the best `verify` */
   if ((st = predict_all(&r)) != KELVIN_OK) goto done;
   t1 = now();
   {

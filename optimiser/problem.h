@@ -1,7 +1,7 @@
 /* optimiser/problem.h: a grinding problem (docs/design.md section 5): its settings (the config, with a
  * documented default for every field) and what is prepared from them once on the host: the workpiece
  * as designed (nominal) and as it is (actual, a triangle mesh), the path on the nominal surface
- * resampled at arc-length samples, the protrusion of the actual surface into the ball-end tool, the
+ * resampled at arc-length samples, the protrusion of the actual surface into the tool (ball-end or disc), the
  * effective mass and weight per sample, the target force profile, and the packed rollout constants. */
 #ifndef KL_OPTIMISER_PROBLEM_H
 #define KL_OPTIMISER_PROBLEM_H
@@ -94,8 +94,8 @@ typedef struct kl_settings {
   double xtol_rel, ftol_rel; /* [1e-6, 1e-8] */
   double fd_step;        /* finite-difference step of gradient algorithms, relative to the bounds [1e-4] */
   double ftol;           /* sub-step force tolerance, relative [1e-3] */
-  int verify;            /* winners re-simulated by the CPU engine, besides the naive pass [2] */
-  double agree_tol;      /* device vs CPU RMS disagreement flagged above [0.02] */
+  int verify;            /* winners re-simulated in the 3-D engine, besides the naive pass [2] */
+  double agree_tol;      /* device vs 3-D RMS disagreement of the wrist-sensor reading flagged above [0.02] */
   unsigned long seed;    /* [1] */
 } kl_settings;
 
