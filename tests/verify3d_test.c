@@ -161,7 +161,7 @@ static void test_differ(void **state)
   const double F1 = 0.5 * (lo1 + hi1);
   double es = 0, ec = 0, e1 = 0;
   for (int k = NS / 4; k < NS; ++k) {
-    es = fmax(es, fabs(r->Favg[k] / Sh - 1));
+    es = fmax(es, fmax(fabs(r->Favg[k] / Sh - 1), fabs(r->F[k] / Sh - 1))); /* averaged and at the sample */
     ec = fmax(ec, fabs(r->Fcavg[k] / (Fh * cos(a) + mu * Fh * sin(a)) - 1));
     e1 = fmax(e1, fabs(so[KL_SO_FAVG * NS + k] / F1 - 1));
   }
