@@ -597,12 +597,12 @@ static void anchor_full(const kl_world_model *m, int b, double t, double pos[3],
   } else {
     const int a0 = m->body_traj_adr[b];
     const double *T = m->traj_t + a0, *P = m->traj_pos + 3 * a0, *V = m->traj_vel + 3 * a0, *Q = m->traj_quat + 4 * a0;
-    if (t < T[0] || t >= T[nk - 1]) { /* rests before the first knot and from the last */
+    if (t < T[0] || t > T[nk - 1]) { /* rests before the first knot and after the last */
       const int e = t < T[0] ? 0 : nk - 1;
       v3_copy(p, P + 3 * e);
       memcpy(q, Q + 4 * e, sizeof q);
     } else {
-      int lo = 0, hi = nk - 1; /* T[lo] <= t < T[hi] */
+      int lo = 0, hi = nk - 1; /* T[lo] <= t < T[hi], or t = T[hi] at the last knot (arriving) */
       while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
         if (T[mid] <= t)

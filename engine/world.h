@@ -119,7 +119,8 @@ typedef struct kl_body_def {
  * between waypoints), or on the C1 cubic Hermite curve in time whose knot velocities are the
  * three-point (quadratic) derivative estimates, one-sided at the ends (linear = 0: exact for uniform
  * and uniformly accelerated motion); the orientation turns at constant angular velocity (slerp) from
- * knot to knot. Before the first knot and after the last the anchor rests at the end pose. */
+ * knot to knot. Before the first knot and after the last the anchor rests at the end pose (at the last
+ * knot itself it is still arriving). */
 typedef struct kl_anchor_traj {
   int n;              /* knots >= 2 */
   const double *t;    /* (n) times [s], increasing */

@@ -265,10 +265,14 @@ kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const doubl
       snprintf(msg, (size_t)cap, "3-D verification: sample %d: %s", k, m2);
       break;
     }
-    double z[3], fh[3], fc[3];
+    double z[3], fh[3], fc[3] = {0, 0, 0};
     tool_z(&sc, t, z);
     kl_world_holder(m, d, b, t, fh, NULL, NULL);
-    kl_world_contact_force(m, d, b, fc);
+    for (int c = 0; c < d->ncon; ++c) { /* the contacts' normal forces and friction on the tool */
+      const kl_contact *ct = &d->con[c];
+      const double sg = ct->body[0] == b ? 1.0 : ct->body[1] == b ? -1.0 : 0.0;
+      for (int i = 0; i < 3; ++i) fc[i] += sg * (ct->normal[i] * ct->force + ct->ftan[i]);
+    }
     const double sensor = dot3(fh, z) + dot3(sc.W, z);
     /* (at the start, in static equilibrium, the contact force along the axis is the sensor's reading) */
     const double contact = k == 0 ? (sc.F0 > 0 ? sensor : 0.0) : -dot3(fc, z);

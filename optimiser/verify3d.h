@@ -32,7 +32,7 @@
 typedef struct kl_v3_out {
   double *F;     /* wrist sensor along the commanded tool axis at the sample [N] */
   double *Favg;  /* wrist sensor averaged over the interval ending at the sample (Favg[0] = F[0]) [N] */
-  double *Fc;    /* contact force on the tool along the same axis at the sample [N] */
+  double *Fc;    /* contact force on the tool (normal and friction) along the same axis at the sample [N] */
   double *Fcavg; /* contact force averaged over the interval [N] */
   double *t;     /* time [s] */
   double *dev;   /* tool centre minus its commanded position, along the nominal normal n [m] */
