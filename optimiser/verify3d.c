@@ -9,7 +9,6 @@
 #include "engine/world.h"
 #include "kernels/kl_impact.h"
 
-#define PI 3.14159265358979323846
 
 /* rotation matrix (row-major) of the unit quaternion q (w, x, y, z) */
 static void quat_mat(const double q[4], double M[9])
