@@ -14,7 +14,8 @@ _Static_assert(KELVIN_OBJ_J == KL_OBJ_J && KELVIN_OBJ_RMS == KL_OBJ_RMS && KELVI
                  KELVIN_OBJ_STATUS == KL_OBJ_STATUS && KELVIN_OBJ_N == KL_OBJ_N,
                "KELVIN_OBJ_* mirror KL_OBJ_* (kernels/kl_rollout.h)");
 _Static_assert(KELVIN_SO_F == KL_SO_F && KELVIN_SO_FAVG == KL_SO_FAVG && KELVIN_SO_T == KL_SO_T &&
-                 KELVIN_SO_Z == KL_SO_Z && KELVIN_SO_D == KL_SO_D && KELVIN_SO_C == KL_SO_C && KELVIN_SO_N == KL_SO_N,
+                 KELVIN_SO_Z == KL_SO_Z && KELVIN_SO_D == KL_SO_D && KELVIN_SO_C == KL_SO_C && KELVIN_SO_ZD == KL_SO_ZD &&
+                 KELVIN_SO_N == KL_SO_N,
                "KELVIN_SO_* mirror KL_SO_* (kernels/kl_rollout.h)");
 
 kelvin_status kl_api_fail(char *msg, kelvin_status st, const char *fmt, ...)

@@ -19,9 +19,13 @@ static void help_optimise(void)
 {
   printf(
     "usage: kelvin optimise [config.yaml] [options]\n\n"
-    "Find path offsets and feed speeds of a ball-end grinding pass that hit a target normal-force profile:\n"
-    "Sobol screening of thousands of candidates in one OpenCL batch, NLopt refinement of the best, and\n"
-    "re-verification of the winners by the 3-D CPU engine over the actual workpiece mesh.\n"
+    "Find path offsets and feed speeds of a grinding pass (ball-end or disc) that hit a target normal-force\n"
+    "profile. The device model is 1-D: the tool depth along the normal under the holder, the contact law\n"
+    "against the protrusion of the actual part. Sobol screening of thousands of candidates in one OpenCL\n"
+    "batch, NLopt refinement of the best, then verification of the naive and the best passes in the 3-D\n"
+    "engine: the tool a rigid body on a 6-DoF holder whose anchor follows the waypoints, contact with the\n"
+    "actual mesh (exact for the ball, libccd for the disc) with friction, the force read as a wrist sensor\n"
+    "would; the passes are re-ranked by it and device-vs-3-D disagreement above verify.tolerance is flagged.\n"
     "Without a config it runs the built-in example: an aluminium curved panel (R 0.4 m) with a weld bead\n"
     "across the path, tilted 0.3 deg against its CAD, a 6 mm abrasive ball-end on a 5 kN/m compliant\n"
     "holder, target 5 N (examples/optimise.yaml lists every setting with its default).\n\n"
@@ -44,8 +48,8 @@ static void help_optimise(void)
 static void help_evaluate(void)
 {
   printf("usage: kelvin evaluate [config.yaml] --pass pass.csv [options]\n\n"
-         "Evaluate a pass you already have, without optimising: the device prediction and the CPU-engine\n"
-         "verification of its force profile, next to the naive constant-offset pass.\n"
+         "Evaluate a pass you already have, without optimising: the device's 1-D prediction and the 3-D\n"
+         "engine's verification of its force profile, next to the naive constant-offset pass.\n"
          "pass.csv: columns s,offset,speed (m, m, m/s), header line; values are interpolated linearly onto\n"
          "the problem's path samples (s from 0 to the path length).\n\n"
          "options: --pass FILE (required), --out DIR [kelvin-out/evaluate], --cpu, --device SPEC, --quiet, --help\n"
@@ -316,17 +320,19 @@ static int run(int argc, char **argv, int evaluate)
   }
   const kl_pass *b = &res->pass[res->best];
   if (!a.c.quiet) {
-    printf("kelvin %s: %s, path %.1f mm in %d samples, target %.3g N (%s force scored)\n\n", cmd,
-           a.config ? a.config : "built-in example", 1e3 * pb->length, pb->ns, pb->gp[KL_GP_FREF],
-           pb->set.averaged ? "step-averaged" : "instantaneous");
+    printf("kelvin %s: %s, path %.1f mm in %d samples, target %.3g N (%s force scored), the contact %.3g %% of the "
+           "compliance there\n\n",
+           cmd, a.config ? a.config : "built-in example", 1e3 * pb->length, pb->ns, pb->gp[KL_GP_FREF],
+           pb->set.averaged ? "step-averaged" : "instantaneous", 100 * pb->contact_share);
     kl_report_print(pb, res);
-    printf("\n%ld rollouts; time: screening %.2f s, refinement %.2f s, verification %.2f s, total %.2f s\n",
-           res->evaluations, res->time.screening, res->time.refinement, res->time.verification, res->time.total);
+    printf("\n%ld rollouts; time: screening %.2f s, refinement %.2f s, 3-D verification %.2f s (%.1f %%), total %.2f s\n",
+           res->evaluations, res->time.screening, res->time.refinement, res->time.verification,
+           res->time.total > 0 ? 100.0 * res->time.verification / res->time.total : 0.0, res->time.total);
   }
   kl_cli_note(&a.c, "%s: wrote %s/{trajectory.csv, waypoints.csv, report.json, %s.png}", cmd, a.c.out, cmd);
   for (int i = 0; i < res->npass; ++i)
     if (res->pass[i].verified && res->pass[i].disagree)
-      kl_cli_note(&a.c, "%s: warning: device prediction and CPU verification of '%s' differ by %.2f %% RMS (> %.2f %%)",
+      kl_cli_note(&a.c, "%s: warning: device prediction and 3-D verification of '%s' differ by %.2f %% RMS (> %.2f %%)",
                   cmd, res->pass[i].label, 100 * res->pass[i].agree_rms, 100 * pb->set.agree_tol);
   /* a target the bounds cannot reach: say what limits it */
   const double err = b->verified ? b->vobj[KL_OBJ_RMS] : b->obj[KL_OBJ_RMS];

@@ -14,7 +14,7 @@ typedef struct command {
 
 static const command commands[] = {
   {"optimise", kl_cmd_optimise, "grinding pass: offsets and feed speeds that hit a target force (the main job)"},
-  {"evaluate", kl_cmd_evaluate, "a grinding pass you already have: device prediction and CPU verification"},
+  {"evaluate", kl_cmd_evaluate, "a grinding pass you already have: device prediction and 3-D verification"},
   {"bounce", kl_cmd_bounce, "the paper's bouncing-ball study (section 4.1): data, summary, figure"},
   {"simulate", kl_cmd_simulate, "the variable-time-step 3-D engine on a YAML scene: states, contacts, figure"},
   {"sweep", kl_cmd_sweep, "impact scenarios in one OpenCL/OpenMP batch: metrics CSV, summary, figure"},

@@ -39,8 +39,9 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
     free(v);
     return -1;
   }
-  fprintf(f.f, "# kelvin: the %s pass; forces: step-averaged over the interval ending at the sample (what a force "
-               "sensor reports) and instantaneous\n",
+  fprintf(f.f, "# kelvin: the %s pass; forces: step-averaged over the interval ending at the sample and at the "
+               "sample; predicted: the device's 1-D contact force; verified: the 3-D engine's wrist sensor (holder force "
+               "+ weight along the tool axis)\n",
           b->label);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,offset_m,speed_m_s,time_s,target_N,predicted_N,verified_N,"
                "predicted_inst_N,verified_inst_N,contact\n");
@@ -54,56 +55,29 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
       fprintf(f.f, ",%.9g,,%d\n", b->so[KL_SO_F * ns + k], (int)b->so[KL_SO_C * ns + k]);
   }
   const int rc = kl_out_commit(&f);
-  /* robot waypoints: the tool pose per sample; TCP at the commanded depth o below the nominal contact,
-   * tool z axis into the surface (-n), x axis along the path; quaternion w, x, y, z */
-  if (rc == 0 && kl_out_open(&f, dir, "waypoints.csv") == 0) {
-    fprintf(f.f, "# tool pose per sample: TCP = p - offset n, tool z = -n, tool x = tangent; time from the start\n");
+  /* robot waypoints: the tool pose and time per sample (kl_problem_waypoints: what the 3-D verification
+   * follows) */
+  double *wt = malloc((size_t)ns * sizeof *wt), *wp = malloc((size_t)ns * 3 * sizeof *wp), *wq = malloc((size_t)ns * 4 * sizeof *wq);
+  if (rc == 0 && wt && wp && wq && kl_out_open(&f, dir, "waypoints.csv") == 0) {
+    kl_problem_waypoints(pb, o, v, wt, wp, wq);
+    fprintf(f.f, "# tool pose per sample: TCP on the tool axis (tool centre p + (R - offset) n, plus R along the tool z), "
+                 "tool z into the part (-n turned by tool.lead_deg about y), tool x along the path; time from the start\n");
     fprintf(f.f, "time_s,x_m,y_m,z_m,qw,qx,qy,qz,speed_m_s\n");
-    for (int k = 0; k < ns; ++k) {
-      const double *p = &pb->p[3 * k], *n = &pb->nrm[3 * k], *t = &pb->tan[3 * k];
-      double X[3] = {t[0], t[1], t[2]}, Z[3] = {-n[0], -n[1], -n[2]};
-      const double d = X[0] * Z[0] + X[1] * Z[1] + X[2] * Z[2]; /* make x exactly orthogonal to z */
-      for (int i = 0; i < 3; ++i) X[i] -= d * Z[i];
-      const double nx = sqrt(X[0] * X[0] + X[1] * X[1] + X[2] * X[2]);
-      for (int i = 0; i < 3; ++i) X[i] /= nx;
-      const double Y[3] = {Z[1] * X[2] - Z[2] * X[1], Z[2] * X[0] - Z[0] * X[2], Z[0] * X[1] - Z[1] * X[0]};
-      /* rotation matrix columns X, Y, Z -> quaternion (Shepperd) */
-      const double m00 = X[0], m11 = Y[1], m22 = Z[2], tr = m00 + m11 + m22;
-      double qw, qx, qy, qz;
-      if (tr > 0) {
-        const double S = sqrt(tr + 1.0) * 2;
-        qw = 0.25 * S;
-        qx = (Y[2] - Z[1]) / S;
-        qy = (Z[0] - X[2]) / S;
-        qz = (X[1] - Y[0]) / S;
-      } else if (m00 > m11 && m00 > m22) {
-        const double S = sqrt(1.0 + m00 - m11 - m22) * 2;
-        qw = (Y[2] - Z[1]) / S;
-        qx = 0.25 * S;
-        qy = (Y[0] + X[1]) / S;
-        qz = (Z[0] + X[2]) / S;
-      } else if (m11 > m22) {
-        const double S = sqrt(1.0 + m11 - m00 - m22) * 2;
-        qw = (Z[0] - X[2]) / S;
-        qx = (Y[0] + X[1]) / S;
-        qy = 0.25 * S;
-        qz = (Z[1] + Y[2]) / S;
-      } else {
-        const double S = sqrt(1.0 + m22 - m00 - m11) * 2;
-        qw = (X[1] - Y[0]) / S;
-        qx = (Z[0] + X[2]) / S;
-        qy = (Z[1] + Y[2]) / S;
-        qz = 0.25 * S;
-      }
-      fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", b->so[KL_SO_T * ns + k], p[0] - o[k] * n[0],
-              p[1] - o[k] * n[1], p[2] - o[k] * n[2], qw, qx, qy, qz, v[k]);
-    }
+    for (int k = 0; k < ns; ++k)
+      fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", wt[k], wp[3 * k], wp[3 * k + 1], wp[3 * k + 2],
+              wq[4 * k], wq[4 * k + 1], wq[4 * k + 2], wq[4 * k + 3], v[k]);
     free(o);
     free(v);
+    free(wt);
+    free(wp);
+    free(wq);
     return kl_out_commit(&f);
   }
   free(o);
   free(v);
+  free(wt);
+  free(wp);
+  free(wq);
   return -1;
 }
 
@@ -136,11 +110,12 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
           "\"holder_stiffness_N_m\": %g, \"holder_damping_N_s_m\": %g, \"effective_mass_kg\": %g, \"contact_model\": "
           "\"%s\", \"damping_law\": \"%s\", \"contact_stiffness\": %.6g, \"chi_s_m\": %.6g, \"kv_damping_N_s_m\": %.6g, "
           "\"target_mean_N\": %.6g, \"scored_force\": \"%s\", \"naive_offset_m\": %.6g, \"offset_bounds_m\": [%g, %g], "
-          "\"speed_bounds_m_s\": [%g, %g], \"protrusion_range_m\": [%.6g, %.6g]},\n",
+          "\"speed_bounds_m_s\": [%g, %g], \"protrusion_range_m\": [%.6g, %.6g], \"contact_share\": %.6g, \"tool\": \"%s\", "
+          "\"friction\": %g},\n",
           surf_names[s->surface], pb->length, pb->ns, s->tool_R, s->holder_K, s->holder_D, s->tool_mass,
           model_names[s->model == KL_MODEL_KV ? 0 : 1], law_names[s->law], pb->Kc, pb->chi, pb->Dc, pb->gp[KL_GP_FREF],
           s->averaged ? "averaged" : "instantaneous", pb->naive_o, s->o_min, s->o_max, s->v_min, s->v_max, hmin,
-          hmax);
+          hmax, pb->contact_share, s->tool_shape == KL_TOOL_DISC ? "disc" : "ball", s->friction);
   fprintf(f.f, "  \"robot\": {\"model\": \"%s\", \"effective_mass_range_kg\": [%.6g, %.6g], \"speed_bound_m_s\": %.6g},\n",
           s->robot[0] ? s->robot : "none (constant tool.mass)", mmin, mmax, pb->robot_vmax);
   fprintf(f.f, "  \"pipeline\": {\"screening_candidates\": %d, \"screening_best\": %.9g, \"algorithm\": \"%s\", "
@@ -157,8 +132,9 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
     if (p->verified) {
       fprintf(f.f, ", ");
       json_terms(f.f, "verified", p->vobj);
-      fprintf(f.f, ", \"agreement\": {\"rms\": %.6g, \"max\": %.6g, \"flagged\": %s}, \"engine_substeps\": %ld",
-              p->agree_rms, p->agree_max, p->disagree ? "true" : "false", p->vsub);
+      fprintf(f.f, ", \"agreement\": {\"rms\": %.6g, \"max\": %.6g, \"flagged\": %s, \"inertia_rms\": %.6g}, "
+                   "\"engine_substeps\": %ld",
+              p->agree_rms, p->agree_max, p->disagree ? "true" : "false", p->inertia_rms, p->vsub);
     }
     fprintf(f.f, "}%s\n", i + 1 < res->npass ? "," : "");
   }
@@ -213,7 +189,7 @@ static int figure(const kl_problem *pb, const kl_opt_result *res, const char *di
            "plot 'figure_data.csv' using 1:2 with lines lw 2 dt 2 lc rgb 'black' title 'target', "
            "'' using 1:3 with lines lw 1.5 lc rgb '#d95f02' title 'naive pass (%s)', "
            "'' using 1:4 with lines lw 1.5 lc rgb '#7570b3' title '%s (device prediction)', "
-           "'' using 1:5 with lines lw 2 lc rgb '#1b9e77' title '%s (CPU engine verification)'\n"
+           "'' using 1:5 with lines lw 2 lc rgb '#1b9e77' title '%s (3-D engine, wrist sensor)'\n"
            "set ylabel 'offset [mm]'\nset y2label 'feed speed [mm/s]'\nset y2tics\nset ytics nomirror\n"
            "plot '' using 1:6 axes x1y1 with lines dt 2 lc rgb '#d95f02' title 'naive offset', "
            "'' using 1:7 axes x1y1 with lines lw 2 lc rgb '#1b9e77' title 'offset', "
@@ -221,8 +197,8 @@ static int figure(const kl_problem *pb, const kl_opt_result *res, const char *di
            "'' using 1:9 axes x1y2 with lines lw 2 lc rgb '#e7298a' title 'speed'\n"
            "unset multiplot\n",
            what, what, what, pb->set.averaged ? "step-averaged" : "instantaneous",
-           pb->set.averaged ? "as a force sensor reports it" : "at the samples",
-           nv && nv->verified ? "CPU engine verification" : "device prediction", b->label, b->label);
+           pb->set.averaged ? "averaged over each sample interval" : "at the samples",
+           nv && nv->verified ? "3-D engine, wrist sensor" : "device prediction", b->label, b->label);
   return kl_cli_gnuplot(NULL, dir, strcmp(what, "optimise") == 0 ? "optimise.png" : "evaluate.png", script) < 0 ? -1 : 0;
 }
 
@@ -240,7 +216,7 @@ int kl_report_write(const kl_problem *pb, const kl_opt_result *res, const char *
 
 void kl_report_print(const kl_problem *pb, const kl_opt_result *res)
 {
-  printf("| pass | rollouts | predicted RMS error | verified RMS error | device vs CPU (RMS) | contact loss | pass time s |\n");
+  printf("| pass | rollouts | predicted RMS error | 3-D verified RMS error | device vs 3-D (RMS) | contact loss | pass time s |\n");
   printf("|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < res->npass; ++i) {
     const kl_pass *p = &res->pass[i];

@@ -2,7 +2,12 @@
  * <ccd/ccd.h>. Exact formulas where trivial: sphere-plane, sphere-sphere, sphere-triangle, vertex-plane,
  * vertex-triangle; libccd's MPR (Minkowski portal refinement) for convex-convex and convex-triangle
  * pairs that the exact tests do not cover. Shapes with several support points (box, hull, cylinder,
- * capsule) give several contacts against planes and meshes (a box resting flat has four). */
+ * capsule) give several contacts against planes and meshes (a box resting flat has four). A disc (a
+ * wheel) gives one contact per distinct minimum of its distance to a plane or a mesh: against a plane
+ * its exact support point; against a mesh the BVH finds the triangles that reach into its cylinder, the
+ * exact distance of each triangle's part within the disc's width to its axis ranks them and groups them
+ * by normal (within 10 degrees, as for spheres), and libccd's MPR of the disc against the best few of
+ * each group gives the contact (depth, normal, point) of the deepest. */
 #include <ccd/ccd.h>
 #include <float.h>
 #include <math.h>
@@ -42,6 +47,7 @@ typedef struct ccd_obj {
   const double *hull; /* local vertices */
   int nhull;
   double tri[9];    /* triangle corners (world) */
+  const double *ctr; /* the interior point MPR starts from, if not the default (origin, centroid) */
 } ccd_obj;
 
 /* support of the unpadded shape in world direction dir */
@@ -77,7 +83,8 @@ static void support_raw(const ccd_obj *o, const double dir[3], double out[3])
     p[2] += l[2] >= 0 ? o->size[1] : -o->size[1];
     break;
   }
-  case KL_SHAPE_CYLINDER: {
+  case KL_SHAPE_CYLINDER:
+  case KL_SHAPE_DISC: {
     const double rr = sqrt(l[0] * l[0] + l[1] * l[1]);
     if (rr > 0) {
       p[0] = o->size[0] * l[0] / rr;
@@ -121,6 +128,10 @@ static void ccd_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *vec)
 static void ccd_center(const void *obj, ccd_vec3_t *c)
 {
   const ccd_obj *o = obj;
+  if (o->ctr) {
+    for (int k = 0; k < 3; ++k) c->v[k] = o->ctr[k];
+    return;
+  }
   if (o->type < 0) {
     for (int k = 0; k < 3; ++k) c->v[k] = (o->tri[k] + o->tri[3 + k] + o->tri[6 + k]) / 3.0;
     return;
@@ -265,6 +276,34 @@ static double pair_plane(const kl_world_model *m, kl_scratch *S, int a, int b, d
   const double n[3] = {np[2], np[5], np[8]};
   const double *pb = S->sx + 3 * b;
   const double pads = m->shape_pad[a] + m->shape_pad[b];
+  if (m->shape_type[a] == KL_SHAPE_DISC) {
+    /* one contact, depth at the support point (padding included), at the pressure centre of the line
+     * of rim points facing the plane: their depth D0 - k z is linear in the axial position z */
+    double mn[3] = {-n[0], -n[1], -n[2]}, sp[3], rel[3], pos[3];
+    kl_shape_support(m, S, a, mn, sp);
+    v3_sub(rel, sp, pb);
+    const double depth = m->shape_pad[b] - v3_dot(n, rel);
+    if (depth >= -margin) {
+      const double *Ra = S->sR + 9 * a, *c = S->sx + 3 * a;
+      const double ax[3] = {Ra[2], Ra[5], Ra[8]}, hw = m->shape_size[3 * a + 1];
+      const double k = v3_dot(n, ax), zs = v3_dot(sp, ax) - v3_dot(c, ax); /* the support's axial place */
+      const double D0 = depth + k * zs;                                       /* depth at z = 0 */
+      double lo = -hw, hi = hw;
+      if (k > 0) hi = fmin(hi, D0 / k); /* the part of the width that penetrates */
+      if (k < 0) lo = fmax(lo, D0 / k);
+      double zc = zs;
+      if (depth > 0 && hi > lo) { /* centroid of D0 - k z over [lo, hi] */
+        const double w0 = D0 * (hi - lo) - 0.5 * k * (hi * hi - lo * lo);
+        const double w1 = 0.5 * D0 * (hi * hi - lo * lo) - k * (hi * hi * hi - lo * lo * lo) / 3.0;
+        if (w0 > 0) zc = w1 / w0;
+      }
+      v3_copy(pos, sp);
+      v3_addscl(pos, ax, zc - zs);
+      v3_addscl(pos, n, 0.5 * depth);
+      add_feature(S, a, b, m, 0, pos, n, depth);
+    }
+    return -depth;
+  }
   double pts[3 * KL_MAXPTS], rad[KL_MAXPTS];
   const int np_ = feature_points(m, S, a, pts, rad, KL_MAXPTS);
   double gap = DBL_MAX;
@@ -371,6 +410,216 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
   }
 }
 
+#define KL_DISC_CLUSTERS 8
+#define KL_DISC_BEST 3 /* candidates of a cluster handed to MPR */
+
+/* A triangle's reach into the disc: the part of the triangle within the disc's width (clipped to the
+ * slab |axial| <= hw), its distance to the axis (exact, in the plane across the axis), the rim's depth
+ * r + pads - dist, the normal from the triangle's closest point towards the axis, and MPR's interior
+ * points (the axis point across from it, in the disc; the closest point, on the triangle) so its ray
+ * runs along that normal. Returns 0 if the triangle misses the slab. */
+typedef struct disc_cand {
+  int tri;
+  double depth, n[3], ca[3], cb[3];
+  double zlo, zhi; /* the clipped part's extent along the axis */
+} disc_cand;
+
+/* distance of the origin of the plane to the segment (a, b) */
+static double seg_origin2d(const double a[2], const double b[2])
+{
+  const double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
+  double t = l2 > 0 ? -(a[0] * ex + a[1] * ey) / l2 : 0.0;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  const double x = a[0] + t * ex, y = a[1] + t * ey;
+  return sqrt(x * x + y * y);
+}
+
+static int disc_cand_of(const double c[3], const double ax[3], const double e1[3], const double e2[3], double r,
+                        double hw, double pads, double reach, const double ta[3], const double tb[3],
+                        const double tc[3], const double tn[3], disc_cand *cd)
+{
+  const double *V[3] = {ta, tb, tc};
+  double P[8][3]; /* (u, w, z): across the axis and along it */
+  int np = 3;
+  for (int j = 0; j < 3; ++j) {
+    double rel[3];
+    v3_sub(rel, V[j], c);
+    P[j][0] = v3_dot(rel, e1), P[j][1] = v3_dot(rel, e2), P[j][2] = v3_dot(rel, ax);
+  }
+  /* quick rejections: the whole triangle beyond one face, or farther from the axis than the reach
+   * (clipping only moves it away) */
+  if ((P[0][2] > hw && P[1][2] > hw && P[2][2] > hw) || (P[0][2] < -hw && P[1][2] < -hw && P[2][2] < -hw)) return 0;
+  {
+    const double s0 = P[0][0] * P[1][1] - P[0][1] * P[1][0], s1 = P[1][0] * P[2][1] - P[1][1] * P[2][0],
+                 s2 = P[2][0] * P[0][1] - P[2][1] * P[0][0];
+    const int in = (s0 > 0 && s1 > 0 && s2 > 0) || (s0 < 0 && s1 < 0 && s2 < 0);
+    if (!in) {
+      double d = seg_origin2d(P[0], P[1]), d1 = seg_origin2d(P[1], P[2]), d2 = seg_origin2d(P[2], P[0]);
+      d = d1 < d ? d1 : d;
+      d = d2 < d ? d2 : d;
+      if (d > reach) return 0;
+    }
+  }
+  for (int side = 0; side < 2 && np > 0; ++side) { /* keep sg z <= hw */
+    const double sg = side ? -1.0 : 1.0;
+    double Q[8][3];
+    int nq = 0;
+    for (int j = 0; j < np; ++j) {
+      const double *A = P[j], *B = P[(j + 1) % np];
+      const double fa = sg * A[2] - hw, fb = sg * B[2] - hw;
+      if (fa <= 0) memcpy(Q[nq++], A, sizeof Q[0]);
+      if ((fa < 0 && fb > 0) || (fa > 0 && fb < 0)) {
+        const double w = fa / (fa - fb);
+        for (int i = 0; i < 3; ++i) Q[nq][i] = A[i] + w * (B[i] - A[i]);
+        ++nq;
+      }
+    }
+    np = nq;
+    memcpy(P, Q, (size_t)nq * sizeof P[0]);
+  }
+  if (np == 0) return 0;
+  cd->zlo = INFINITY, cd->zhi = -INFINITY;
+  for (int j = 0; j < np; ++j) {
+    if (P[j][2] < cd->zlo) cd->zlo = P[j][2];
+    if (P[j][2] > cd->zhi) cd->zhi = P[j][2];
+  }
+  double dmin = INFINITY, bu = 0, bw = 0, bz = 0;
+  int pos = 0, neg = 0;
+  for (int j = 0; j < np; ++j) {
+    const double *A = P[j], *B = P[(j + 1) % np];
+    const double cr = A[0] * B[1] - A[1] * B[0];
+    pos += cr > 0;
+    neg += cr < 0;
+    const double ex = B[0] - A[0], ey = B[1] - A[1], l2 = ex * ex + ey * ey;
+    double w = l2 > 0 ? -(A[0] * ex + A[1] * ey) / l2 : 0.0;
+    w = w < 0 ? 0 : w > 1 ? 1 : w;
+    const double x = A[0] + w * ex, y = A[1] + w * ey, dd = sqrt(x * x + y * y);
+    if (dd < dmin) dmin = dd, bu = x, bw = y, bz = A[2] + w * (B[2] - A[2]);
+  }
+  cd->depth = r + pads - dmin;
+  v3_copy(cd->ca, c);
+  v3_addscl(cd->ca, ax, fmin(0.999 * hw, fmax(-0.999 * hw, bz)));
+  v3_copy(cd->cb, cd->ca);
+  v3_addscl(cd->cb, e1, bu);
+  v3_addscl(cd->cb, e2, bw);
+  if (np >= 3 && ((pos > 0 && neg == 0) || (neg > 0 && pos == 0))) { /* the axis passes through the triangle */
+    cd->depth = r + pads;
+    v3_copy(cd->n, tn);
+    return 1;
+  }
+  cd->n[0] = -(bu * e1[0] + bw * e2[0]) / dmin;
+  cd->n[1] = -(bu * e1[1] + bw * e2[1]) / dmin;
+  cd->n[2] = -(bu * e1[2] + bw * e2[2]) / dmin;
+  return 1;
+}
+
+/* disc a against the mesh triangles S->tri[0..nt): one feature per cluster of normals. The triangles'
+ * reaches into the rim rank them and group them by normal (within 10 degrees, as for spheres); libccd's
+ * MPR of the disc against the best few of a group, its ray along their normals, gives the contact
+ * (depth, normal, point) of the deepest (an MPR answer deeper than the triangle's exact reach, or
+ * against its normal, is not taken: then the reach stands). */
+static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, int nt, double margin)
+{
+  const kl_mesh *mesh = m->shape_mesh[b];
+  const double *c = S->sx + 3 * a, *R = S->sR + 9 * a;
+  const double ax[3] = {R[2], R[5], R[8]}, e1[3] = {R[0], R[3], R[6]}, e2[3] = {R[1], R[4], R[7]}; /* local z, x, y */
+  const double r = m->shape_size[3 * a], hw = m->shape_size[3 * a + 1];
+  const double pads = m->shape_pad[a] + m->shape_pad[b];
+  const double cos10 = 0.98480775301220806, cz = v3_dot(c, ax);
+  double cn[KL_DISC_CLUSTERS][3], sw[KL_DISC_CLUSTERS], swz[KL_DISC_CLUSTERS];
+  disc_cand best[KL_DISC_CLUSTERS][KL_DISC_BEST];
+  int nbest[KL_DISC_CLUSTERS];
+  int nc = 0;
+  for (int i = 0; i < nt; ++i) {
+    disc_cand cd;
+    double ta[3], tb[3], tc[3], tn[3];
+    kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
+    cd.tri = S->tri[i];
+    if (!disc_cand_of(c, ax, e1, e2, r, hw, pads, r + pads + margin, ta, tb, tc, tn, &cd) || cd.depth < -margin) continue;
+    int k = 0;
+    while (k < nc && !(v3_dot(cn[k], cd.n) > cos10)) ++k;
+    if (k == nc) {
+      if (nc == KL_DISC_CLUSTERS) {
+        S->feat_overflow++;
+        continue;
+      }
+      ++nc;
+      nbest[k] = 0;
+      sw[k] = swz[k] = 0;
+      v3_copy(cn[k], cd.n);
+    }
+    if (cd.depth > 0) { /* the pressure centre's sums: depth times the axial extent of the part within */
+      const double w = cd.depth * (cd.zhi - cd.zlo);
+      sw[k] += w;
+      swz[k] += w * 0.5 * (cd.zlo + cd.zhi);
+    }
+    int j = nbest[k] < KL_DISC_BEST ? nbest[k]++ : KL_DISC_BEST; /* the deepest few, deepest first */
+    while (j > 0 && best[k][j - 1].depth < cd.depth) {
+      if (j < KL_DISC_BEST) best[k][j] = best[k][j - 1];
+      --j;
+    }
+    if (j < KL_DISC_BEST) best[k][j] = cd;
+  }
+  ccd_obj oa = make_obj(m, S, a), ot;
+  memset(&ot, 0, sizeof ot);
+  ot.type = -1;
+  ot.pad = m->shape_pad[b];
+  double fd[KL_DISC_CLUSTERS], fn[KL_DISC_CLUSTERS][3], fp[KL_DISC_CLUSTERS][3];
+  for (int k = 0; k < nc; ++k) {
+    const disc_cand *top = &best[k][0];
+    fd[k] = top->depth; /* the reach, unless MPR gives the contact */
+    v3_copy(fn[k], top->n);
+    v3_copy(fp[k], top->cb);
+    v3_addscl(fp[k], top->n, m->shape_pad[b] - 0.5 * top->depth);
+    if (top->depth <= 0) continue; /* not penetrating: the gap, exact across the axis */
+    double bd = -INFINITY;
+    for (int j = 0; j < nbest[k]; ++j) {
+      const disc_cand *cd = &best[k][j];
+      if (!(cd->depth > 0)) continue;
+      double ta[3], tb[3], tc[3], tn[3], depth, n[3], pos[3];
+      kl_mesh_triangle(mesh, cd->tri, ta, tb, tc, tn);
+      memcpy(ot.tri, ta, sizeof ta);
+      memcpy(ot.tri + 3, tb, sizeof tb);
+      memcpy(ot.tri + 6, tc, sizeof tc);
+      oa.ctr = cd->ca;
+      ot.ctr = cd->cb;
+      if (!mpr(&oa, &ot, &depth, n, pos)) continue;
+      if (depth > cd->depth + 1e-9 || !(v3_dot(n, cd->n) > 0) || !(depth > bd)) continue;
+      bd = depth;
+      fd[k] = depth;
+      v3_copy(fn[k], n);
+      v3_copy(fp[k], pos);
+    }
+    oa.ctr = NULL;
+  }
+  /* clusters whose contacts came out alike (normals within 10 degrees) are one: the deepest stands */
+  int owner[KL_DISC_CLUSTERS];
+  for (int k = 0; k < nc; ++k) {
+    owner[k] = k;
+    for (int j = 0; j < k; ++j)
+      if (owner[j] == j && v3_dot(fn[j], fn[k]) > cos10) {
+        if (fd[k] > fd[j]) {
+          fd[j] = fd[k];
+          v3_copy(fn[j], fn[k]);
+          v3_copy(fp[j], fp[k]);
+        }
+        sw[j] += sw[k];
+        swz[j] += swz[k];
+        owner[k] = j;
+        break;
+      }
+  }
+  for (int k = 0; k < nc; ++k) {
+    if (owner[k] != k) continue;
+    /* a line contact of the rim acts at its pressure centre (a single point at the deepest end would
+     * rock the disc from end to end): the point moves along the axis to the mean axial place of the
+     * penetrating triangles' parts within the width, weighted by their depth and axial extent */
+    if (fd[k] > 0 && sw[k] > 0 && fabs(v3_dot(fn[k], ax)) < 0.5)
+      v3_addscl(fp[k], ax, swz[k] / sw[k] - (v3_dot(fp[k], ax) - cz));
+    add_feature(S, a, b, m, 0, fp[k], fn[k], fd[k]);
+  }
+}
+
 /* convex shape a against mesh b */
 static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, double margin)
 {
@@ -378,7 +627,7 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
   const double *c = S->sx + 3 * a;
   const double reach = m->shape_rbound[a] + m->shape_pad[b] + margin;
   const double lo[3] = {c[0] - reach, c[1] - reach, c[2] - reach}, hi[3] = {c[0] + reach, c[1] + reach, c[2] + reach};
-  int nt = m->shape_type[a] == KL_SHAPE_SPHERE ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
+  int nt = (m->shape_type[a] == KL_SHAPE_SPHERE || m->shape_type[a] == KL_SHAPE_DISC) ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
   if (nt > KL_TRI_CAP) {
     S->tri_overflow += nt - KL_TRI_CAP;
     nt = KL_TRI_CAP;
@@ -386,8 +635,20 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
   /* conservative gap: bounding sphere against the mesh (exact for a sphere) */
   double gap = DBL_MAX, dist, q[3], nq[3];
   if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) gap = dist - m->shape_rbound[a] - m->shape_pad[b];
-  if (nt == 0) return gap;
   const int type = m->shape_type[a];
+  if (type == KL_SHAPE_DISC) {
+    const double *R = S->sR + 9 * a;
+    const double ax[3] = {R[2], R[5], R[8]};
+    const double ex = m->shape_pad[a] + m->shape_pad[b] + margin;
+    nt = kl_mesh_query_cylinder(mesh, c, ax, m->shape_size[3 * a] + ex, m->shape_size[3 * a + 1] + ex, S->tri, KL_TRI_CAP);
+    if (nt > KL_TRI_CAP) {
+      S->tri_overflow += nt - KL_TRI_CAP;
+      nt = KL_TRI_CAP;
+    }
+    disc_vs_tris(m, S, a, b, nt, margin);
+    return gap;
+  }
+  if (nt == 0) return gap;
   if (type == KL_SHAPE_SPHERE) {
     /* only the triangles within reach of the centre (a small disc under a resting sphere, however
      * fine the mesh), not every triangle of the bounding box */

@@ -1,4 +1,7 @@
-/* engine/grind.h: the grinding verification scene (docs/design.md section 5, step 3 of the pipeline).
+/* engine/grind.h: a CPU twin of the 1-D grinding model over the mesh (docs/design.md section 5): the
+ * same one degree of freedom, holder and contact law as the device rollout, with the closest-point depth
+ * taken from the mesh as it goes. It is not the pipeline's verification (that is the 3-D engine,
+ * optimiser/verify3d.h); benchmarks/grind_cost times it.
  * A ball-end tool (a rigid sphere of radius R) on a compliant holder follows a path over the *actual*
  * workpiece mesh. The tool centre is c = p(s) + (R - z) n(s): p, n the nominal contact point and unit
  * outward normal at arc length s, z the tool depth along -n relative to touching the nominal surface.

@@ -38,19 +38,17 @@ static void frames(const kl_world_model *m, const kl_world_data *d, kl_scratch *
   }
 }
 
-/* external force on body b at time t: gravity and the holder's spring-damper; and its rate from the
- * moving anchor (df/dt at fixed body state) */
+/* external force on body b at time t: gravity and the holder's spring-damper (world.c); and its rate
+ * (df/dt along the anchor's motion and the body's velocity) */
 static void ext_force(const kl_world_model *m, const kl_world_data *d, int b, double t, double f[3], double fdot[3])
 {
   v3_scl(f, m->gravity, m->body_mass[b]);
   v3_zero(fdot);
   if (!m->body_holder[b]) return;
-  for (int a = 0; a < 3; ++a) {
-    const double K = m->body_holder_K[3 * b + a], D = m->body_holder_D[3 * b + a];
-    const double anc = m->body_anchor[3 * b + a] + m->body_anchor_vel[3 * b + a] * t;
-    f[a] += K * (anc - d->xpos[3 * b + a]) + D * (m->body_anchor_vel[3 * b + a] - d->vel[3 * b + a]);
-    fdot[a] += K * m->body_anchor_vel[3 * b + a];
-  }
+  double fh[3], fhd[3];
+  kl_world_holder(m, d, b, t, fh, fhd, NULL);
+  v3_add(f, f, fh);
+  v3_add(fdot, fdot, fhd);
 }
 
 /* velocity of the body point p */
@@ -117,13 +115,14 @@ static void rel_response(const kl_world_model *m, const kl_world_data *d, const 
 //------------------------------------------------------------------------------------------------------
 // contact parameters and force law
 
-/* blended (or explicit) parameters of the body pair (docs/design.md 2.4) */
-static void pair_params(const kl_world_model *m, int a, int b, double *K, double *cr, double *D, double *mu)
+/* blended (or explicit) parameters of the body pair (docs/design.md 2.4); chi 0: from the impact speed */
+static void pair_params(const kl_world_model *m, int a, int b, double *K, double *cr, double *D, double *mu, double *chi)
 {
+  *chi = 0.0;
   for (int p = 0; p < m->npair; ++p) {
     const int x = m->pair_body[2 * p], y = m->pair_body[2 * p + 1];
     if ((x == a && y == b) || (x == b && y == a)) {
-      *K = m->pair_K[p], *cr = m->pair_cr[p], *D = m->pair_D[p], *mu = m->pair_mu[p];
+      *K = m->pair_K[p], *cr = m->pair_cr[p], *D = m->pair_D[p], *mu = m->pair_mu[p], *chi = m->pair_chi[p];
       return;
     }
   }
@@ -281,8 +280,8 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
     if (S->fused[f]) continue;
     const kl_feature *g = &S->feat[f];
     const double rate = approach_rate(m, d, g->body[0], g->body[1], g->pos, g->normal);
-    double K, cr, D, mu;
-    pair_params(m, g->body[0], g->body[1], &K, &cr, &D, &mu);
+    double K, cr, D, mu, chi;
+    pair_params(m, g->body[0], g->body[1], &K, &cr, &D, &mu, &chi);
     /* force rule: a point left inside after a no-tension separation resumes once it stops moving out */
     const int on = (g->depth >= -eps && rate > 0) || (m->rule == KL_SEP_FORCE && g->depth > 0 && rate >= 0);
     int dup = 0; /* an ended contact does not restart in the same sub-step */
@@ -313,7 +312,7 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
     c->dstart = fmin(g->depth, 0.0);
     /* Hunt-Crossley: chi from the impact speed (floored at the friction regularisation speed so a
      * contact that starts at rest gets a finite factor) */
-    c->chi = m->model == KL_MODEL_HC ? kl_hc_chi(m->law, cr, fmax(rate, m->vreg)) : 0.0;
+    c->chi = m->model != KL_MODEL_HC ? 0.0 : chi > 0 ? chi : kl_hc_chi(m->law, cr, fmax(rate, m->vreg));
     S->fused[f] = 1;
     d->nonset++;
   }
@@ -425,6 +424,20 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
       c->force = law_force(m, c, x1, v1);
     }
   }
+  /* on a recorded step, the impulse accumulators: the contacts' on each body (world); the holders' are
+   * added with the bodies' motion below */
+  if (record)
+    for (int i = 0; i < d->ncon; ++i) {
+      const kl_contact *c = &d->con[i];
+      for (int k = 0; k < 2; ++k) {
+        const int b = c->body[k];
+        if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
+        double *ci = d->con_imp + 3 * b;
+        const double sg = k == 0 ? h : -h;
+        v3_addscl(ci, c->normal, sg * c->favg);
+        v3_addscl(ci, c->ftan, sg);
+      }
+    }
   /* bodies: exact ballistic translation + contact terms; semi-implicit Euler rotation (paper eq. 14) */
   for (int b = 0; b < nb; ++b) {
     double *x = d->xpos + 3 * b, *v = d->vel + 3 * b, *w = d->angvel + 3 * b, *q = d->xquat + 4 * b;
@@ -440,11 +453,31 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
     const double im = 1.0 / m->body_mass[b];
     double f[3], fd[3];
     ext_force(m, d, b, t0, f, fd);
-    double xn[3], vn[3];
+    double xn[3], vn[3], snap[3] = {0, 0, 0};
+    if (m->body_holder[b] && h > 0) {
+      /* the holder's force to second order: its second derivative from the body's acceleration over
+       * the step (external force and the contacts' mean force) and jerk */
+      double ab[3], jb[3];
+      for (int a = 0; a < 3; ++a) {
+        ab[a] = (f[a] + A[a] / h) * im;
+        jb[a] = fd[a] * im;
+      }
+      kl_world_holder_snap(m, b, t0, ab, jb, snap);
+      if (record) { /* the holder's impulse over the step, anchor-frame components */
+        double aq[4], Ra[9], imp[3], loc[3];
+        kl_world_anchor(m, b, t0, NULL, NULL, NULL, aq, NULL);
+        q_to_m3(Ra, aq);
+        for (int a = 0; a < 3; ++a)
+          imp[a] = (f[a] - m->gravity[a] * m->body_mass[b]) * h + 0.5 * fd[a] * h * h + snap[a] * h * h * h / 6.0;
+        m3_mulvT(loc, Ra, imp);
+        v3_add(d->hold_imp + 3 * b, d->hold_imp + 3 * b, loc);
+      }
+    }
     for (int a = 0; a < 3; ++a) {
-      const double acc = f[a] * im, jerk = fd[a] * im;
-      xn[a] = x[a] + v[a] * h + 0.5 * acc * h * h + jerk * h * h * h / 6.0 + A[6 + a] * im;
-      vn[a] = v[a] + acc * h + 0.5 * jerk * h * h + A[a] * im;
+      const double acc = f[a] * im, jerk = fd[a] * im, sn = snap[a] * im;
+      const double h2 = h * h, h3 = h2 * h;
+      xn[a] = x[a] + v[a] * h + 0.5 * acc * h2 + jerk * h3 / 6.0 + sn * h3 * h / 24.0 + A[6 + a] * im;
+      vn[a] = v[a] + acc * h + 0.5 * jerk * h2 + sn * h3 / 6.0 + A[a] * im;
     }
     /* rotation: the world angular momentum L = I_w w takes the contact angular impulses (it is
      * conserved in free flight, so a body that stops rocking keeps no spurious spin); the orientation
@@ -455,7 +488,11 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
     m3_mulv(L, I, w);
     v3_add(L, L, A + 3);
     m3_mulv(gm, Iinv, A + 9);
-    for (int a = 0; a < 3; ++a) th[a] = w[a] * h + gm[a];
+    double ws[3]; /* with a rotational holder (implicit): the end's rate, the contacts' impulses in it */
+    if (kl_world_holder_rot_step(m, d, b, t0, h, I, L, ws))
+      for (int a = 0; a < 3; ++a) th[a] = ws[a] * h;
+    else
+      for (int a = 0; a < 3; ++a) th[a] = w[a] * h + gm[a];
     v3_copy(x, xn);
     v3_copy(v, vn);
     q_rotate(q, th);
@@ -528,7 +565,7 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
     const int iso = fabs(I[0] - I[1]) <= 1e-12 * I[0] && fabs(I[1] - I[2]) <= 1e-12 * I[0];
     if (!iso && w > 0) h = fmin(h, ROT_STEP / w);
     if (m->body_holder[b]) {
-      const double *K = m->body_holder_K + 3 * b;
+      const double *K = m->body_holder_K + 3 * b; /* (the rotational holder is implicit: no limit) */
       const double kmax = fmax(K[0], fmax(K[1], K[2]));
       if (kmax > 0) h = fmin(h, HOLDER_STEP * 2.0 * KL_PI * sqrt(m->body_mass[b] / kmax));
     }

@@ -552,6 +552,44 @@ int kl_mesh_query_box(const kl_mesh *m, const double lo[3], const double hi[3], 
   return n;
 }
 
+int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axis[3], double r, double hw, int *idx,
+                           int cap)
+{
+  if (!m || !(r >= 0) || !(hw >= 0)) return 0;
+  int n = 0;
+  int stack[KL_BVH_STACK];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const bvh_node *nd = &m->node[stack[--sp]];
+    /* box: centre, its reach along the axis, and across it: a corner v (from the centre) reaches
+     * sqrt(|v|^2 - (v.a)^2) across the axis, and |v.a| >= 2 max|h_i a_i| - sum|h_i a_i| */
+    double bc[3], rel[3], ext_ax = 0, hd2 = 0, hmax = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double h = 0.5 * (nd->hi[a] - nd->lo[a]), ha = h * fabs(axis[a]);
+      bc[a] = 0.5 * (nd->hi[a] + nd->lo[a]);
+      ext_ax += ha;
+      hmax = ha > hmax ? ha : hmax;
+      hd2 += h * h;
+    }
+    const double vmin = 2.0 * hmax - ext_ax > 0 ? 2.0 * hmax - ext_ax : 0.0;
+    sub3(rel, bc, c);
+    const double z = dot3(rel, axis), rho2 = dot3(rel, rel) - z * z, across = sqrt(hd2 - vmin * vmin > 0 ? hd2 - vmin * vmin : 0.0);
+    if (fabs(z) - ext_ax > hw || sqrt(rho2 > 0 ? rho2 : 0.0) - across > r) continue;
+    if (nd->count == 0) {
+      if (sp + 2 > KL_BVH_STACK) return n;
+      stack[sp++] = nd->first + 1;
+      stack[sp++] = nd->first;
+      continue;
+    }
+    for (int i = nd->first; i < nd->first + nd->count; ++i) {
+      if (n < cap) idx[n] = m->order[i];
+      ++n;
+    }
+  }
+  return n;
+}
+
 int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx, int cap)
 {
   if (!m || !(r >= 0)) return 0;

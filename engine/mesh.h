@@ -48,6 +48,14 @@ int kl_mesh_query_box(const kl_mesh *m, const double lo[3], const double hi[3], 
  * overflow convention as kl_mesh_query_box. */
 int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx, int cap);
 
+/* Indices of the triangles that may reach into the cylinder of radius r and half length hw about the
+ * axis through c along the unit vector axis: those of the tree's leaves whose boxes pass a
+ * conservative test (their extent along the axis overlaps [-hw, hw], their distance across it, from the
+ * box centre less the box's reach across the axis, is at most r), a superset the caller sorts out.
+ * Same overflow convention as kl_mesh_query_box. */
+int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axis[3], double r, double hw, int *idx,
+                           int cap);
+
 /* Vertex coordinates (nvert x 3) and triangle indices (ntri x 3), read-only views. */
 const double *kl_mesh_vertices(const kl_mesh *m);
 const int *kl_mesh_indices(const kl_mesh *m);

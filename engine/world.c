@@ -69,9 +69,18 @@ int kl_world_add_body(kl_world_model *m, const kl_body_def *b)
         GROW(m->body_quat, 4) || GROW(m->body_vel, 3) || GROW(m->body_angvel, 3) || GROW(m->body_K, 1) ||
         GROW(m->body_cr, 1) || GROW(m->body_D, 1) || GROW(m->body_mu, 1) || GROW(m->body_holder, 1) ||
         GROW(m->body_anchor, 3) || GROW(m->body_anchor_vel, 3) || GROW(m->body_holder_K, 3) ||
-        GROW(m->body_holder_D, 3))
+        GROW(m->body_holder_D, 3) || GROW(m->body_anchor_quat, 4) || GROW(m->body_holder_Kr, 3) ||
+        GROW(m->body_holder_Dr, 3) || GROW(m->body_traj_adr, 1) || GROW(m->body_traj_n, 1) ||
+        GROW(m->body_traj_linear, 1))
       return -1;
     m->cap_body = cap;
+  }
+  const int nk = (b->holder && b->traj && b->traj->n > 0 && b->traj->t && b->traj->pos && b->traj->quat) ? b->traj->n : 0;
+  if (m->ntraj + nk > m->cap_traj) {
+    int cap = m->cap_traj ? m->cap_traj : 64;
+    while (cap < m->ntraj + nk) cap *= 2;
+    if (GROW(m->traj_t, 1) || GROW(m->traj_pos, 3) || GROW(m->traj_vel, 3) || GROW(m->traj_quat, 4)) return -1;
+    m->cap_traj = cap;
   }
   const int i = m->nbody++;
   m->body_type[i] = b->type;
@@ -90,6 +99,21 @@ int kl_world_add_body(kl_world_model *m, const kl_body_def *b)
   memcpy(m->body_anchor_vel + 3 * i, b->anchor_vel, 3 * sizeof(double));
   memcpy(m->body_holder_K + 3 * i, b->holder_K, 3 * sizeof(double));
   memcpy(m->body_holder_D + 3 * i, b->holder_D, 3 * sizeof(double));
+  memcpy(m->body_anchor_quat + 4 * i, b->anchor_quat, 4 * sizeof(double));
+  if (b->anchor_quat[0] == 0 && b->anchor_quat[1] == 0 && b->anchor_quat[2] == 0 && b->anchor_quat[3] == 0)
+    m->body_anchor_quat[4 * i] = 1.0; /* identity */
+  memcpy(m->body_holder_Kr + 3 * i, b->holder_Kr, 3 * sizeof(double));
+  memcpy(m->body_holder_Dr + 3 * i, b->holder_Dr, 3 * sizeof(double));
+  m->body_traj_adr[i] = m->ntraj;
+  m->body_traj_n[i] = nk;
+  m->body_traj_linear[i] = nk && b->traj->linear;
+  if (nk) {
+    memcpy(m->traj_t + m->ntraj, b->traj->t, (size_t)nk * sizeof(double));
+    memcpy(m->traj_pos + 3 * m->ntraj, b->traj->pos, (size_t)nk * 3 * sizeof(double));
+    memcpy(m->traj_quat + 4 * m->ntraj, b->traj->quat, (size_t)nk * 4 * sizeof(double));
+    memset(m->traj_vel + 3 * m->ntraj, 0, (size_t)nk * 3 * sizeof(double));
+    m->ntraj += nk;
+  }
   return i;
 }
 
@@ -133,7 +157,8 @@ int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, doubl
   if (!m || m->compiled) return -1;
   if (m->npair == m->cap_pair) {
     const int cap = m->cap_pair ? 2 * m->cap_pair : 4;
-    if (GROW(m->pair_body, 2) || GROW(m->pair_K, 1) || GROW(m->pair_cr, 1) || GROW(m->pair_D, 1) || GROW(m->pair_mu, 1))
+    if (GROW(m->pair_body, 2) || GROW(m->pair_K, 1) || GROW(m->pair_cr, 1) || GROW(m->pair_D, 1) || GROW(m->pair_mu, 1) ||
+        GROW(m->pair_chi, 1))
       return -1;
     m->cap_pair = cap;
   }
@@ -144,9 +169,17 @@ int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, doubl
   m->pair_cr[i] = cr;
   m->pair_D[i] = D;
   m->pair_mu[i] = mu;
+  m->pair_chi[i] = 0.0;
   return i;
 }
 #undef GROW
+
+int kl_world_pair_chi(kl_world_model *m, int p, double chi)
+{
+  if (!m || m->compiled || p < 0 || p >= m->npair || !(isfinite(chi) && chi >= 0)) return -1;
+  m->pair_chi[p] = chi;
+  return 0;
+}
 
 void kl_world_free(kl_world_model *m)
 {
@@ -156,7 +189,9 @@ void kl_world_free(kl_world_model *m)
                   m->body_anchor_vel, m->body_holder_K, m->body_holder_D, m->shape_body, m->shape_type,
                   m->shape_size, m->shape_pos, m->shape_quat, m->shape_pad, m->shape_rbound, m->shape_thick,
                   (void *)m->shape_mesh, m->shape_hull_adr, m->shape_hull_num, m->hull_vert, m->pair_body,
-                  m->pair_K, m->pair_cr, m->pair_D, m->pair_mu};
+                  m->pair_K, m->pair_cr, m->pair_D, m->pair_mu, m->pair_chi, m->body_anchor_quat, m->body_holder_Kr,
+                  m->body_holder_Dr, m->body_traj_adr, m->body_traj_n, m->body_traj_linear, m->traj_t, m->traj_pos, m->traj_vel,
+                  m->traj_quat};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) free(ptrs[i]);
   free(m);
 }
@@ -183,7 +218,8 @@ static double shape_volume(const kl_world_model *m, int s, double I[3])
     I[2] = V / 3.0 * (z[0] * z[0] + z[1] * z[1]);
     return V;
   }
-  case KL_SHAPE_CYLINDER: {
+  case KL_SHAPE_CYLINDER:
+  case KL_SHAPE_DISC: {
     const double r = z[0], L = z[1], V = pi * r * r * 2.0 * L;
     I[0] = I[1] = V * (3.0 * r * r + 4.0 * L * L) / 12.0;
     I[2] = 0.5 * V * r * r;
@@ -265,8 +301,52 @@ kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap)
           BAD("body %d: holder stiffness must be >= 0", i);
         if (!(isfinite(m->body_holder_D[3 * i + a]) && m->body_holder_D[3 * i + a] >= 0))
           BAD("body %d: holder damping must be >= 0", i);
+        if (!(isfinite(m->body_holder_Kr[3 * i + a]) && m->body_holder_Kr[3 * i + a] >= 0))
+          BAD("body %d: holder rotational stiffness must be >= 0", i);
+        if (!(isfinite(m->body_holder_Dr[3 * i + a]) && m->body_holder_Dr[3 * i + a] >= 0))
+          BAD("body %d: holder rotational damping must be >= 0", i);
         if (!isfinite(m->body_anchor[3 * i + a]) || !isfinite(m->body_anchor_vel[3 * i + a]))
           BAD("body %d: holder anchor and its velocity must be finite", i);
+      }
+      double an = 0;
+      for (int a = 0; a < 4; ++a) an += m->body_anchor_quat[4 * i + a] * m->body_anchor_quat[4 * i + a];
+      if (!(isfinite(an) && an > 1e-20)) BAD("body %d: anchor orientation must be a non-zero finite quaternion", i);
+      q_normalize(m->body_anchor_quat + 4 * i);
+      const int nk = m->body_traj_n[i], a0 = m->body_traj_adr[i];
+      if (nk == 1) BAD("body %d: an anchor trajectory needs at least 2 knots", i);
+      for (int k = 0; k < nk; ++k) {
+        const int j = a0 + k;
+        double kq = 0;
+        for (int a = 0; a < 4; ++a) kq += m->traj_quat[4 * j + a] * m->traj_quat[4 * j + a];
+        if (!isfinite(m->traj_t[j]) || !isfinite(m->traj_pos[3 * j]) || !isfinite(m->traj_pos[3 * j + 1]) ||
+            !isfinite(m->traj_pos[3 * j + 2]) || !(isfinite(kq) && kq > 1e-20))
+          BAD("body %d: anchor trajectory knot %d: time, position and orientation must be finite (quaternion non-zero)", i, k);
+        if (k > 0 && !(m->traj_t[j] > m->traj_t[j - 1]))
+          BAD("body %d: anchor trajectory knot %d: times must increase (%g after %g)", i, k, m->traj_t[j], m->traj_t[j - 1]);
+        q_normalize(m->traj_quat + 4 * j);
+        /* the shorter way round from the previous knot */
+        if (k > 0 && v3_dot(m->traj_quat + 4 * j + 1, m->traj_quat + 4 * j - 3) + m->traj_quat[4 * j] * m->traj_quat[4 * j - 4] < 0)
+          for (int a = 0; a < 4; ++a) m->traj_quat[4 * j + a] = -m->traj_quat[4 * j + a];
+      }
+      /* knot velocities: the derivative of the parabola through three knots (one-sided at the ends) */
+      for (int k = 0; k < nk; ++k) {
+        const int j = a0 + k;
+        const int l = k == 0 ? a0 : k == nk - 1 ? j - 2 : j - 1; /* three knots l < c < r around j */
+        const int c = l + 1, r = l + 2;
+        /* parabola through knots l < c < r (or the chord with two knots), differentiated at knot j */
+        const double *T = m->traj_t, *P = m->traj_pos;
+        for (int a = 0; a < 3; ++a) {
+          double v;
+          if (nk == 2) {
+            v = (P[3 * (a0 + 1) + a] - P[3 * a0 + a]) / (T[a0 + 1] - T[a0]);
+          } else {
+            const double t0 = T[l], t1 = T[c], t2 = T[r], x = T[j];
+            const double d01 = (P[3 * c + a] - P[3 * l + a]) / (t1 - t0), d12 = (P[3 * r + a] - P[3 * c + a]) / (t2 - t1);
+            const double dd = (d12 - d01) / (t2 - t0); /* second divided difference */
+            v = d01 + dd * ((x - t0) + (x - t1));      /* Newton form of the derivative */
+          }
+          m->traj_vel[3 * j + a] = v;
+        }
       }
     }
     if (t == KL_BODY_STATIC) {
@@ -300,6 +380,7 @@ kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap)
       break;
     case KL_SHAPE_CAPSULE:
     case KL_SHAPE_CYLINDER:
+    case KL_SHAPE_DISC:
       if (!(z[0] > 0 && z[1] > 0)) BAD("shape %d: radius and half length must be > 0 m, got %g %g", s, z[0], z[1]);
       m->shape_rbound[s] = (t == KL_SHAPE_CAPSULE ? z[0] + z[1] : sqrt(z[0] * z[0] + z[1] * z[1])) + pad;
       m->shape_thick[s] = t == KL_SHAPE_CAPSULE ? z[0] : fmin(z[0], z[1]);
@@ -396,7 +477,7 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
     nc * sizeof(kl_contact), (size_t)m->nlog_max * sizeof(kl_contact_event),
     nf * sizeof(kl_feature), KL_TRI_CAP * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, nb * 9 * dbl, nb * 9 * dbl,
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
-    nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int)};
+    nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) sz += al16(parts[i]);
   char *buf = calloc(1, sz);
   if (!buf) return NULL;
@@ -408,7 +489,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
                   (void **)&d->log, (void **)&S->feat, (void **)&S->tri, (void **)&S->sx, (void **)&S->sR,
                   (void **)&S->R, (void **)&S->Iinv, (void **)&S->acc, (void **)&S->A, (void **)&S->cs,
                   (void **)&S->s_xpos, (void **)&S->s_xquat, (void **)&S->s_vel, (void **)&S->s_angvel,
-                  (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused};
+                  (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
+                  (void **)&d->con_imp};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
     *dst[i] = p;
     p += al16(parts[i]);
@@ -432,6 +514,8 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   d->nsub = d->nonset = d->nend = d->ncon_overflow = d->nlog_overflow = 0;
   d->nlog = 0;
   d->warn_nonfinite = 0;
+  memset(d->hold_imp, 0, (size_t)m->nbody * 3 * sizeof(double));
+  memset(d->con_imp, 0, (size_t)m->nbody * 3 * sizeof(double));
   kl_scratch *S = d->scratch;
   S->feat_overflow = S->tri_overflow = 0;
   S->nfeat = S->npre = S->nended = 0;
@@ -450,11 +534,15 @@ double kl_world_energy(const kl_world_model *m, const kl_world_data *d)
     inertia_world(I, R, m->body_inertia + 3 * b);
     m3_mulv(Iw, I, w);
     e += 0.5 * mass * v3_dot(v, v) + 0.5 * v3_dot(w, Iw) - mass * v3_dot(m->gravity, d->xpos + 3 * b);
-    if (m->body_holder[b]) {
-      for (int a = 0; a < 3; ++a) {
-        const double ext = m->body_anchor[3 * b + a] + m->body_anchor_vel[3 * b + a] * d->t - d->xpos[3 * b + a];
-        e += 0.5 * m->body_holder_K[3 * b + a] * ext * ext;
-      }
+    if (m->body_holder[b]) { /* the springs' energy: extension and rotation in the anchor frame */
+      double ap[3], aq[4], Ra[9], ext[3], rel[3], th[3];
+      kl_world_anchor(m, b, d->t, ap, NULL, NULL, aq, NULL);
+      q_to_m3(Ra, aq);
+      v3_sub(rel, ap, d->xpos + 3 * b);
+      m3_mulvT(ext, Ra, rel);
+      kl_holder_rotvec(aq, d->xquat + 4 * b, th);
+      for (int a = 0; a < 3; ++a)
+        e += 0.5 * m->body_holder_K[3 * b + a] * ext[a] * ext[a] + 0.5 * m->body_holder_Kr[3 * b + a] * th[a] * th[a];
     }
   }
   for (int c = 0; c < d->ncon; ++c) {
@@ -473,4 +561,216 @@ void kl_world_contact_force(const kl_world_model *m, const kl_world_data *d, int
     if (k->body[0] == b) v3_addscl(f, k->normal, k->force);
     if (k->body[1] == b) v3_addscl(f, k->normal, -k->force);
   }
+}
+
+//------------------------------------------------------------------------------------------------------
+// holders: the anchor frame and the 6-DoF spring-damper
+
+void kl_holder_rotvec(const double qa[4], const double qb[4], double th[3])
+{
+  /* q_rel = qa^-1 qb: the body frame seen from the anchor frame; theta = 2 atan2(|v|, w) v/|v| */
+  const double ia[4] = {qa[0], -qa[1], -qa[2], -qa[3]};
+  double r[4];
+  q_mul(r, ia, qb);
+  if (r[0] < 0)
+    for (int a = 0; a < 4; ++a) r[a] = -r[a];
+  const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+  const double f = vn > 1e-12 ? 2.0 * atan2(vn, r[0]) / vn : 2.0 / r[0]; /* 2 atan(x)/x -> 2 near 0 */
+  th[0] = f * r[1], th[1] = f * r[2], th[2] = f * r[3];
+}
+
+/* kl_world_anchor with the jerk (d^3/dt^3 of the position, constant on each interval) */
+static void anchor_full(const kl_world_model *m, int b, double t, double pos[3], double vel[3], double acc[3],
+                        double jerk[3], double quat[4], double angvel[3])
+{
+  double p[3], v[3] = {0, 0, 0}, a[3] = {0, 0, 0}, jk[3] = {0, 0, 0}, q[4], w[3] = {0, 0, 0};
+  const int nk = m->body_holder[b] ? m->body_traj_n[b] : 0;
+  if (!m->body_holder[b]) {
+    v3_copy(p, m->body_pos + 3 * b);
+    memcpy(q, m->body_quat + 4 * b, sizeof q);
+  } else if (nk == 0) {
+    for (int i = 0; i < 3; ++i) {
+      v[i] = m->body_anchor_vel[3 * b + i];
+      p[i] = m->body_anchor[3 * b + i] + v[i] * t;
+    }
+    memcpy(q, m->body_anchor_quat + 4 * b, sizeof q);
+  } else {
+    const int a0 = m->body_traj_adr[b];
+    const double *T = m->traj_t + a0, *P = m->traj_pos + 3 * a0, *V = m->traj_vel + 3 * a0, *Q = m->traj_quat + 4 * a0;
+    if (t < T[0] || t > T[nk - 1]) { /* rests before the first knot and after the last */
+      const int e = t < T[0] ? 0 : nk - 1;
+      v3_copy(p, P + 3 * e);
+      memcpy(q, Q + 4 * e, sizeof q);
+    } else {
+      int lo = 0, hi = nk - 1; /* T[lo] <= t < T[hi], or t = T[hi] at the last knot (arriving) */
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (T[mid] <= t)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      const double dt = T[hi] - T[lo], u = (t - T[lo]) / dt, u2 = u * u, u3 = u2 * u;
+      const int lin = m->body_traj_linear[b];
+      /* cubic Hermite basis, its first and second derivatives in u */
+      const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+      const double d00 = 6 * u2 - 6 * u, d10 = 3 * u2 - 4 * u + 1, d01 = -6 * u2 + 6 * u, d11 = 3 * u2 - 2 * u;
+      const double s00 = 12 * u - 6, s10 = 6 * u - 4, s01 = -12 * u + 6, s11 = 6 * u - 2;
+      for (int i = 0; i < 3; ++i) {
+        const double p0 = P[3 * lo + i], p1 = P[3 * hi + i], m0 = V[3 * lo + i] * dt, m1 = V[3 * hi + i] * dt;
+        if (lin) { /* the straight line at constant velocity */
+          p[i] = p0 + u * (p1 - p0);
+          v[i] = (p1 - p0) / dt;
+          continue;
+        }
+        p[i] = h00 * p0 + h10 * m0 + h01 * p1 + h11 * m1;
+        v[i] = (d00 * p0 + d10 * m0 + d01 * p1 + d11 * m1) / dt;
+        a[i] = (s00 * p0 + s10 * m0 + s01 * p1 + s11 * m1) / (dt * dt);
+        jk[i] = (12 * p0 + 6 * m0 - 12 * p1 + 6 * m1) / (dt * dt * dt);
+      }
+      /* slerp: q = exp(u theta / 2) q_lo, theta the world rotation vector from q_lo to q_hi */
+      const double *q0 = Q + 4 * lo, *q1 = Q + 4 * hi;
+      const double i0[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
+      double r[4], th[3];
+      q_mul(r, q1, i0); /* q1 = r q0 */
+      if (r[0] < 0)
+        for (int k = 0; k < 4; ++k) r[k] = -r[k];
+      const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+      const double f = vn > 1e-12 ? 2.0 * atan2(vn, r[0]) / vn : 2.0 / r[0];
+      th[0] = f * r[1], th[1] = f * r[2], th[2] = f * r[3];
+      memcpy(q, q0, sizeof q);
+      double tu[3];
+      v3_scl(tu, th, u);
+      q_rotate(q, tu);
+      v3_scl(w, th, 1.0 / dt);
+    }
+  }
+  if (pos) v3_copy(pos, p);
+  if (vel) v3_copy(vel, v);
+  if (acc) v3_copy(acc, a);
+  if (jerk) v3_copy(jerk, jk);
+  if (quat) memcpy(quat, q, sizeof q);
+  if (angvel) v3_copy(angvel, w);
+}
+
+void kl_world_anchor(const kl_world_model *m, int b, double t, double pos[3], double vel[3], double acc[3],
+                     double quat[4], double angvel[3])
+{
+  anchor_full(m, b, t, pos, vel, acc, NULL, quat, angvel);
+}
+
+void kl_world_holder_snap(const kl_world_model *m, int b, double t, const double abody[3], const double jbody[3],
+                          double s[3])
+{
+  v3_zero(s);
+  if (!m->body_holder[b]) return;
+  double aa[3], ja[3], aq[4], R[9], da[3], dj[3], la[3], lj[3], l[3];
+  anchor_full(m, b, t, NULL, NULL, aa, ja, aq, NULL);
+  q_to_m3(R, aq);
+  v3_sub(da, aa, abody);
+  v3_sub(dj, ja, jbody);
+  m3_mulvT(la, R, da);
+  m3_mulvT(lj, R, dj);
+  for (int i = 0; i < 3; ++i) l[i] = m->body_holder_K[3 * b + i] * la[i] + m->body_holder_D[3 * b + i] * lj[i];
+  m3_mulv(s, R, l);
+}
+
+void kl_world_holder(const kl_world_model *m, const kl_world_data *d, int b, double t, double f[3], double fdot[3],
+                     double tau[3])
+{
+  double F[3] = {0, 0, 0}, Fd[3] = {0, 0, 0}, T[3] = {0, 0, 0};
+  if (m->body_holder[b]) {
+    double ap[3], av[3], aa[3], aq[4], aw[3], R[9], rel[3], relv[3], e[3], ev[3], ea[3], lf[3], lfd[3];
+    kl_world_anchor(m, b, t, ap, av, aa, aq, aw);
+    q_to_m3(R, aq);
+    const double *x = d->xpos + 3 * b, *v = d->vel + 3 * b;
+    v3_sub(rel, ap, x);
+    v3_sub(relv, av, v);
+    m3_mulvT(e, R, rel);  /* extension in the anchor frame */
+    m3_mulvT(ev, R, relv); /* its rate (the frame's own turning left out: small over a sub-step) */
+    m3_mulvT(ea, R, aa);
+    const double *K = m->body_holder_K + 3 * b, *D = m->body_holder_D + 3 * b;
+    for (int a = 0; a < 3; ++a) {
+      lf[a] = K[a] * e[a] + D[a] * ev[a];
+      lfd[a] = K[a] * ev[a] + D[a] * ea[a];
+    }
+    m3_mulv(F, R, lf);
+    m3_mulv(Fd, R, lfd);
+    const double *Kr = m->body_holder_Kr + 3 * b, *Dr = m->body_holder_Dr + 3 * b;
+    if (Kr[0] > 0 || Kr[1] > 0 || Kr[2] > 0 || Dr[0] > 0 || Dr[1] > 0 || Dr[2] > 0) {
+      double th[3], dw[3], ldw[3], lt[3];
+      kl_holder_rotvec(aq, d->xquat + 4 * b, th);
+      v3_sub(dw, d->angvel + 3 * b, aw);
+      m3_mulvT(ldw, R, dw);
+      for (int a = 0; a < 3; ++a) lt[a] = -Kr[a] * th[a] - Dr[a] * ldw[a];
+      m3_mulv(T, R, lt);
+    }
+  }
+  if (f) v3_copy(f, F);
+  if (fdot) v3_copy(fdot, Fd);
+  if (tau) v3_copy(tau, T);
+}
+
+int kl_world_probe(const kl_world_model *m, kl_world_data *d, int b, double margin, double *depth, double n[3],
+                   double pos[3])
+{
+  kl_scratch *S = d->scratch;
+  kl_collide_pose(m, d, S);
+  const int nf = kl_collide(m, d, S, margin, 0.0, S->abound, NULL);
+  int count = 0;
+  double best = -INFINITY;
+  for (int i = 0; i < nf; ++i) {
+    const kl_feature *g = &S->feat[i];
+    const int side = g->body[0] == b ? 0 : g->body[1] == b ? 1 : -1;
+    if (side < 0) continue;
+    ++count;
+    if (g->depth > best) {
+      best = g->depth;
+      if (depth) *depth = g->depth;
+      if (n) v3_scl(n, g->normal, side == 0 ? 1.0 : -1.0);
+      if (pos) v3_copy(pos, g->pos);
+    }
+  }
+  S->nfeat = 0;
+  return count;
+}
+
+int kl_world_holder_rot_step(const kl_world_model *m, const kl_world_data *d, int b, double t, double h, const double I[9],
+                             double L[3], double ws[3])
+{
+  if (!m->body_holder[b]) return 0;
+  const double *Kr = m->body_holder_Kr + 3 * b, *Dr = m->body_holder_Dr + 3 * b;
+  if (!(Kr[0] > 0 || Kr[1] > 0 || Kr[2] > 0 || Dr[0] > 0 || Dr[1] > 0 || Dr[2] > 0)) return 0;
+  double aq[4], aw[3], R[9], thl[3], th[3], Kw[9], Dw[9], M[9], rhs[3], Mi[9];
+  kl_world_anchor(m, b, t, NULL, NULL, NULL, aq, aw);
+  q_to_m3(R, aq);
+  kl_holder_rotvec(aq, d->xquat + 4 * b, thl);
+  m3_mulv(th, R, thl); /* world components */
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double k = 0, c = 0;
+      for (int a = 0; a < 3; ++a) {
+        k += R[3 * i + a] * Kr[a] * R[3 * j + a];
+        c += R[3 * i + a] * Dr[a] * R[3 * j + a];
+      }
+      Kw[3 * i + j] = k;
+      Dw[3 * i + j] = c;
+      M[3 * i + j] = I[3 * i + j] + h * c + h * h * k;
+    }
+  /* backward Euler on theta' = w - w_a, I w' = -K theta - D (w - w_a) + contacts, with L = I w0 + the
+   * contact impulses: (I + h D + h^2 K) w1 = L - h K theta0 + (h D + h^2 K) w_a; the body turns at w1
+   * over the step. Stable at any step and for any stiffness (a stiff mode is damped out, not left
+   * ringing); an oscillation of w loses about (w h)^2/2 of its amplitude per step. */
+  for (int i = 0; i < 3; ++i) {
+    rhs[i] = L[i];
+    for (int j = 0; j < 3; ++j) rhs[i] += -h * Kw[3 * i + j] * th[j] + (h * Dw[3 * i + j] + h * h * Kw[3 * i + j]) * aw[j];
+  }
+  /* M is symmetric positive definite: its inverse by cofactors */
+  Mi[0] = M[4] * M[8] - M[5] * M[7], Mi[1] = M[2] * M[7] - M[1] * M[8], Mi[2] = M[1] * M[5] - M[2] * M[4];
+  Mi[3] = M[5] * M[6] - M[3] * M[8], Mi[4] = M[0] * M[8] - M[2] * M[6], Mi[5] = M[2] * M[3] - M[0] * M[5];
+  Mi[6] = M[3] * M[7] - M[4] * M[6], Mi[7] = M[1] * M[6] - M[0] * M[7], Mi[8] = M[0] * M[4] - M[1] * M[3];
+  const double det = M[0] * Mi[0] + M[1] * Mi[3] + M[2] * Mi[6];
+  for (int i = 0; i < 3; ++i) ws[i] = (Mi[3 * i] * rhs[0] + Mi[3 * i + 1] * rhs[1] + Mi[3 * i + 2] * rhs[2]) / det;
+  m3_mulv(L, I, ws);
+  return 1;
 }

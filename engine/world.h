@@ -6,7 +6,10 @@
  * vertex-plane, vertex-triangle) and from libccd's MPR otherwise (convex-convex, convex-triangle).
  * A sphere against a mesh gives one contact per distinct local minimum of the distance (candidates
  * clustered by normal within 10 degrees, as Klamp't clusters), so a fine tessellation of a smooth
- * surface gives the smooth surface's single contact. Convex-convex pairs give one MPR contact.
+ * surface gives the smooth surface's single contact. Convex-convex pairs give one MPR contact. A disc
+ * (a wheel) against a plane or a mesh gives one contact per cluster too: its depth is the deepest point
+ * of the rim (libccd MPR against the best triangles of the cluster, collision_ccd.c), and it acts at
+ * the pressure centre of the rim's line of contact, so a level wheel does not rock from end to end.
  *
  * Contact solver (docs/design.md 2): every contact i is a 1-D compliant contact along its normal with the
  * effective mass of the pair at the contact point, rotational inertia included,
@@ -38,9 +41,13 @@
  * Stiffness is per contact point (a box resting flat has four contacts, each with K).
  *
  * Integrator: free motion is exact ballistic translation under constant gravity (plus the holders'
- * springs, explicit, with the sub-step limited to 1/40 of their period) and semi-implicit Euler
- * (paper eq. 14) for rotation on the world angular momentum (conserved in free flight), with a
- * rotation step limit (0.05 rad per sub-step) for bodies of unequal principal moments. The approach
+ * forces, explicit to second order in the step: the force, its rate and its second derivative from the
+ * body's mean acceleration over the step, contacts included; the sub-step limited to 1/40 of the
+ * holder's shortest translational period) and semi-implicit Euler (paper eq. 14) for rotation on the
+ * world angular momentum (conserved in free flight), with a rotation step limit (0.05 rad per sub-step)
+ * for bodies of unequal principal moments; a rotational holder is backward Euler on the angular
+ * velocity (stable at any step, numerical damping about (w h)^2/2 per step of an oscillation of
+ * frequency w), with the contacts' angular impulses in it. The approach
  * acceleration a_e,i of a contact comes from the external forces on the centres of mass only (a
  * spinning ball's gap follows its centre, not the material point). Contact
  * onset: conservative advancement on exact gaps (sphere, plane, vertex) or bounding-sphere gaps
@@ -67,7 +74,9 @@
 #define KL_SHAPE_HULL 4     /* vertices in hull_vert (convex hull of them) */
 #define KL_SHAPE_PLANE 5    /* static half-space below the local xy plane; normal = local z */
 #define KL_SHAPE_MESH 6     /* static triangle mesh (kl_mesh, BVH) */
-#define KL_NSHAPE 7
+#define KL_SHAPE_DISC 7     /* [radius, half width (local z)]: a wheel; against planes and meshes one contact of
+                               its rim per distinct minimum of the distance (libccd), not rim samples */
+#define KL_NSHAPE 8
 
 /* body types */
 #define KL_BODY_DYNAMIC 0
@@ -88,13 +97,37 @@ typedef struct kl_body_def {
   double cr;            /* restitution in (0, 1] */
   double D;             /* damping [N s/m] (Kelvin-Voigt); 0 = from cr by paper eq. (10) */
   double mu;            /* friction coefficient >= 0 */
-  /* holder driver (optional): a spring-damper per world axis to an anchor moving at constant velocity */
+  /* holder driver (optional): a 6-DoF spring-damper between the body's origin (centre of mass) and
+   * an anchor frame: force K (a - x) + D (a' - x') per anchor-frame axis, torque -K_r theta - D_r (w - w_a)
+   * per anchor-frame axis, theta the rotation vector taking the anchor frame to the body frame. The
+   * anchor moves at constant velocity (anchor, anchor_vel, fixed orientation anchor_quat) or follows a
+   * prescribed trajectory (traj). */
   int holder;           /* 1: held */
   double anchor[3];     /* anchor position at t = 0 [m] */
   double anchor_vel[3]; /* [m/s] */
-  double holder_K[3];   /* [N/m] >= 0 */
+  double holder_K[3];   /* [N/m] >= 0, along the anchor-frame axes */
   double holder_D[3];   /* [N s/m] >= 0 */
+  double anchor_quat[4]; /* anchor frame orientation (w, x, y, z); all 0 = identity (world axes) */
+  double holder_Kr[3];  /* rotational stiffness about the anchor-frame axes [N m/rad] >= 0 (0: free) */
+  double holder_Dr[3];  /* rotational damping [N m s/rad] >= 0 */
+  const struct kl_anchor_traj *traj; /* NULL, or the anchor frame's trajectory (copied at kl_world_add_body;
+                                        anchor, anchor_vel and anchor_quat are then ignored) */
 } kl_body_def;
+
+/* A prescribed trajectory of a holder's anchor frame: poses at knots of increasing time. Between knots
+ * the position moves on the straight line at constant velocity (linear = 1: a robot's linear moves
+ * between waypoints), or on the C1 cubic Hermite curve in time whose knot velocities are the
+ * three-point (quadratic) derivative estimates, one-sided at the ends (linear = 0: exact for uniform
+ * and uniformly accelerated motion); the orientation turns at constant angular velocity (slerp) from
+ * knot to knot. Before the first knot and after the last the anchor rests at the end pose (at the last
+ * knot itself it is still arriving). */
+typedef struct kl_anchor_traj {
+  int n;              /* knots >= 2 */
+  const double *t;    /* (n) times [s], increasing */
+  const double *pos;  /* (n x 3) positions [m] */
+  const double *quat; /* (n x 4) orientations (w, x, y, z), normalised when copied */
+  int linear;         /* 1: straight lines between knots; 0: C1 cubic Hermite */
+} kl_anchor_traj;
 
 typedef struct kl_shape_def {
   int type;             /* KL_SHAPE_* */
@@ -134,6 +167,12 @@ typedef struct kl_world_model {
   double *body_anchor_vel; /* (nbody x 3) [m/s] */
   double *body_holder_K;   /* (nbody x 3) [N/m] */
   double *body_holder_D;   /* (nbody x 3) [N s/m] */
+  double *body_anchor_quat; /* (nbody x 4) */
+  double *body_holder_Kr, *body_holder_Dr; /* (nbody x 3) [N m/rad], [N m s/rad] */
+  int *body_traj_adr, *body_traj_n; /* (nbody) first knot in traj_* and count (0: constant velocity) */
+  int *body_traj_linear;   /* (nbody) 1: straight lines between knots, 0: C1 cubic Hermite */
+  int ntraj, cap_traj;
+  double *traj_t, *traj_pos, *traj_vel, *traj_quat; /* (ntraj), (ntraj x 3), (ntraj x 3), (ntraj x 4) */
   /* shapes */
   int nshape;
   int *shape_body;         /* (nshape) */
@@ -152,6 +191,7 @@ typedef struct kl_world_model {
   int npair;
   int *pair_body;          /* (npair x 2) */
   double *pair_K, *pair_cr, *pair_D, *pair_mu; /* (npair) */
+  double *pair_chi;        /* (npair) Hunt-Crossley damping factor [s/m]; 0: from each impact's speed */
   int compiled;
   int cap_body, cap_shape, cap_hull, cap_pair; /* builder capacities */
 } kl_world_model;
@@ -201,6 +241,9 @@ typedef struct kl_world_data {
   long nlog_overflow;
   kl_contact_event *log; /* (nlog_max) */
   int warn_nonfinite;
+  /* impulse accumulators (the caller may zero them at any time; kl_world_reset zeroes them) */
+  double *hold_imp; /* (nbody x 3) impulse of the holder's force on the body, anchor-frame components [N s] */
+  double *con_imp;  /* (nbody x 3) impulse of the contact forces (normal and friction) on the body, world [N s] */
   /* scratch (one allocation; see world.c) */
   void *scratch;
 } kl_world_data;
@@ -214,6 +257,10 @@ void kl_world_default_shape(kl_shape_def *s);
 int kl_world_add_body(kl_world_model *m, const kl_body_def *b);
 int kl_world_add_shape(kl_world_model *m, int body, const kl_shape_def *s);
 int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, double cr, double D, double mu);
+/* Fix the Hunt-Crossley damping factor chi [s/m] of pair p (by default each contact takes chi from its
+ * own approach speed through the damping law, which a contact that begins at rest does not have).
+ * Returns 0, or -1 if p is not a pair or chi < 0. */
+int kl_world_pair_chi(kl_world_model *m, int p, double chi);
 kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap);
 void kl_world_free(kl_world_model *m); /* NULL is a no-op; meshes are not freed */
 
@@ -231,5 +278,23 @@ double kl_world_energy(const kl_world_model *m, const kl_world_data *d);
 
 /* Sum of the normal forces of the active contacts on body b, as a world vector [N]. */
 void kl_world_contact_force(const kl_world_model *m, const kl_world_data *d, int b, double f[3]);
+
+/* Body b's anchor frame at time t: position, velocity, acceleration [m, m/s, m/s^2], orientation
+ * (w, x, y, z) and angular velocity (world) [rad/s]; any output may be NULL. For a body without a
+ * holder: its initial pose, at rest. */
+void kl_world_anchor(const kl_world_model *m, int b, double t, double pos[3], double vel[3], double acc[3],
+                     double quat[4], double angvel[3]);
+
+/* The holder's force f and torque tau on body b (world) at time t in state d, and df/dt [N/s] along the
+ * anchor's motion and the body's own velocity (the damper's part from the body's acceleration left
+ * out); zero for a body without a holder. Any output may be NULL. */
+void kl_world_holder(const kl_world_model *m, const kl_world_data *d, int b, double t, double f[3], double fdot[3],
+                     double tau[3]);
+
+/* The narrow phase at the current state, for body b: the deepest contact feature of b against every
+ * other body (penetration [m], > 0 inside; unit normal pushing b out; contact point), whether or not
+ * it is an active contact. Returns the number of features of b within margin (>= 0). */
+int kl_world_probe(const kl_world_model *m, kl_world_data *d, int b, double margin, double *depth, double n[3],
+                   double pos[3]);
 
 #endif

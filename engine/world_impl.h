@@ -62,6 +62,22 @@ void kl_collide_pose(const kl_world_model *m, const kl_world_data *d, kl_scratch
 int kl_collide(const kl_world_model *m, const kl_world_data *d, kl_scratch *S, double margin, double eps,
                const double *abound, double *h_ca);
 
+/* rotation vector taking the frame qa to the frame qb, in qa's axes (|theta| <= pi) */
+void kl_holder_rotvec(const double qa[4], const double qb[4], double th[3]);
+
+/* The rotational holder of body b over a sub-step of h from t, backward Euler (world.c: stable at any
+ * step, numerical damping about (w h)^2/2 per step): given the world inertia I and the angular momentum
+ * L = I w0 plus the contacts' angular impulses, the angular velocity ws at the step's end, at which the
+ * body turns over the step (the contacts' angular first moment is not added again), and L = I ws.
+ * Returns 0 (nothing changed) if the body has no rotational holder. */
+int kl_world_holder_rot_step(const kl_world_model *m, const kl_world_data *d, int b, double t, double h, const double I[9],
+                             double L[3], double ws[3]);
+
+/* d^2/dt^2 of the holder's force on body b at t (world) for the body's acceleration abody and jerk
+ * jbody: K (a_anchor - abody) + D (jerk_anchor - jbody) along the anchor-frame axes */
+void kl_world_holder_snap(const kl_world_model *m, int b, double t, const double abody[3], const double jbody[3],
+                          double s[3]);
+
 /* support point of shape s in world direction dir (padding included): for tests and hull checks */
 void kl_shape_support(const kl_world_model *m, const kl_scratch *S, int s, const double dir[3], double out[3]);
 

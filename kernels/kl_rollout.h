@@ -84,7 +84,8 @@
 #define KL_SO_Z 3    /* tool depth [m] */
 #define KL_SO_D 4    /* penetration [m] (0 out of contact) */
 #define KL_SO_C 5    /* 1 in contact at the sample */
-#define KL_SO_N 6
+#define KL_SO_ZD 6   /* tool depth rate dz/dt at the sample [m/s] (with F and the holder, a wrist sensor's reading) */
+#define KL_SO_N 7
 
 typedef struct kl_grind_state {
   kl_real z, zd;  /* tool depth [m] and its rate [m/s] */
@@ -525,6 +526,7 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     so[(KL_SO_Z * ns + 0) * P + p] = st.z;
     so[(KL_SO_D * ns + 0) * P + p] = st.contact ? st.z + geo[KL_GG_H] : 0.0;
     so[(KL_SO_C * ns + 0) * P + p] = (kl_real)st.contact;
+    so[(KL_SO_ZD * ns + 0) * P + p] = 0.0;
   }
   for (int k = 1; k < ns && st.status == KL_OK; ++k) {
     kl_grind_iv iv;
@@ -555,6 +557,7 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
       so[(KL_SO_Z * ns + k) * P + p] = st.z;
       so[(KL_SO_D * ns + k) * P + p] = (st.contact && r.d > 0.0) ? r.d : 0.0;
       so[(KL_SO_C * ns + k) * P + p] = (kl_real)st.contact;
+      so[(KL_SO_ZD * ns + k) * P + p] = st.zd;
     }
   }
   kl_grind_acc_finish(&a, gp, st.t, st.nsub, st.status, P, p, obj);

@@ -11,7 +11,7 @@
 
 #include <gsl/gsl_qrng.h>
 
-#include "engine/grind.h"
+#include "optimiser/verify3d.h"
 
 typedef struct run {
   const kl_problem *pb;
@@ -73,10 +73,12 @@ void kl_opt_result_free(kl_opt_result *res)
     free(p->so);
     free(p->vF);
     free(p->vFavg);
+    free(p->vFc);
+    free(p->vFcavg);
     free(p->vt);
-    free(p->vz);
-    free(p->vd);
+    free(p->vdev);
     free(p->vc);
+    free(p->sF);
   }
   res->npass = 0;
 }
@@ -317,7 +319,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
 }
 
 //------------------------------------------------------------------------------------------------------
-// evaluation of every pass with outputs, and verification in the CPU engine
+// evaluation of every pass with outputs, and verification in the 3-D engine (optimiser/verify3d.h)
 
 static kelvin_status predict_all(run *r)
 {
@@ -352,31 +354,55 @@ done:
   return st;
 }
 
-/* objective terms of verified forces, scored with the same functions as the device rollout */
+/* the device's wrist-sensor equivalent at each sample, F_h + F_g = F_N + m z'' (the 1-D model's
+ * equation of motion): averaged over an interval, its contact force average plus m (z'_k - z'_{k-1})/T;
+ * at the sample, K_h (u - z) + D_h (u' - z') + F_g with u' from the neighbouring offsets */
+static void device_sensor(const kl_problem *pb, const kl_pass *ps, const double *o, const double *v, double *sF)
+{
+  const int ns = pb->ns;
+  const double *so = ps->so;
+  for (int k = 0; k < ns; ++k) {
+    if (pb->set.averaged) {
+      if (k == 0) {
+        sF[0] = so[KL_SO_FAVG * ns];
+        continue;
+      }
+      const double T = so[KL_SO_T * ns + k] - so[KL_SO_T * ns + k - 1], m = 0.5 * (pb->meff[k - 1] + pb->meff[k]);
+      sF[k] = so[KL_SO_FAVG * ns + k] + m * (so[KL_SO_ZD * ns + k] - so[KL_SO_ZD * ns + k - 1]) / T;
+    } else {
+      const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
+      const double ud = v[k] * (o[b] - o[a]) / (pb->s[b] - pb->s[a]);
+      sF[k] = pb->set.holder_K * (o[k] - so[KL_SO_Z * ns + k]) + pb->set.holder_D * (ud - so[KL_SO_ZD * ns + k]) + pb->fg[k];
+    }
+  }
+}
+
+/* objective terms of the 3-D engine's wrist-sensor force, scored with the same functions as the
+ * device rollout, and the agreement with the device's sensor equivalent */
 static void score_verified(const run *r, kl_pass *ps, const double *o, const double *v)
 {
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
+  const double *F3 = pb->set.averaged ? ps->vFavg : ps->vF, *Fc = pb->set.averaged ? ps->vFcavg : ps->vFc;
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   for (int k = 1; k < ns; ++k) {
-    const double fk = pb->set.averaged ? ps->vFavg[k] : ps->vF[k];
     const double dt = ps->vt[k] - ps->vt[k - 1];
-    kl_grind_acc_add(&a, pb->gp, fk, pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
+    kl_grind_acc_add(&a, pb->gp, F3[k], pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
                      k >= 2 ? o[k - 2] : 0.0, k >= 2 ? v[k - 2] : 0.0, ps->vc[k] ? 0.0 : dt);
   }
   kl_grind_acc_finish(&a, pb->gp, ps->vt[ns - 1], (int)ps->vsub, KL_OK, 1, 0, ps->vobj);
-  /* agreement with the device, on the scored measure */
-  double se = 0, mx = 0;
-  const int f = pb->set.averaged ? KL_SO_FAVG : KL_SO_F;
+  device_sensor(pb, ps, o, v, ps->sF);
+  double se = 0, mx = 0, si = 0;
   for (int k = 1; k < ns; ++k) {
-    const double dev = ps->so[f * ns + k], cpu = pb->set.averaged ? ps->vFavg[k] : ps->vF[k];
-    const double e = fabs(dev - cpu) / pb->gp[KL_GP_FREF];
+    const double e = fabs(ps->sF[k] - F3[k]) / pb->gp[KL_GP_FREF], ei = (F3[k] - Fc[k]) / pb->gp[KL_GP_FREF];
     se += e * e;
+    si += ei * ei;
     mx = fmax(mx, e);
   }
   ps->agree_rms = sqrt(se / (ns - 1));
   ps->agree_max = mx;
+  ps->inertia_rms = sqrt(si / (ns - 1));
   ps->disagree = ps->agree_rms > pb->set.agree_tol;
 }
 
@@ -385,27 +411,8 @@ static kelvin_status verify(run *r, const int *which, int nv)
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
   if (nv <= 0) return KELVIN_OK;
-  kl_grind_scene g;
-  memset(&g, 0, sizeof g);
-  g.actual = pb->actual;
-  g.ns = ns;
-  g.s = pb->s;
-  g.p = pb->p;
-  g.nrm = pb->nrm;
-  g.tan = pb->tan;
-  g.meff = pb->meff;
-  g.fg = pb->fg;
-  g.tool_R = pb->set.tool_R;
-  g.holder_K = pb->set.holder_K;
-  g.holder_D = pb->set.holder_D;
-  g.model = pb->set.model;
-  g.K = pb->Kc;
-  g.n = pb->gp[KL_GP_NC];
-  g.D = pb->Dc;
-  g.chi = pb->chi;
-  g.ftol = pb->set.ftol;
   double *ov = malloc((size_t)2 * nv * ns * sizeof *ov);
-  kl_grind_result *out = calloc((size_t)nv, sizeof *out);
+  kl_v3_out *out = calloc((size_t)nv, sizeof *out);
   kelvin_status st = KELVIN_OK;
   if (!ov || !out) {
     st = KELVIN_ERR_NOMEM;
@@ -414,25 +421,31 @@ static kelvin_status verify(run *r, const int *which, int nv)
   for (int i = 0; i < nv; ++i) {
     kl_pass *ps = &r->res->pass[which[i]];
     expand(r, ps->x, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
-    ps->vF = calloc((size_t)ns, sizeof(double));
-    ps->vFavg = calloc((size_t)ns, sizeof(double));
-    ps->vt = calloc((size_t)ns, sizeof(double));
-    ps->vz = calloc((size_t)ns, sizeof(double));
-    ps->vd = calloc((size_t)ns, sizeof(double));
+    double **arr[] = {&ps->vF, &ps->vFavg, &ps->vFc, &ps->vFcavg, &ps->vt, &ps->vdev, &ps->sF};
+    for (size_t j = 0; j < sizeof arr / sizeof arr[0]; ++j) {
+      free(*arr[j]);
+      *arr[j] = calloc((size_t)ns, sizeof(double));
+      if (!*arr[j]) st = KELVIN_ERR_NOMEM;
+    }
+    free(ps->vc);
     ps->vc = calloc((size_t)ns, sizeof(int));
-    if (!ps->vF || !ps->vFavg || !ps->vt || !ps->vz || !ps->vd || !ps->vc) {
+    if (st != KELVIN_OK || !ps->vc) {
       st = KELVIN_ERR_NOMEM;
       goto done;
     }
-    out[i].force = ps->vF;
-    out[i].favg = ps->vFavg;
-    out[i].time = ps->vt;
-    out[i].z = ps->vz;
-    out[i].depth = ps->vd;
+    out[i].F = ps->vF;
+    out[i].Favg = ps->vFavg;
+    out[i].Fc = ps->vFc;
+    out[i].Fcavg = ps->vFcavg;
+    out[i].t = ps->vt;
+    out[i].dev = ps->vdev;
     out[i].contact = ps->vc;
   }
-  say(r, "verification: %d pass%s in the CPU engine (3-D, libccd contact over the actual mesh)", nv, nv > 1 ? "es" : "");
-  st = kl_grind_run_many(&g, nv, ov, ov + (size_t)nv * ns, out, r->msg, r->cap);
+  say(r, "verification: %d pass%s in the 3-D engine (the tool a rigid %s on a 6-DoF holder following the waypoints, "
+         "%s contact with the actual mesh, friction %g; wrist-sensor force scored)",
+      nv, nv > 1 ? "es" : "", pb->set.tool_shape == KL_TOOL_DISC ? "disc" : "ball",
+      pb->set.tool_shape == KL_TOOL_DISC ? "libccd" : "exact sphere-triangle", pb->set.friction);
+  st = kl_verify3d_many(pb, nv, ov, ov + (size_t)nv * ns, out, r->msg, r->cap);
   if (st != KELVIN_OK) goto done;
   for (int i = 0; i < nv; ++i) {
     kl_pass *ps = &r->res->pass[which[i]];
@@ -554,7 +567,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, now() - t2, stop);
   }
   res->time.refinement = now() - t1;
-  /* 3. predictions of every pass, then verification of the naive pass and the best `verify` */
+  /* 3. predictions of every pass, then the 3-D verification of the naive pass and the best `verify` */
   if ((st = predict_all(&r)) != KELVIN_OK) goto done;
   t1 = now();
   {

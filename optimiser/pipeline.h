@@ -1,5 +1,8 @@
-/* optimiser/pipeline.h: screening -> local refinement -> CPU verification of a grinding pass
- * (docs/design.md section 5, "Pipeline"). The only includer of <nlopt.h> is pipeline.c. */
+/* optimiser/pipeline.h: screening -> local refinement -> verification in the 3-D engine of a grinding
+ * pass (docs/design.md section 5, "Pipeline"). The device rollouts are the 1-D model of
+ * kernels/kl_rollout.h; the verification (optimiser/verify3d.h) re-simulates the naive pass and the
+ * best `verify` passes with the tool as a rigid body on a 6-DoF holder following the waypoints over the
+ * actual mesh, and re-ranks by it. The only includer of <nlopt.h> is pipeline.c. */
 #ifndef KL_OPTIMISER_PIPELINE_H
 #define KL_OPTIMISER_PIPELINE_H
 
@@ -8,7 +11,7 @@
 
 #define KL_MAXPASS 72
 
-/* One pass: control points, the device prediction and (if verified) the CPU engine's. */
+/* One pass: control points, the device prediction and (if verified) the 3-D engine's. */
 typedef struct kl_pass {
   char label[32];           /* "naive", "initial", "refined-1", ... */
   double *x;                /* control points (nx), owned */
@@ -16,18 +19,22 @@ typedef struct kl_pass {
   double obj[KL_OBJ_N];     /* device objective terms */
   double *so;               /* device per-sample outputs (KL_SO_N x ns), owned */
   int verified;
-  double vobj[KL_OBJ_N];    /* objective terms of the verified forces */
-  double *vF, *vFavg, *vt, *vz, *vd; /* verified per-sample (ns each), owned */
+  double vobj[KL_OBJ_N];    /* objective terms of the 3-D engine's wrist-sensor force */
+  double *vF, *vFavg;       /* 3-D: wrist sensor along the tool axis, at the samples and step-averaged (ns), owned */
+  double *vFc, *vFcavg;     /* 3-D: contact force along the tool axis, the same two (ns), owned */
+  double *vt, *vdev;        /* 3-D: time, tool centre's deviation from its command along n (ns), owned */
   int *vc;                  /* verified contact flags (ns) */
-  long vsub;                /* CPU engine sub-steps */
-  double agree_rms, agree_max; /* device vs CPU, RMS and max of (F_dev - F_cpu)/F_ref, scored measure */
+  long vsub;                /* 3-D engine sub-steps */
+  double *sF;               /* the device's wrist-sensor equivalent of the scored measure, F_N + m z'' (ns), owned */
+  double agree_rms, agree_max; /* device vs 3-D, RMS and max of (F_dev - F_3d)/F_ref, wrist sensor, scored measure */
+  double inertia_rms;       /* RMS of (sensor - contact force)/F_ref in 3-D: the tool's inertia m a */
   int disagree;             /* agree_rms above the tolerance */
   int evals;                /* rollouts spent on this pass (refinement) */
   const char *stop;         /* NLopt stop reason of its refinement, or "" */
 } kl_pass;
 
 typedef struct kl_stage_time {
-  double setup, screening, refinement, verification, total; /* wall seconds */
+  double setup, screening, refinement, verification, total; /* wall seconds (verification: the 3-D engine) */
 } kl_stage_time;
 
 typedef struct kl_opt_result {
@@ -46,11 +53,12 @@ typedef struct kl_opt_result {
 typedef void (*kl_opt_progress)(void *ctx, const char *text);
 
 /* The whole pipeline: the naive pass and the initial guess, screening, refinement from the best
- * `keep`, verification of the best `verify` by the CPU engine, re-ranking. res starts empty. */
+ * `keep`, verification of the naive pass and the best `verify` in the 3-D engine, re-ranking by the
+ * verified objective. res starts empty. */
 kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress progress, void *ctx, kl_opt_result *res,
                           char *msg, int cap);
 
-/* Evaluate a user's pass given per sample (offset o and speed v, ns each) on the device and in the CPU
+/* Evaluate a user's pass given per sample (offset o and speed v, ns each) on the device and in the 3-D
  * engine, without optimising (kelvin evaluate); res starts empty and gets the pass and the naive one. */
 kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
                           void *ctx, kl_opt_result *res, char *msg, int cap);

@@ -15,6 +15,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "kernels/kl_contact_hc.h"
+#include "kernels/kl_rollout.h"
 #include "kernels/kl_material.h"
 #include "engine/robot.h"
 
@@ -66,6 +67,10 @@ static double actual_local(const kl_settings *s, const rough_mode *rm, double x,
   if (s->bead_h != 0) {
     const double u = (x - s->bead_x) / s->bead_w;
     z += s->bead_h * exp(-0.5 * u * u);
+  }
+  if (s->step_h != 0) { /* a sheet step: C1 smoothstep 3u^2 - 2u^3 from x over the width */
+    const double u = fmin(1.0, fmax(0.0, (x - s->step_x) / s->step_w));
+    z += s->step_h * u * u * (3.0 - 2.0 * u);
   }
   if (s->rough_a > 0) {
     double r = 0;
@@ -287,6 +292,150 @@ static kelvin_status given_target(const kl_problem_inputs *in, kl_problem *pb, c
 }
 
 //------------------------------------------------------------------------------------------------------
+// the tool frame and the disc's protrusion
+
+static void cross(double r[3], const double a[3], const double b[3])
+{
+  const double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x, r[1] = y, r[2] = z;
+}
+static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* the tool frame at sample k (columns X, Y, Z of R, row-major): Z = -n into the part, X the tangent made
+ * orthogonal to it, Y = Z x X, then turned about Y by the lead angle (Z towards +X for a positive lead) */
+static void tool_frame(const kl_problem *pb, int k, double R[9])
+{
+  const double *n = &pb->nrm[3 * k], *t = &pb->tan[3 * k];
+  double X[3] = {t[0], t[1], t[2]}, Z[3] = {-n[0], -n[1], -n[2]}, Y[3];
+  const double d = dot(X, Z);
+  for (int i = 0; i < 3; ++i) X[i] -= d * Z[i];
+  normalise(X);
+  cross(Y, Z, X);
+  const double a = pb->set.lead_deg * PI / 180.0, ca = cos(a), sa = sin(a);
+  for (int i = 0; i < 3; ++i) {
+    const double x = ca * X[i] - sa * Z[i], z = sa * X[i] + ca * Z[i];
+    R[3 * i] = x, R[3 * i + 1] = Y[i], R[3 * i + 2] = z;
+  }
+}
+
+/* unit quaternion (w, x, y, z) of the rotation matrix R (row-major), Shepperd's method */
+static void mat_quat(const double R[9], double q[4])
+{
+  const double tr = R[0] + R[4] + R[8];
+  if (tr > 0) {
+    const double S = sqrt(tr + 1.0) * 2;
+    q[0] = 0.25 * S, q[1] = (R[7] - R[5]) / S, q[2] = (R[2] - R[6]) / S, q[3] = (R[3] - R[1]) / S;
+  } else if (R[0] > R[4] && R[0] > R[8]) {
+    const double S = sqrt(1.0 + R[0] - R[4] - R[8]) * 2;
+    q[0] = (R[7] - R[5]) / S, q[1] = 0.25 * S, q[2] = (R[1] + R[3]) / S, q[3] = (R[2] + R[6]) / S;
+  } else if (R[4] > R[8]) {
+    const double S = sqrt(1.0 + R[4] - R[0] - R[8]) * 2;
+    q[0] = (R[2] - R[6]) / S, q[1] = (R[1] + R[3]) / S, q[2] = 0.25 * S, q[3] = (R[5] + R[7]) / S;
+  } else {
+    const double S = sqrt(1.0 + R[8] - R[0] - R[4]) * 2;
+    q[0] = (R[3] - R[1]) / S, q[1] = (R[2] + R[6]) / S, q[2] = (R[5] + R[7]) / S, q[3] = 0.25 * S;
+  }
+}
+
+void kl_problem_tool_axis(const kl_problem *pb, int k, double a[3])
+{
+  double R[9];
+  tool_frame(pb, k, R);
+  const double *l = pb->set.tool_axis;
+  for (int i = 0; i < 3; ++i) a[i] = R[3 * i] * l[0] + R[3 * i + 1] * l[1] + R[3 * i + 2] * l[2];
+  normalise(a);
+}
+
+void kl_problem_waypoints(const kl_problem *pb, const double *o, const double *v, double *t, double *pos, double *quat)
+{
+  const int ns = pb->ns;
+  const double R = pb->set.tool_R;
+  double T = 0;
+  for (int k = 0; k < ns; ++k) {
+    if (k > 0) {
+      kl_grind_iv iv;
+      memset(&iv, 0, sizeof iv);
+      iv.ds = pb->s[k] - pb->s[k - 1];
+      iv.v0 = v[k - 1];
+      iv.v1 = v[k];
+      T += kl_grind_duration(iv); /* the device rollout's interval duration, the same formula */
+    }
+    if (t) t[k] = T;
+    double Rm[9];
+    tool_frame(pb, k, Rm);
+    /* tool centre p + (R - o) n; the TCP is on the tool axis R beyond it, into the part */
+    for (int i = 0; i < 3; ++i)
+      if (pos) pos[3 * k + i] = pb->p[3 * k + i] + (R - o[k]) * pb->nrm[3 * k + i] + R * Rm[3 * i + 2];
+    if (quat) mat_quat(Rm, quat + 4 * k);
+  }
+}
+
+/* depth of the disc (centre c, unit axis a, radius r, half width hw) into the triangles idx[0..nt): how
+ * far the part reaches into its rim, r - dist(axis, the part within |axial| <= hw), the largest over the
+ * triangles, exactly: each triangle clipped to the slab across the axis, its distance to the axis taken
+ * in the plane across it. (On a part sloping along the axis by psi this radial depth is the depth along
+ * the part's normal over cos psi: 1.5e-4 more at psi = 1 degree.) The 3-D verification finds the
+ * contact by libccd (engine/collision_ccd.c). */
+static double disc_depth(const kl_mesh *mesh, const int *idx, int nt, const double c[3], const double a[3], double r,
+                         double hw)
+{
+  double e1[3] = {0, 0, 0}, e2[3];
+  const int j0 = fabs(a[0]) < fabs(a[1]) ? (fabs(a[0]) < fabs(a[2]) ? 0 : 2) : (fabs(a[1]) < fabs(a[2]) ? 1 : 2);
+  e1[j0] = 1.0;
+  const double aj = dot(e1, a);
+  for (int i = 0; i < 3; ++i) e1[i] -= aj * a[i];
+  normalise(e1);
+  cross(e2, a, e1);
+  double best = -INFINITY;
+  for (int q = 0; q < nt; ++q) {
+    double ta[3], tb[3], tc[3], tn[3];
+    kl_mesh_triangle(mesh, idx[q], ta, tb, tc, tn);
+    const double *V[3] = {ta, tb, tc};
+    double P[8][3]; /* polygon in (u, w, axial) coordinates, clipped to -hw <= axial <= hw */
+    int np = 3;
+    for (int j = 0; j < 3; ++j) {
+      double rel[3] = {V[j][0] - c[0], V[j][1] - c[1], V[j][2] - c[2]};
+      P[j][0] = dot(rel, e1), P[j][1] = dot(rel, e2), P[j][2] = dot(rel, a);
+    }
+    for (int side = 0; side < 2 && np > 0; ++side) {
+      const double sg = side ? -1.0 : 1.0; /* keep sg * axial <= hw */
+      double Q[8][3];
+      int nq = 0;
+      for (int j = 0; j < np; ++j) {
+        const double *A = P[j], *B = P[(j + 1) % np];
+        const double fa = sg * A[2] - hw, fb = sg * B[2] - hw;
+        if (fa <= 0) memcpy(Q[nq++], A, sizeof Q[0]);
+        if ((fa < 0 && fb > 0) || (fa > 0 && fb < 0)) {
+          const double w = fa / (fa - fb);
+          for (int i = 0; i < 3; ++i) Q[nq][i] = A[i] + w * (B[i] - A[i]);
+          ++nq;
+        }
+      }
+      np = nq;
+      memcpy(P, Q, (size_t)nq * sizeof P[0]);
+    }
+    if (np == 0) continue;
+    /* distance of the axis (the origin of the (u, w) plane) to the projected polygon */
+    double dmin = INFINITY;
+    int pos = 0, neg = 0;
+    for (int j = 0; j < np; ++j) {
+      const double *A = P[j], *B = P[(j + 1) % np];
+      const double cr = A[0] * B[1] - A[1] * B[0];
+      pos += cr > 0;
+      neg += cr < 0;
+      const double ex = B[0] - A[0], ey = B[1] - A[1], l2 = ex * ex + ey * ey;
+      double w = l2 > 0 ? -(A[0] * ex + A[1] * ey) / l2 : 0.0;
+      w = fmin(1.0, fmax(0.0, w));
+      const double x = A[0] + w * ex, y = A[1] + w * ey;
+      dmin = fmin(dmin, sqrt(x * x + y * y));
+    }
+    if (np >= 3 && ((pos > 0 && neg == 0) || (neg > 0 && pos == 0))) dmin = 0.0; /* the axis passes through the polygon */
+    best = fmax(best, r - dmin);
+  }
+  return best;
+}
+
+//------------------------------------------------------------------------------------------------------
 // build
 
 void kl_problem_free(kl_problem *pb)
@@ -311,7 +460,7 @@ void kl_problem_free(kl_problem *pb)
 static double static_pen(const kl_problem *pb, double F)
 {
   if (F <= 0) return 0;
-  return pb->set.model == KL_MODEL_KV ? F / pb->Kc : pow(F / pb->Kc, 1.0 / 1.5);
+  return pow(F / pb->Kc, 1.0 / pb->gp[KL_GP_NC]);
 }
 
 /* the arm holding the tool: its effective mass along the normal at each sample and its speed bound
@@ -398,6 +547,15 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
       (s->path_x1 - s->path_x0 > s->extent[0] - 2 * s->tool_R))
     FAIL(KELVIN_ERR_CONFIG, "path: path.end - path.start (%g m) must fit in workpiece.extent[0] (%g m) less two tool radii",
          s->path_x1 - s->path_x0, s->extent[0]);
+  if (s->tool_shape != KL_TOOL_BALL && s->tool_shape != KL_TOOL_DISC)
+    FAIL(KELVIN_ERR_CONFIG, "tool.shape: must be ball or disc (code %d)", s->tool_shape);
+  if (!(sqrt(s->tool_axis[0] * s->tool_axis[0] + s->tool_axis[1] * s->tool_axis[1] + s->tool_axis[2] * s->tool_axis[2]) > 1e-9))
+    FAIL(KELVIN_ERR_CONFIG, "tool.axis: must be a non-zero vector");
+  if (!(s->tool_inertia[0] > 0 && s->tool_inertia[1] > 0 && s->tool_inertia[2] > 0 && isfinite(s->tool_inertia[0] + s->tool_inertia[1] + s->tool_inertia[2])))
+    FAIL(KELVIN_ERR_CONFIG, "tool.inertia: the three moments must be > 0 kg m^2, got %g %g %g", s->tool_inertia[0],
+         s->tool_inertia[1], s->tool_inertia[2]);
+  if (s->model == KL_MODEL_KV && isfinite(s->exponent) && s->exponent != 1.0)
+    FAIL(KELVIN_ERR_CONFIG, "contact.exponent: Kelvin-Voigt is linear (1), got %g", s->exponent);
   pb->ns = s->ns;
   pb->nc = s->n_o + s->n_v;
   const int ns = s->ns;
@@ -434,11 +592,35 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     st = analytic_path(s, &q);
   if (st != KELVIN_OK) goto fail;
   resample(&q, pb);
-  /* protrusion of the actual part into the tool, from the tool centre on the nominal contact */
+  /* protrusion of the actual part into the tool at the tool centre on the nominal contact (o = 0) */
   const double R = s->tool_R, reach = R + 0.5 * R;
+  int *tri = NULL, tcap = 0;
   for (int k = 0; k < ns; ++k) {
     double c[3], d, qq[3], nn[3];
     for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
+    if (s->tool_shape == KL_TOOL_DISC) {
+      /* the triangles within 1.1 R of the axis: h >= -0.1 R is found, below that the part is off */
+      double a[3];
+      kl_problem_tool_axis(pb, k, a);
+      int nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
+      if (nt > tcap) {
+        free(tri);
+        tcap = 2 * nt;
+        tri = malloc((size_t)tcap * sizeof *tri);
+        if (!tri) FAIL(KELVIN_ERR_NOMEM, "out of memory");
+        nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
+      }
+      const double h = disc_depth(pb->actual, tri, nt, c, a, R, 0.5 * s->tool_width);
+      if (!(h >= -0.1 * R)) {
+        free(tri);
+        FAIL(KELVIN_ERR_CONFIG,
+             "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
+             "disc's rim",
+             k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
+      }
+      pb->h[k] = h;
+      continue;
+    }
     if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn))
       FAIL(KELVIN_ERR_CONFIG,
            "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
@@ -446,6 +628,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
            k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
     pb->h[k] = R - d;
   }
+  free(tri);
   for (int k = 0; k < ns; ++k) {
     const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
     pb->dh[k] = (pb->h[b] - pb->h[a]) / (pb->s[b] - pb->s[a]);
@@ -458,20 +641,34 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   }
   if (in->ntarget && (st = given_target(in, pb, msg, cap)) != KELVIN_OK) goto fail;
   if (in->robot && (st = robot_mass(pb, in->robot, msg, cap)) != KELVIN_OK) goto fail;
-  /* contact constants: Hertz ball-end on a locally flat part */
-  const double Khertz = kl_hertz_K(kl_estar(s->tool_E, s->tool_nu, s->work_E, s->work_nu), s->tool_R);
+  /* contact constants (docs/design.md section 2.1): a ball-end on a locally flat part is a Hertz point
+   * contact, F = (4/3) E* sqrt(R) d^1.5; a disc (a wheel across the path) is a line contact of length
+   * b = tool.width, taken linear, F = (pi/4) E* b d: the leading term of the line-contact relations
+   * (Johnson 1985, 5.8; Pereira, Ramalho and Ambrosio 2011), whose logarithmic correction is left out.
+   * A law of another exponent n (contact.exponent) is calibrated to pass through that law's force at the
+   * mean target, K = F / d(F)^n, unless contact.stiffness gives K. */
+  const double Es = kl_estar(s->tool_E, s->tool_nu, s->work_E, s->work_nu);
+  const int disc = s->tool_shape == KL_TOOL_DISC;
+  const double Kbase = disc ? 0.25 * PI * Es * s->tool_width : kl_hertz_K(Es, s->tool_R), nbase = disc ? 1.0 : 1.5;
   double fmean = 0, fgmean = 0;
   for (int k = 0; k < ns; ++k) {
     fmean += pb->ft[k] / ns;
     fgmean += pb->fg[k] / ns;
   }
+  const double dmean = pow(fmean / Kbase, 1.0 / nbase); /* static penetration of the base law at the mean target */
+  const double nexp = s->model == KL_MODEL_KV ? 1.0 : isfinite(s->exponent) ? s->exponent : nbase;
   if (s->model == KL_MODEL_KV) {
-    /* linear stiffness: the Hertz tangent at the mean target force, unless given */
-    pb->Kc = s->contact_K > 0 ? s->contact_K : 1.5 * Khertz * sqrt(pow(fmean / Khertz, 2.0 / 3.0));
+    /* linear stiffness: the base law's tangent at the mean target force, unless given */
+    pb->Kc = s->contact_K > 0 ? s->contact_K : nbase * fmean / dmean;
     pb->Dc = kl_kv_damping(s->cr, pb->Kc, s->tool_mass);
   } else {
-    pb->Kc = s->contact_K > 0 ? s->contact_K : Khertz;
+    pb->Kc = s->contact_K > 0 ? s->contact_K : nexp == nbase ? Kbase : fmean / pow(dmean, nexp);
     pb->chi = kl_hc_chi(s->law, s->cr, s->approach_speed);
+  }
+  pb->gp[KL_GP_NC] = nexp; /* static_pen needs it before the rest of gp is packed */
+  {
+    const double cc = pow(fmean / pb->Kc, 1.0 / nexp) / (nexp * fmean);
+    pb->contact_share = cc / (cc + 1.0 / s->holder_K);
   }
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
@@ -486,7 +683,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   gp[KL_GP_KH] = s->holder_K;
   gp[KL_GP_DH] = s->holder_D;
   gp[KL_GP_KC] = pb->Kc;
-  gp[KL_GP_NC] = s->model == KL_MODEL_KV ? 1.0 : 1.5;
+  gp[KL_GP_NC] = nexp;
   gp[KL_GP_DC] = pb->Dc;
   gp[KL_GP_CHI] = pb->chi;
   gp[KL_GP_MODEL] = s->model;

@@ -1,7 +1,7 @@
 /* optimiser/problem.h: a grinding problem (docs/design.md section 5): its settings (the config; defaults
  * and bounds in optimiser/schema.c) and what is prepared from them once on the host: the workpiece
  * as designed (nominal) and as it is (actual, a triangle mesh), the path on the nominal surface
- * resampled at arc-length samples, the protrusion of the actual surface into the ball-end tool, the
+ * resampled at arc-length samples, the protrusion of the actual surface into the tool (ball-end or disc), the
  * effective mass and weight per sample, the target force profile, and the packed rollout constants. */
 #ifndef KL_OPTIMISER_PROBLEM_H
 #define KL_OPTIMISER_PROBLEM_H
@@ -19,6 +19,9 @@
 
 #define KL_PATH_MAX 4096 /* most path samples */
 
+#define KL_TOOL_BALL 0 /* ball-end: a sphere of radius tool_R */
+#define KL_TOOL_DISC 1 /* wheel: a disc of radius tool_R and width tool_width, axis tool_axis (tool frame) */
+
 /* The settings of a grinding problem, one field per config key. Each field's key, default, bounds, unit
  * and meaning are in the table of optimiser/schema.c (and examples/optimise.yaml lists them all); the
  * comments here only say what a field holds. */
@@ -32,6 +35,8 @@ typedef struct kl_settings {
   double resolution;     /* mesh spacing along x of analytic parts [m] (4x coarser in y) */
   double work_E, work_nu; /* workpiece material [Pa, -] */
   double bead_h, bead_w, bead_x; /* weld bead: height [m], width (1 sigma) [m], position x [m] */
+  double step_h, step_w, step_x; /* sheet step across the path: rise [m] over a length [m] (smooth, C1), starting
+                                  * at x [m]; height 0: none */
   double tilt_deg;       /* actual part rotated about y against its CAD [deg] */
   double shift[3];       /* actual part translated against its CAD [m] */
   double rough_a, rough_l; /* roughness amplitude [m] and wavelength [m] */
@@ -46,12 +51,22 @@ typedef struct kl_settings {
   double tool_mass;      /* effective moving mass along the normal [kg] */
   double tool_weight;    /* weight pushing on a horizontal part [N] (counterbalanced spindle) */
   double holder_K, holder_D; /* [N/m, N s/m] */
+  /* the tool as a rigid body in the 3-D verification (docs/design.md section 5, verification) */
+  int tool_shape;        /* KL_TOOL_BALL or KL_TOOL_DISC */
+  double tool_width;     /* disc width [m] */
+  double tool_axis[3];   /* disc axis in the tool frame (x along the path, z into the part) */
+  double tool_inertia[3]; /* principal moments about the tool centre, tool frame [kg m^2] */
+  double lead_deg;       /* tool tilted about its y axis (lead angle) [deg] */
+  double holder_Klat, holder_Dlat; /* holder across the tool axis [N/m, N s/m] */
+  double holder_Krot, holder_Drot; /* holder's rotational stiffness and damping [N m/rad, N m s/rad] */
   /* contact (contact.*) */
   int model;             /* KL_MODEL_KV or KL_MODEL_HC */
   int law;               /* KL_LAW_* */
   double cr;             /* restitution */
   double approach_speed; /* speed that sets chi for hc, or D for kv via eq. 10 [m/s] */
   double contact_K;      /* stiffness override (0: Hertz from materials) */
+  double exponent;       /* force exponent n of hc (NaN: 1.5 for a ball, 1 for a disc) */
+  double friction;       /* Coulomb coefficient, the grinding force ratio F_t/F_n (3-D verification) */
   /* target (target.*) */
   double target_F;       /* constant target [N] */
   char target_csv[1024]; /* s,force profile ("": constant) */
@@ -82,8 +97,8 @@ typedef struct kl_settings {
   double xtol_rel, ftol_rel;
   double fd_step;        /* finite-difference step of gradient algorithms, relative to the bounds */
   double ftol;           /* sub-step force tolerance, relative */
-  int verify;            /* winners re-simulated by the CPU engine, besides the naive pass */
-  double agree_tol;      /* device vs CPU RMS disagreement flagged above */
+  int verify;            /* winners re-simulated in the 3-D engine, besides the naive pass */
+  double agree_tol;      /* device vs 3-D RMS disagreement of the wrist-sensor reading flagged above */
   unsigned long seed;
 } kl_settings;
 
@@ -105,6 +120,8 @@ typedef struct kl_problem {
   int own_actual;        /* 1: actual was made here and is freed with the problem */
   double length;         /* path length [m] */
   double robot_vmax;     /* smallest robot speed bound along the path [m/s] (0: no robot) */
+  double contact_share;  /* the contact's share of the compliance along the normal at the mean target force F:
+                          * c / (c + 1/K_h), c = d(delta)/dF = delta / (n F) for F = K delta^n */
 } kl_problem;
 
 /* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead) from the
@@ -137,6 +154,16 @@ void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double 
 /* The naive pass (constant offset on the CAD, initial speed) and the physics-based initial guess,
  * as control points (nc). */
 void kl_problem_naive(const kl_problem *pb, double *x);
+
+/* What waypoints.csv holds and the 3-D verification follows, for sampled offsets o and speeds v (ns
+ * each): the time t at each sample (the rollout's interval durations summed), the tool-centre point pos
+ * (ns x 3: the tool tip on its axis, R beyond the tool centre p + (R - o) n) and the tool frame quat
+ * (ns x 4, w x y z: z into the part, x along the path, turned about y by tool.lead_deg). Any output may
+ * be NULL. */
+void kl_problem_waypoints(const kl_problem *pb, const double *o, const double *v, double *t, double *pos, double *quat);
+
+/* The disc's axis (unit, world) at sample k: tool.axis in the tool frame there. */
+void kl_problem_tool_axis(const kl_problem *pb, int k, double a[3]);
 void kl_problem_guess(const kl_problem *pb, double *x);
 
 #endif

@@ -12,6 +12,7 @@ _Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1, "contact.model names are in
 _Static_assert(KL_LAW_HUNT_CROSSLEY == 0 && KL_LAW_LANKARANI_NIKRAVESH == 1 && KL_LAW_FLORES == 2 &&
                  KL_LAW_GONTHIER == 3 && KL_LAW_EXACT == 4,
                "contact.law names are indexed by KL_LAW_*");
+_Static_assert(KL_TOOL_BALL == 0 && KL_TOOL_DISC == 1, "tool.shape names are indexed by KL_TOOL_*");
 _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 2 && KL_SURF_SADDLE == 3 &&
                  KL_SURF_MESH == 4,
                "workpiece.surface names are indexed by KL_SURF_*");
@@ -20,6 +21,7 @@ static const char *const surfaces[] = {"plane", "cylinder", "sphere", "saddle", 
 static const char *const models[] = {"kv", "hc", NULL};
 static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
 static const char *const measures[] = {"instantaneous", "averaged", NULL};
+static const char *const tools[] = {"ball", "disc", NULL};
 
 #define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
 /* one line per key: key, field, default(s), bounds, unit, meaning */
@@ -48,6 +50,9 @@ static const kl_key table[] = {
   REAL("workpiece.bead.height", bead_h, 4e-4, -0.01, 0.01, "m", "weld bead across the path: Gaussian height"),
   REAL("workpiece.bead.width", bead_w, 1.5e-3, 1e-5, 0.1, "m", "weld bead width (1 sigma)"),
   REAL("workpiece.bead.x", bead_x, 0.01, -10, 10, "m", "weld bead position along x"),
+  REAL("workpiece.step.height", step_h, 0.0, -0.01, 0.01, "m", "sheet step across the path: rise (0: none)"),
+  REAL("workpiece.step.width", step_w, 3e-4, 1e-6, 0.1, "m", "sheet step: length of the (C1, smoothstep) rise"),
+  REAL("workpiece.step.x", step_x, 0.02, -10, 10, "m", "sheet step: where the rise starts along x"),
   REAL("workpiece.tilt_deg", tilt_deg, 0.3, -45, 45, "deg", "actual part rotated about y against its CAD"),
   REAL3("workpiece.shift", shift, 0, 0, 0, -10, 10, "m", "actual part translated against its CAD"),
   REAL("workpiece.roughness.amplitude", rough_a, 3e-6, 0, 1e-3, "m", "RMS roughness of the actual part"),
@@ -67,12 +72,23 @@ static const kl_key table[] = {
   REAL("tool.weight", tool_weight, 2.0, -1e5, 1e5, "N", "weight on a horizontal part after the spindle's counterbalance"),
   REAL("holder.stiffness", holder_K, 5000.0, 1, 1e9, "N/m", "compliant holder: F_h = K (u - z) + D (u' - z')"),
   REAL("holder.damping", holder_D, 35.0, 0, 1e7, "N s/m", "holder damping (damping ratio ~0.2)"),
+  CHOICE("tool.shape", tool_shape, tools, KL_TOOL_BALL, "ball (ball-end of tool.radius) | disc (a wheel of that radius)"),
+  REAL("tool.width", tool_width, 0.01, 1e-5, 1.0, "m", "disc width"),
+  REAL3("tool.axis", tool_axis, 0, 1, 0, -1e3, 1e3, "", "disc axis in the tool frame (x along the path, z into the part)"),
+  REAL3("tool.inertia", tool_inertia, 0.02, 0.02, 0.0012, 1e-12, 1e4, "kg m^2", "principal moments about the tool centre, tool frame (3-D verification)"),
+  REAL("tool.lead_deg", lead_deg, 0.0, -60, 60, "deg", "tool tilted about its y axis (lead angle)"),
+  REAL("holder.lateral_stiffness", holder_Klat, 2e5, 1, 1e10, "N/m", "holder across the tool axis, at the tool centre (3-D verification)"),
+  REAL("holder.lateral_damping", holder_Dlat, 220.0, 0, 1e8, "N s/m", "holder damping across the tool axis"),
+  REAL("holder.rotational_stiffness", holder_Krot, 2e3, 1e-3, 1e9, "N m/rad", "holder's rotational stiffness about the tool centre"),
+  REAL("holder.rotational_damping", holder_Drot, 2.5, 0, 1e7, "N m s/rad", "holder's rotational damping"),
   /* contact */
   CHOICE("contact.model", model, models, KL_MODEL_HC, "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt"),
   CHOICE("contact.law", law, laws, KL_LAW_EXACT, "damping law: hunt-crossley | lankarani-nikravesh | flores | gonthier | exact"),
   REAL("contact.cr", cr, 0.5, 1e-6, 1.0, "", "coefficient of restitution"),
   REAL("contact.approach_speed", approach_speed, 0.01, 1e-6, 100, "m/s", "speed that sets chi (hc) or D (kv, paper eq. 10)"),
   REAL("contact.stiffness", contact_K, 0.0, 1, 1e16, "N/m^n", "stiffness override (default: Hertz, 4/3 E* sqrt(R))"),
+  REAL("contact.exponent", exponent, NAN, 1.0, 3.0, "", "force exponent of hc (default: 1.5 for a ball, 1 for a disc)"),
+  REAL("contact.friction", friction, 0.4, 0, 10, "", "grinding force ratio F_t/F_n: Coulomb friction in the 3-D verification"),
   /* target */
   REAL("target.force", target_F, 5.0, 1e-6, 1e6, "N", "constant target normal force (the paper's 5 N)"),
   FILENAME("target.csv", target_csv, "target profile, columns s,force (none: the constant target.force)"),
@@ -108,8 +124,8 @@ static const kl_key table[] = {
   REAL("optimiser.force_tol", ftol, 1e-3, 1e-8, 0.1, "", "sub-step force tolerance of the rollouts, relative"),
   SEED("optimiser.seed", seed, 1, "picks the Sobol block; same seed, same result"),
   /* verification */
-  INT("verify.count", verify, 2, 0, 64, "winners re-simulated by the CPU engine (plus the naive pass)"),
-  REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs CPU RMS disagreement flagged above this"),
+  INT("verify.count", verify, 2, 0, 64, "winners re-simulated in the 3-D engine (plus the naive pass)"),
+  REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs 3-D RMS disagreement of the wrist-sensor reading flagged above this"),
   /* the arm holding the tool */
   ROBOT("robot.model", robot, "the arm holding the tool: builtin (the ER10-900-sized arm) or a .yaml/.urdf file"),
   REAL3("robot.base", robot_base, -0.55, 0, -0.25, -100, 100, "m", "base position in the workpiece frame"),

@@ -116,7 +116,8 @@ typedef struct kelvin_rollout kelvin_rollout;
 #define KELVIN_SO_Z 3    /* tool depth [m] */
 #define KELVIN_SO_D 4    /* penetration [m] (0 out of contact) */
 #define KELVIN_SO_C 5    /* 1 in contact at the sample */
-#define KELVIN_SO_N 6
+#define KELVIN_SO_ZD 6   /* tool depth rate dz/dt at the sample [m/s] */
+#define KELVIN_SO_N 7
 
 /* Prepare g's problem (kelvin_grind_prepare) and set up its rollouts on dev (an open device): on OpenCL
  * the rollout program is built and the problem uploaded. The rollout copies what it needs: later

@@ -1,0 +1,336 @@
+/* optimiser/verify3d.c: a grinding pass in the 3-D engine (verify3d.h). */
+#include "optimiser/verify3d.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/world.h"
+#include "kernels/kl_impact.h"
+
+
+/* rotation matrix (row-major) of the unit quaternion q (w, x, y, z) */
+static void quat_mat(const double q[4], double M[9])
+{
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  M[0] = 1 - 2 * (y * y + z * z), M[1] = 2 * (x * y - w * z), M[2] = 2 * (x * z + w * y);
+  M[3] = 2 * (x * y + w * z), M[4] = 1 - 2 * (x * x + z * z), M[5] = 2 * (y * z - w * x);
+  M[6] = 2 * (x * z - w * y), M[7] = 2 * (y * z + w * x), M[8] = 1 - 2 * (x * x + y * y);
+}
+
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* quaternion turning the local z axis onto the unit vector a */
+static void quat_z_to(const double a[3], double q[4])
+{
+  /* half-way vector between z and a (a = -z: half a turn about x) */
+  const double h[3] = {a[0], a[1], a[2] + 1.0};
+  const double hn = sqrt(dot3(h, h));
+  if (hn < 1e-12) {
+    q[0] = 0, q[1] = 1, q[2] = 0, q[3] = 0;
+    return;
+  }
+  /* q = (z . h, z x h) / |h| */
+  q[0] = h[2] / hn, q[1] = -h[1] / hn, q[2] = h[0] / hn, q[3] = 0;
+}
+
+/* the scene of one pass */
+typedef struct scene {
+  kl_world_model *m;
+  kl_world_data *d;
+  int tool;
+  double W[3];    /* the tool's weight [N] */
+  double *wt, *wp, *wq; /* waypoint times, tool-centre positions, orientations */
+  double F0;      /* contact force of the start's equilibrium [N] */
+} scene;
+
+static void scene_free(scene *sc)
+{
+  kl_world_data_free(sc->d);
+  kl_world_free(sc->m);
+  free(sc->wt);
+  free(sc->wp);
+  free(sc->wq);
+}
+
+/* static contact force F(d) of the problem's law at rest */
+static double law_static(const kl_problem *pb, double d)
+{
+  if (!(d > 0)) return 0.0;
+  return pb->Kc * pow(d, pb->gp[KL_GP_NC]);
+}
+
+/* the tool's deflection x - a = C f for the force f (world) on it: C the holder's compliance in the
+ * anchor frame R (columns: tool axes) */
+static void deflect(const kl_problem *pb, const double R[9], const double f[3], double e[3])
+{
+  const double c[3] = {1.0 / pb->set.holder_Klat, 1.0 / pb->set.holder_Klat, 1.0 / pb->set.holder_K};
+  double l[3];
+  for (int i = 0; i < 3; ++i) l[i] = (R[i] * f[0] + R[3 + i] * f[1] + R[6 + i] * f[2]) * c[i];
+  for (int i = 0; i < 3; ++i) e[i] = R[3 * i] * l[0] + R[3 * i + 1] * l[1] + R[3 * i + 2] * l[2];
+}
+
+/* place the tool for a contact force F along the last normal n (with friction against the slip) and
+ * return law(depth) - F there; n takes the new contact normal */
+static double place(const kl_problem *pb, scene *sc, const double a[3], const double av[3], const double R[9], double F,
+                    double n[3])
+{
+  const int b = sc->tool;
+  const double mu = pb->set.friction;
+  double t[3], f[3], e[3], depth = 0, pos[3];
+  for (int i = 0; i < 3; ++i) t[i] = av[i] - dot3(av, n) * n[i];
+  const double tn = sqrt(dot3(t, t));
+  for (int i = 0; i < 3; ++i) f[i] = F * (n[i] - (tn > 0 ? mu * t[i] / tn : 0.0)) + sc->W[i];
+  deflect(pb, R, f, e);
+  for (int i = 0; i < 3; ++i) sc->d->xpos[3 * b + i] = a[i] + e[i];
+  double nn[3];
+  if (kl_world_probe(sc->m, sc->d, b, 1e-3, &depth, nn, pos) > 0 && depth > 0) memcpy(n, nn, sizeof nn);
+  else depth = 0;
+  return law_static(pb, depth) - F;
+}
+
+/* the start: the tool in static equilibrium at the anchor's first pose, sliding with it: holder, weight
+ * and contact force F (n - mu t), t the direction of the slip, balance with F = law(depth); bisection
+ * on F (law(depth(F)) - F decreases in F) */
+static void equilibrium(const kl_problem *pb, scene *sc)
+{
+  kl_world_data *d = sc->d;
+  const int b = sc->tool;
+  double a[3], av[3], aq[4], aw[3], R[9], n[3];
+  kl_world_anchor(sc->m, b, 0.0, a, av, NULL, aq, aw);
+  quat_mat(aq, R);
+  memcpy(d->xquat + 4 * b, aq, sizeof aq);
+  memcpy(d->vel + 3 * b, av, sizeof av);
+  memcpy(d->angvel + 3 * b, aw, sizeof aw);
+  n[0] = -R[2], n[1] = -R[5], n[2] = -R[8]; /* out of the part, until a contact says otherwise */
+  const double G0 = place(pb, sc, a, av, R, 0.0, n);
+  sc->F0 = 0;
+  if (!(G0 > 0)) return; /* out of contact: hanging on the holder under its weight */
+  double lo = 0, hi = fmax(G0, 1e-9);
+  for (int it = 0; it < 200 && place(pb, sc, a, av, R, hi, n) > 0; ++it) {
+    lo = hi;
+    hi *= 2;
+  }
+  for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; ++it) {
+    const double F = 0.5 * (lo + hi);
+    if (place(pb, sc, a, av, R, F, n) > 0)
+      lo = F;
+    else
+      hi = F;
+  }
+  sc->F0 = 0.5 * (lo + hi);
+  place(pb, sc, a, av, R, sc->F0, n);
+}
+
+/* build the world of one pass */
+static kelvin_status build(const kl_problem *pb, const double *o, const double *v, scene *sc, char *msg, int cap)
+{
+  const kl_settings *s = &pb->set;
+  const int ns = pb->ns;
+  memset(sc, 0, sizeof *sc);
+  sc->wt = malloc((size_t)ns * sizeof *sc->wt);
+  sc->wp = malloc((size_t)ns * 3 * sizeof *sc->wp);
+  sc->wq = malloc((size_t)ns * 4 * sizeof *sc->wq);
+  sc->m = kl_world_create();
+  if (!sc->wt || !sc->wp || !sc->wq || !sc->m) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  kl_problem_waypoints(pb, o, v, sc->wt, sc->wp, sc->wq);
+  for (int k = 0; k < ns; ++k) { /* the tool centre: R back along the tool axis from the TCP */
+    double M[9];
+    quat_mat(sc->wq + 4 * k, M);
+    for (int i = 0; i < 3; ++i) sc->wp[3 * k + i] -= s->tool_R * M[3 * i + 2];
+  }
+  double mass = 0;
+  for (int k = 0; k < ns; ++k) mass += pb->meff[k] / ns;
+  kl_world_model *m = sc->m;
+  /* the weight tool.weight straight down (the only gravity in the scene) */
+  m->gravity[0] = m->gravity[1] = 0;
+  m->gravity[2] = -s->tool_weight / mass;
+  sc->W[0] = sc->W[1] = 0;
+  sc->W[2] = -s->tool_weight;
+  m->model = s->model;
+  m->n = pb->gp[KL_GP_NC];
+  m->law = s->law;
+  m->rule = KL_SEP_FORCE;
+  /* the contact's sub-step control: Hunt-Crossley step doubling to 1e-6 of the penetration scale and a
+   * coupled (friction) sub-step of 1/5 of the contact's time scale; on the built-in example the sensor
+   * force moves by < 1e-5 N against 1e-8 and 1/20 (the engine's defaults), at a quarter of the cost */
+  m->hc_tol = 1e-6;
+  m->substep_fraction = 0.2;
+  kl_body_def bd;
+  kl_world_default_body(&bd);
+  bd.type = KL_BODY_STATIC;
+  bd.K = pb->Kc, bd.cr = s->cr, bd.mu = s->friction;
+  const int work = kl_world_add_body(m, &bd);
+  kl_shape_def sh;
+  kl_world_default_shape(&sh);
+  sh.type = KL_SHAPE_MESH;
+  sh.mesh = pb->actual;
+  kl_world_add_shape(m, work, &sh);
+  const kl_anchor_traj traj = {ns, sc->wt, sc->wp, sc->wq, 1}; /* straight lines between waypoints */
+  kl_world_default_body(&bd);
+  bd.mass = mass;
+  memcpy(bd.inertia, s->tool_inertia, sizeof bd.inertia);
+  memcpy(bd.pos, sc->wp, 3 * sizeof(double));
+  memcpy(bd.quat, sc->wq, 4 * sizeof(double));
+  bd.K = pb->Kc, bd.cr = s->cr, bd.mu = s->friction;
+  bd.holder = 1;
+  bd.traj = &traj;
+  bd.holder_K[0] = bd.holder_K[1] = s->holder_Klat;
+  bd.holder_K[2] = s->holder_K;
+  bd.holder_D[0] = bd.holder_D[1] = s->holder_Dlat;
+  bd.holder_D[2] = s->holder_D;
+  for (int i = 0; i < 3; ++i) {
+    bd.holder_Kr[i] = s->holder_Krot;
+    bd.holder_Dr[i] = s->holder_Drot;
+  }
+  sc->tool = kl_world_add_body(m, &bd);
+  kl_world_default_shape(&sh);
+  if (s->tool_shape == KL_TOOL_DISC) {
+    double ax[3] = {s->tool_axis[0], s->tool_axis[1], s->tool_axis[2]};
+    const double an = sqrt(dot3(ax, ax));
+    for (int i = 0; i < 3; ++i) ax[i] /= an;
+    sh.type = KL_SHAPE_DISC;
+    sh.size[0] = s->tool_R;
+    sh.size[1] = 0.5 * s->tool_width;
+    quat_z_to(ax, sh.quat);
+  } else {
+    sh.type = KL_SHAPE_SPHERE;
+    sh.size[0] = s->tool_R;
+  }
+  kl_world_add_shape(m, sc->tool, &sh);
+  const int pair = kl_world_add_pair(m, sc->tool, work, pb->Kc, s->cr, s->model == KL_MODEL_KV ? pb->Dc : 0.0, s->friction);
+  if (s->model == KL_MODEL_HC) kl_world_pair_chi(m, pair, pb->chi); /* the problem's chi, as the 1-D model has it */
+  if (sc->tool < 0 || work < 0 || pair < 0) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  char m2[512];
+  kelvin_status st = kl_world_compile(m, m2, sizeof m2);
+  if (st != KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "3-D verification scene: %s", m2);
+    return st;
+  }
+  sc->d = kl_world_data_create(m);
+  if (!sc->d) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  equilibrium(pb, sc);
+  return KELVIN_OK;
+}
+
+/* the anchor's tool axis (into the part) at time t */
+static void tool_z(const scene *sc, double t, double z[3])
+{
+  double q[4], M[9];
+  kl_world_anchor(sc->m, sc->tool, t, NULL, NULL, NULL, q, NULL);
+  quat_mat(q, M);
+  z[0] = M[2], z[1] = M[5], z[2] = M[8];
+}
+
+kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, char *msg, int cap)
+{
+  if (msg && cap > 0) msg[0] = '\0';
+  const int ns = pb->ns;
+  if (!o || !v || !out || !out->F || !out->Favg) {
+    snprintf(msg, (size_t)cap, "verify3d: commands and the outputs F, Favg are required");
+    return KELVIN_ERR_ARG;
+  }
+  for (int k = 0; k < ns; ++k)
+    if (!isfinite(o[k]) || !(isfinite(v[k]) && v[k] > 0)) {
+      snprintf(msg, (size_t)cap, "verify3d: sample %d: offset must be finite and speed > 0 m/s (got %g, %g)", k, o[k], v[k]);
+      return KELVIN_ERR_ARG;
+    }
+  scene sc;
+  kelvin_status st = build(pb, o, v, &sc, msg, cap);
+  if (st != KELVIN_OK) {
+    scene_free(&sc);
+    return st;
+  }
+  const kl_world_model *m = sc.m;
+  kl_world_data *d = sc.d;
+  const int b = sc.tool;
+  out->ncon_max = 0;
+  double prev_h = 0, prev_c[3] = {0, 0, 0};
+  for (int k = 0; k < ns; ++k) {
+    const double t = sc.wt[k];
+    if (k > 0 && (st = kl_world_advance(m, d, t, msg, cap)) != KELVIN_OK) {
+      char m2[512];
+      snprintf(m2, sizeof m2, "%s", msg);
+      snprintf(msg, (size_t)cap, "3-D verification: sample %d: %s", k, m2);
+      break;
+    }
+    double z[3], fh[3], fc[3] = {0, 0, 0};
+    tool_z(&sc, t, z);
+    kl_world_holder(m, d, b, t, fh, NULL, NULL);
+    for (int c = 0; c < d->ncon; ++c) { /* the contacts' normal forces and friction on the tool */
+      const kl_contact *ct = &d->con[c];
+      const double sg = ct->body[0] == b ? 1.0 : ct->body[1] == b ? -1.0 : 0.0;
+      for (int i = 0; i < 3; ++i) fc[i] += sg * (ct->normal[i] * ct->force + ct->ftan[i]);
+    }
+    const double sensor = dot3(fh, z) + dot3(sc.W, z);
+    /* (at the start, in static equilibrium, the contact force along the axis is the sensor's reading) */
+    const double contact = k == 0 ? (sc.F0 > 0 ? sensor : 0.0) : -dot3(fc, z);
+    out->F[k] = sensor;
+    if (out->Fc) out->Fc[k] = contact;
+    if (out->t) out->t[k] = t;
+    if (out->dev) {
+      double ap[3], dx[3];
+      kl_world_anchor(m, b, t, ap, NULL, NULL, NULL, NULL);
+      for (int i = 0; i < 3; ++i) dx[i] = d->xpos[3 * b + i] - ap[i];
+      out->dev[k] = dot3(dx, pb->nrm + 3 * k);
+    }
+    int carry = k == 0 && sc.F0 > 0;
+    for (int c = 0; c < d->ncon; ++c) carry |= d->con[c].force > 0;
+    if (out->contact) out->contact[k] = carry;
+    if (d->ncon > out->ncon_max) out->ncon_max = d->ncon;
+    /* averages over the interval: the holder's impulse along the anchor's z (accumulated in the anchor
+     * frame), the weight's and the contacts' along the tool axis at the interval's middle */
+    const double hz = d->hold_imp[3 * b + 2];
+    if (k == 0) {
+      out->Favg[0] = sensor;
+      if (out->Fcavg) out->Fcavg[0] = contact;
+    } else {
+      const double T = t - sc.wt[k - 1];
+      double zm[3], dc[3];
+      tool_z(&sc, 0.5 * (t + sc.wt[k - 1]), zm);
+      for (int i = 0; i < 3; ++i) dc[i] = d->con_imp[3 * b + i] - prev_c[i];
+      out->Favg[k] = (hz - prev_h) / T + dot3(sc.W, zm);
+      if (out->Fcavg) out->Fcavg[k] = -dot3(dc, zm) / T;
+    }
+    prev_h = hz;
+    memcpy(prev_c, d->con_imp + 3 * b, sizeof prev_c);
+  }
+  out->nsub = d->nsub;
+  scene_free(&sc);
+  return st;
+}
+
+kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
+                               char *msg, int cap)
+{
+  if (msg && cap > 0) msg[0] = '\0';
+  kelvin_status first = KELVIN_OK;
+  int first_i = npass;
+  const size_t ns = (size_t)pb->ns;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i = 0; i < npass; ++i) {
+    char m2[512];
+    const kelvin_status s = kl_verify3d_run(pb, o + (size_t)i * ns, v + (size_t)i * ns, &out[i], m2, sizeof m2);
+    if (s != KELVIN_OK) {
+#pragma omp critical(kl_verify3d_first_failure)
+      {
+        if (i < first_i) {
+          first_i = i;
+          first = s;
+          if (msg && cap > 0) snprintf(msg, (size_t)cap, "pass %d: %s", i, m2);
+        }
+      }
+    }
+  }
+  return first;
+}

@@ -1,0 +1,52 @@
+/* optimiser/verify3d.h: the verification of a grinding pass in the 3-D engine (docs/design.md section 5,
+ * "Pipeline" step 3), independent of the 1-D model the device optimises.
+ *
+ * The tool is a rigid body (engine/world.h) with the tool's mass (the mean effective mass along the
+ * path) and inertia (tool.inertia about the tool centre), shaped as the ball-end (a sphere) or the disc
+ * (a wheel whose contact with the mesh goes through libccd). It hangs in the holder: a 6-DoF
+ * spring-damper at the tool centre, axial stiffness and damping from holder.stiffness/damping,
+ * across the axis holder.lateral_*, about the centre holder.rotational_*, all along the axes of the
+ * commanded tool frame. That frame is the anchor; it follows the waypoints exactly as
+ * kl_problem_waypoints gives them (and waypoints.csv holds them): the pose at each sample, at the
+ * sample's time, a straight line at constant velocity between samples (a robot's linear moves; the 1-D
+ * model's commands are linear in s between samples too) and slerp for the orientation. The tool meets the actual workpiece mesh through the engine's own collision (exact
+ * sphere-triangle, libccd for the disc) and contact solver, with the problem's contact law and
+ * constants and Coulomb friction contact.friction (the grinding force ratio F_t/F_n; the spindle's spin
+ * is not simulated, so the tangential force opposes the tool's motion over the part). The weight
+ * tool.weight pulls the tool down. The pass starts from the static equilibrium at the first sample,
+ * the tool moving with the anchor, sliding.
+ *
+ * The force reported is what a wrist force sensor on the robot's side of the holder reads: the
+ * holder's force on the tool plus the tool's weight (gravity compensation), its component along the
+ * commanded tool axis (into the part), at each sample and averaged over the sample interval (the
+ * sensor period). It differs from the contact force by the tool's inertia m a: that force is reported
+ * too. The mass is constant: the robot's pose-dependent effective mass (docs/design.md section 6) is
+ * the 1-D model's alone. */
+#ifndef KL_OPTIMISER_VERIFY3D_H
+#define KL_OPTIMISER_VERIFY3D_H
+
+#include "kelvin/kelvin.h"
+#include "optimiser/problem.h"
+
+/* Outputs per path sample (ns each, allocated by the caller; any array but F and Favg may be NULL). */
+typedef struct kl_v3_out {
+  double *F;     /* wrist sensor along the commanded tool axis at the sample [N] */
+  double *Favg;  /* wrist sensor averaged over the interval ending at the sample (Favg[0] = F[0]) [N] */
+  double *Fc;    /* contact force on the tool (normal and friction) along the same axis at the sample [N] */
+  double *Fcavg; /* contact force averaged over the interval [N] */
+  double *t;     /* time [s] */
+  double *dev;   /* tool centre minus its commanded position, along the nominal normal n [m] */
+  int *contact;  /* 1 while a contact carries force at the sample */
+  long nsub;     /* engine sub-steps */
+  int ncon_max;  /* most contacts at once at the samples */
+} kl_v3_out;
+
+/* One pass: offsets o and speeds v per sample (ns each). KELVIN_ERR_NUMERIC (msg: where) if the engine
+ * fails, KELVIN_ERR_NOMEM, KELVIN_ERR_ARG for bad commands. */
+kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, char *msg, int cap);
+
+/* npass passes at once, OpenMP across passes: o and v (npass x ns). Returns the first failure. */
+kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
+                               char *msg, int cap);
+
+#endif
