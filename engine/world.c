@@ -24,7 +24,7 @@ kl_world_model *kl_world_create(void)
   m->rule = KL_SEP_PENETRATION;
   m->vreg = 1e-3;
   m->substep_fraction = 1.0 / 20.0;
-  m->onset_tol = 1e-9;
+  m->onset_tol = 1e-12;
   m->hc_tol = 1e-8;
   m->ncon_max = 64;
   m->nlog_max = 4096;
