@@ -27,7 +27,7 @@ kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *
   }
   FILE *f = fopen(path, "rb");
   if (!f) {
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: cannot open: %s", path, strerror(errno));
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: cannot read: %s", path, strerror(errno));
     return KELVIN_ERR_IO;
   }
   const int empty = fgetc(f) == EOF;

@@ -185,7 +185,7 @@ static void test_bad_robot_files(void **state)
   /* files that cannot be used at all */
   snprintf(path, sizeof path, "%s/nothing-here.yaml", tmpdir);
   snprintf(args, sizeof args, "robot '%s' --out '%s'", path, out);
-  const char *m1[] = {path, "cannot open", NULL};
+  const char *m1[] = {path, "cannot read", NULL};
   expect_usage(args, m1, out);
   snprintf(path, sizeof path, "%s/robot.txt", tmpdir);
   spit(path, "robot: {}\n");
@@ -195,7 +195,7 @@ static void test_bad_robot_files(void **state)
   snprintf(path, sizeof path, "%s/syntax.yaml", tmpdir);
   spit(path, "robot:\n  convention: dh\n  joints: [\n");
   snprintf(args, sizeof args, "robot '%s' --out '%s'", path, out);
-  const char *m3[] = {path, "YAML syntax error", NULL};
+  const char *m3[] = {path, "malformed YAML", NULL};
   expect_usage(args, m3, out);
   snprintf(path, sizeof path, "%s/neg.urdf", tmpdir);
   spit(path, "<robot name='x'>\n<link name='a'/>\n<joint name='j' type='revolute'><parent link='a'/><child link='b'/>"
@@ -247,7 +247,7 @@ static void test_bad_path_files(void **state)
     expect_usage(args, must, out);
   }
   snprintf(args, sizeof args, "robot --path '%s/none.csv' --out '%s'", tmpdir, out);
-  const char *m[] = {"none.csv", "cannot open", NULL};
+  const char *m[] = {"none.csv", "cannot read", NULL};
   expect_usage(args, m, out);
   char *k = slurp(keep);
   assert_string_equal(k, "precious\n");

@@ -64,7 +64,7 @@ static void test_config_errors(void **state)
      "crmax.yaml:8: sweep.cr.max: must be <= 1, got 1.5"},
     {"crlist.yaml", "sweep:\n  cr: [0.5, -0.1]\n", "crlist.yaml:2: sweep.cr[1]: must be > 0, got -0.1"},
     {"unknown.yaml", "sweep:\n  cr: 0.5\n  speed: 3\n", "unknown.yaml:3: sweep.speed: unknown key"},
-    {"toplevel.yaml", "swep:\n  cr: 0.5\n", "toplevel.yaml:1: (top level).swep: unknown key (allowed: sweep)"},
+    {"toplevel.yaml", "swep:\n  cr: 0.5\n", "toplevel.yaml:1: swep: unknown key (allowed: sweep)"},
     {"notnum.yaml", "sweep:\n  m: heavy\n", "notnum.yaml:2: sweep.m: must be a finite number, got 'heavy'"},
     {"model.yaml", "sweep:\n  model: [kv, xx]\n", "model.yaml:2: sweep.model[1]: must be one of kv, hc, ef, got 'xx'"},
     {"logmin.yaml", "sweep:\n  fe: {min: -1, max: 1, n: 3, scale: log}\n",
