@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/config.h"
+#include "io/table.h"
 
 #define MAXP 50000000L   /* scenarios per sweep: 50e6 rows are ~6 GB of inputs and outputs */
 #define MAXN 1000000L    /* values per parameter */
@@ -331,191 +332,124 @@ static void fill_product(const spec *s, kl_impact_batch *b)
   }
 }
 
-/* Split a CSV line in place at commas (no quoting), trimming blanks; returns the field count. */
-static int split_csv(char *line, char **f, int cap)
+/* Scenario columns: the names of sweep.csv (with units) and the short ones. */
+enum { CM, CK, CN, CCR, CV0, CFE, CMODEL, CLAW, CRULE, NCOL };
+static const char *const CN_M[] = {"m_kg", "m", NULL}, *const CN_K[] = {"K", NULL}, *const CN_N[] = {"n", NULL},
+                         *const CN_CR[] = {"cr", NULL}, *const CN_V0[] = {"v0_m_s", "v0", NULL},
+                         *const CN_FE[] = {"fe_N", "fe", NULL}, *const CN_MODEL[] = {"model", NULL},
+                         *const CN_LAW[] = {"law", NULL}, *const CN_RULE[] = {"rule", NULL};
+
+typedef struct scen_ctx {
+  const char *file;
+  kl_csv_col col[NCOL];
+  kl_impact_in *rows;
+  size_t n, cap;
+} scen_ctx;
+
+/* One scenario row (io/table.h does the CSV); '-' in an optional column means "not given". */
+static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
 {
-  int n = 0;
-  char *p = line;
-  line[strcspn(line, "\r\n")] = '\0';
-  while (n < cap) {
-    char *comma = strchr(p, ',');
-    if (comma) *comma = '\0';
-    while (*p == ' ' || *p == '\t') ++p;
-    char *e = p + strlen(p);
-    while (e > p && (e[-1] == ' ' || e[-1] == '\t')) *--e = '\0';
-    f[n++] = p;
-    if (!comma) break;
-    p = comma + 1;
+  scen_ctx *c = vp;
+  static const int pidx[6] = {PM, PK, PN, PCR, PV0, PFE};
+  if (r->index == 0) return kl_csv_columns(c->file, r, c->col, NCOL, msg, cap);
+  double vals[6] = {0};
+  int ints[3] = {0, KL_LAW_EXACT, KL_SEP_PENETRATION};
+  for (int k = CMODEL; k <= CRULE; ++k) {
+    const char *const *names = k == CMODEL ? model_names : k == CLAW ? law_names : rule_names;
+    if (c->col[k].idx < 0) continue;
+    const char *v = r->f[c->col[k].idx];
+    if (k != CMODEL && strcmp(v, "-") == 0) continue;
+    int idx = -1;
+    for (int j = 0; names[j] && idx < 0; ++j)
+      if (strcmp(v, names[j]) == 0) idx = j;
+    if (idx < 0) {
+      char list[256] = "";
+      for (int j = 0; names[j]; ++j) {
+        if (j) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, names[j], sizeof list - strlen(list) - 1);
+      }
+      snprintf(msg, (size_t)cap, "%s:%ld: column '%s': must be one of %s%s, got '%.60s'", c->file, r->line,
+               c->col[k].names[c->col[k].which], list, k == CMODEL ? "" : " or -", v);
+      return KELVIN_ERR_CONFIG;
+    }
+    ints[k - CMODEL] = idx;
   }
-  return n;
+  vals[CN] = ints[0] == KL_MODEL_KV ? 1.0 : 1.5;
+  for (int k = CM; k <= CFE; ++k) {
+    if (c->col[k].idx < 0) continue;
+    if (!c->col[k].required && strcmp(r->f[c->col[k].idx], "-") == 0) continue;
+    double x;
+    const kelvin_status st = kl_csv_number(c->file, r, &c->col[k], &x, msg, cap);
+    if (st != KELVIN_OK) return st;
+    const pdef *d = &pdefs[pidx[k]];
+    if (d->lo_closed ? !(x >= d->lo) : !(x > d->lo)) {
+      snprintf(msg, (size_t)cap, "%s:%ld: column '%s': must be %s %g, got %g", c->file, r->line, c->col[k].names[c->col[k].which],
+               d->lo_closed ? ">=" : ">", d->lo, x);
+      return KELVIN_ERR_CONFIG;
+    }
+    if (d->hi_open ? !(x < d->hi) : !(x <= d->hi)) {
+      snprintf(msg, (size_t)cap, "%s:%ld: column '%s': must be %s %g, got %g", c->file, r->line, c->col[k].names[c->col[k].which],
+               d->hi_open ? "<" : "<=", d->hi, x);
+      return KELVIN_ERR_CONFIG;
+    }
+    vals[k] = x;
+  }
+  kl_impact_in in = {0};
+  in.m = vals[CM];
+  in.K = vals[CK];
+  in.n = vals[CN];
+  in.cr = vals[CCR];
+  in.v0 = vals[CV0];
+  in.fe = vals[CFE];
+  in.model = ints[0];
+  in.law = ints[1];
+  in.rule = ints[2];
+  if (in.model == KL_MODEL_KV && in.n != 1.0) {
+    snprintf(msg, (size_t)cap, "%s:%ld: column 'n': model kv is linear: n must be 1 (or -), got %g", c->file, r->line, in.n);
+    return KELVIN_ERR_CONFIG;
+  }
+  if (in.model != KL_MODEL_KV && in.fe != 0.0) {
+    snprintf(msg, (size_t)cap, "%s:%ld: column 'fe_N': model %s has no closed form under an external force: fe must be 0",
+             c->file, r->line, model_names[in.model]);
+    return KELVIN_ERR_CONFIG;
+  }
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 1024;
+    kl_impact_in *nr = realloc(c->rows, c->cap * sizeof *nr);
+    if (!nr) {
+      snprintf(msg, (size_t)cap, "out of memory reading '%s'", c->file);
+      return KELVIN_ERR_NOMEM;
+    }
+    c->rows = nr;
+  }
+  c->rows[c->n++] = in;
+  return KELVIN_OK;
 }
 
-/* Record a CSV error "FILE:LINE: column 'COL': ..." in msg. */
-static void csv_fail(char *msg, size_t cap, const char *file, long line, const char *col, const char *fmt, ...)
-  __attribute__((format(printf, 6, 7)));
-static void csv_fail(char *msg, size_t cap, const char *file, long line, const char *col, const char *fmt, ...)
-{
-  char what[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  snprintf(msg, cap, "%s:%ld: column '%s': %s", file, line, col, what);
-}
-
-/* Scenarios from a CSV file with a header row. Required columns m, K, cr, v0, model; optional n
- * (default 1 for kv, 1.5 otherwise), fe (0), law (exact), rule (penetration); other columns are
- * ignored, so a sweep.csv can be fed back. Returns KELVIN_OK, KELVIN_ERR_IO or KELVIN_ERR_CONFIG with
- * a message naming file, line and column. */
+/* Scenarios from a CSV file with a header row. Required columns m_kg (or m), K, cr, v0_m_s (or v0),
+ * model; optional n (default 1 for kv, 1.5 otherwise), fe_N (0), law (exact), rule (penetration), '-'
+ * for "not given"; other columns are ignored, so a sweep.csv can be fed back. Returns KELVIN_OK,
+ * KELVIN_ERR_IO or KELVIN_ERR_CONFIG with a message naming file, line and column. */
 static kelvin_status load_csv(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap)
 {
-  enum { CM, CK, CN, CCR, CV0, CFE, CMODEL, CLAW, CRULE, NCOL };
-  static const char *const cols[NCOL] = {"m", "K", "n", "cr", "v0", "fe", "model", "law", "rule"};
-  static const int required[NCOL] = {1, 1, 0, 1, 1, 0, 1, 0, 0};
-  static const int pidx[6] = {PM, PK, PN, PCR, PV0, PFE};
-  kelvin_status st = KELVIN_OK;
-  kl_impact_in *rows = NULL;
-  size_t nrows = 0, caprows = 0;
-  char *line = NULL;
-  size_t linecap = 0;
-  char *f[256];
-  int where[NCOL];
   *out = NULL;
-  FILE *fp = fopen(path, "r");
-  if (!fp) {
-    snprintf(msg, cap, "cannot read scenarios '%s': %s", path, strerror(errno));
-    return KELVIN_ERR_IO;
-  }
-  long lineno = 0;
-  int header = 0;
-  while (getline(&line, &linecap, fp) > 0) {
-    ++lineno;
-    const char *q = line + strspn(line, " \t\r\n");
-    if (*q == '\0' || *q == '#') continue;
-    const int nf = split_csv(line, f, 256);
-    if (!header) {
-      for (int k = 0; k < NCOL; ++k) {
-        where[k] = -1;
-        for (int j = 0; j < nf; ++j)
-          if (strcmp(f[j], cols[k]) == 0) where[k] = j;
-        if (where[k] < 0 && required[k]) {
-          csv_fail(msg, cap, path, lineno, cols[k],
-                   "missing from the header (required: m, K, cr, v0, model; optional: n, fe, law, rule)");
-          st = KELVIN_ERR_CONFIG;
-          goto cleanup;
-        }
-      }
-      header = 1;
-      continue;
-    }
-    kl_impact_in in = {0};
-    double vals[6] = {0};
-    int ints[3] = {0, KL_LAW_EXACT, KL_SEP_PENETRATION};
-    for (int k = CMODEL; k <= CRULE; ++k) {
-      const char *const *names = k == CMODEL ? model_names : k == CLAW ? law_names : rule_names;
-      if (where[k] < 0) continue;
-      if (where[k] >= nf) {
-        csv_fail(msg, cap, path, lineno, cols[k], "the row has only %d fields", nf);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      const char *v = f[where[k]];
-      if (k != CMODEL && (v[0] == '\0' || strcmp(v, "-") == 0)) continue;
-      int idx = -1;
-      for (int j = 0; names[j] && idx < 0; ++j)
-        if (strcmp(v, names[j]) == 0) idx = j;
-      if (idx < 0) {
-        char list[256] = "";
-        for (int j = 0; names[j]; ++j) {
-          if (j) strncat(list, ", ", sizeof list - strlen(list) - 1);
-          strncat(list, names[j], sizeof list - strlen(list) - 1);
-        }
-        csv_fail(msg, cap, path, lineno, cols[k], "must be one of %s, got '%s'", list, v);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      ints[k - CMODEL] = idx;
-    }
-    vals[CN] = ints[0] == KL_MODEL_KV ? 1.0 : 1.5;
-    for (int k = CM; k <= CFE; ++k) {
-      if (where[k] < 0) continue;
-      if (where[k] >= nf) {
-        csv_fail(msg, cap, path, lineno, cols[k], "the row has only %d fields", nf);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      const char *v = f[where[k]];
-      if (!required[k] && (v[0] == '\0' || strcmp(v, "-") == 0)) continue;
-      char *end = NULL;
-      errno = 0;
-      const double x = strtod(v, &end);
-      if (v[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(x)) {
-        csv_fail(msg, cap, path, lineno, cols[k], "must be a finite number, got '%s'", v);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      const pdef *d = &pdefs[pidx[k]];
-      if (d->lo_closed ? !(x >= d->lo) : !(x > d->lo)) {
-        csv_fail(msg, cap, path, lineno, cols[k], "must be %s %g, got %g", d->lo_closed ? ">=" : ">", d->lo, x);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      if (d->hi_open ? !(x < d->hi) : !(x <= d->hi)) {
-        csv_fail(msg, cap, path, lineno, cols[k], "must be %s %g, got %g", d->hi_open ? "<" : "<=", d->hi, x);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      vals[k] = x;
-    }
-    in.m = vals[CM];
-    in.K = vals[CK];
-    in.n = vals[CN];
-    in.cr = vals[CCR];
-    in.v0 = vals[CV0];
-    in.fe = vals[CFE];
-    in.model = ints[0];
-    in.law = ints[1];
-    in.rule = ints[2];
-    if (in.model == KL_MODEL_KV && in.n != 1.0) {
-      csv_fail(msg, cap, path, lineno, "n", "model kv is linear: n must be 1 (or left out), got %g", in.n);
-      st = KELVIN_ERR_CONFIG;
-      goto cleanup;
-    }
-    if (in.model != KL_MODEL_KV && in.fe != 0.0) {
-      csv_fail(msg, cap, path, lineno, "fe", "model %s has no closed form under an external force: fe must be 0",
-               model_names[in.model]);
-      st = KELVIN_ERR_CONFIG;
-      goto cleanup;
-    }
-    if (nrows == caprows) {
-      caprows = caprows ? 2 * caprows : 1024;
-      kl_impact_in *nr = realloc(rows, caprows * sizeof *rows);
-      if (!nr) {
-        st = KELVIN_ERR_NOMEM;
-        goto cleanup;
-      }
-      rows = nr;
-    }
-    if (nrows >= (size_t)MAXP) {
-      snprintf(msg, cap, "%s: more than %ld scenarios", path, MAXP);
-      st = KELVIN_ERR_CONFIG;
-      goto cleanup;
-    }
-    rows[nrows++] = in;
-  }
-  if (!header || nrows == 0) {
+  scen_ctx c = {path,
+                {{CN_M, 1, -1, 0}, {CN_K, 1, -1, 0}, {CN_N, 0, -1, 0}, {CN_CR, 1, -1, 0}, {CN_V0, 1, -1, 0}, {CN_FE, 0, -1, 0},
+                 {CN_MODEL, 1, -1, 0}, {CN_LAW, 0, -1, 0}, {CN_RULE, 0, -1, 0}},
+                NULL, 0, 0};
+  kelvin_status st = kl_csv_parse_file(path, MAXP, scen_row, &c, msg, (int)cap);
+  if (st == KELVIN_OK && c.n == 0) {
     snprintf(msg, cap, "%s: no scenarios (expected a header row and at least one data row)", path);
     st = KELVIN_ERR_CONFIG;
-    goto cleanup;
   }
-  st = kl_impact_batch_create(nrows, M, out);
-  if (st != KELVIN_OK) goto cleanup;
-  for (size_t p = 0; p < nrows; ++p) kl_impact_batch_set(*out, p, rows[p]);
-cleanup:
-  if (st == KELVIN_ERR_NOMEM) snprintf(msg, cap, "out of memory reading '%s'", path);
-  free(rows);
-  free(line);
-  fclose(fp);
+  if (st == KELVIN_OK) {
+    st = kl_impact_batch_create(c.n, M, out);
+    if (st != KELVIN_OK)
+      snprintf(msg, cap, "out of memory for %zu scenarios", c.n);
+    else
+      for (size_t p = 0; p < c.n; ++p) kl_impact_batch_set(*out, p, c.rows[p]);
+  }
+  free(c.rows);
   return st;
 }
 
@@ -560,7 +494,7 @@ static int write_csv(const kl_cli_common *c, const kl_impact_batch *b)
 {
   kl_out o;
   if (kl_out_open(&o, c->out, "sweep.csv") != 0) return -1;
-  fprintf(o.f, "id,model,law,rule,m,K,n,cr,v0,fe,dmax,tmax,fpeak,tc,cr_eff,ediss,damp,status,status_text\n");
+  fprintf(o.f, "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,status,status_text\n");
   const size_t P = b->P;
   char sbuf[256];
   for (size_t p = 0; p < P; ++p) {
@@ -782,8 +716,9 @@ static void help(void)
          "                               equal times over the contact, hc/ef at equal phase steps\n"
          "                               (d = s d_max compressing, (2 - s) d_max restoring, s in [0, 2])\n"
          "    scenarios: file.csv        scenarios from a CSV file instead of the product (relative to the\n"
-         "                               config): columns m, K, cr, v0, model required; n, fe, law, rule\n"
-         "                               optional; other columns ignored\n"
+         "                               config): columns m_kg, K, cr, v0_m_s, model required (m, v0\n"
+         "                               too); n, fe_N, law, rule optional ('-': not given); other columns\n"
+         "                               ignored, so a sweep.csv reads back\n"
          "  A parameter is a number, a list [a, b, c] or a range {min: A, max: B, n: N, scale: lin|log};\n"
          "  the sweep is the cartesian product. n and law apply to hc (n to ef too); fe and rule to kv.\n"
          "  The defaults above are the built-in sweep. See examples/sweep.yaml.\n\n"

@@ -283,7 +283,7 @@ kelvin_status kl_inputs_load(const kl_settings *s, kl_inputs *out, char *msg, in
     out->in.mesh = out->mesh;
   }
   if (s->path_csv[0]) {
-    if ((st = kl_read_path_csv(s->path_csv, &out->in.npath, &out->path_p, &out->path_n, msg, cap)) != KELVIN_OK) goto fail;
+    if ((st = kl_read_path_csv(s->path_csv, 1e-3, &out->in.npath, &out->path_p, &out->path_n, NULL, msg, cap)) != KELVIN_OK) goto fail;
     out->in.path_p = out->path_p;
     out->in.path_n = out->path_n;
   }

@@ -69,7 +69,7 @@ static void test_evaluate(void **state)
   free(t);
   write_file("bad_pass.csv", "s,offset\n0,0.0006\n");
   assert_int_equal(kelvin("evaluate small.yaml --pass bad_pass.csv --cpu --quiet --out ev2", err, sizeof err), 2);
-  assert_non_null(strstr(err, "missing column 'speed'"));
+  assert_non_null(strstr(err, "missing column 'speed_m_s' or 'speed'"));
 }
 
 static void expect(const char *args, int status, const char *must)

@@ -234,14 +234,17 @@ static void test_bad_path_files(void **state)
     {"x,y,z,nx,ny\n0.5,0,0.2,0,0,1\n", 1, "missing column 'nz'"},
     {"x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,0,0.2,0,0.1,1\n", 3, "columns nx,ny,nz: the normal must be unit length"},
     {"# comment\nx,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,oops,0.2,0,0,1\n", 4, "column 'y': must be a finite number, got 'oops'"},
-    {"x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,0,0.2,0,0\n", 3, "column 'nz': missing value"},
+    {"x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,0,0.2,0,0\n", 3, "5 fields, but the header has 6"},
     {"x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.5,0,0.2,0,0,1\n", 3, "repeats the previous sample"},
-    {"x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n", 2, "need at least 2 samples"},
+    {"x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n", 0, "needs at least 2 points"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     snprintf(path, sizeof path, "%s/path%zu.csv", tmpdir, i);
     spit(path, cases[i].text);
-    snprintf(loc, sizeof loc, "%s:%d: ", path, cases[i].line);
+    if (cases[i].line)
+      snprintf(loc, sizeof loc, "%s:%d: ", path, cases[i].line);
+    else
+      snprintf(loc, sizeof loc, "%s: ", path);
     snprintf(args, sizeof args, "robot --path '%s' --out '%s'", path, out);
     const char *must[] = {loc, cases[i].must, NULL};
     expect_usage(args, must, out);

@@ -73,7 +73,7 @@ static void test_config_errors(void **state)
     {"empty.yaml", "", "empty.yaml: the file is empty"},
     {"dup.yaml", "sweep:\n  cr: 0.5\n  cr: 0.6\n", "dup.yaml:3: cr: duplicate key (first given on line 2)"},
     {"missingcol.yaml", "sweep:\n  scenarios: missingcol.csv\n",
-     "missingcol.csv:1: column 'v0': missing from the header"},
+     "missingcol.csv:1: header: missing column 'v0_m_s' or 'v0'"},
     {"badcsv.yaml", "sweep:\n  scenarios: badcsv.csv\n", "badcsv.csv:3: column 'cr': must be <= 1, got 1.5"},
     {"mixed.yaml", "sweep:\n  scenarios: badcsv.csv\n  cr: 0.5\n",
      "mixed.yaml:3: sweep.cr: cannot be combined with sweep.scenarios"},
@@ -160,8 +160,8 @@ static void test_good_runs(void **state)
   /* kv: 1 rule x 2 m x 2 fe x 3 v0 x 5 cr = 60; hc: 2 laws x 2 m x 3 x 5 = 60 */
   assert_int_equal(count_lines("small/sweep.csv"), 120 + 1);
   assert_int_equal(count_lines("small/samples.csv"), 120 * 4 + 1);
-  put("rows.csv", "# scenarios\nmodel,m,K,cr,v0,law,n,note\nkv,1,1e8,0.5,1,-,,first\nhc,1,1e9,0.8,2,gonthier,1.5,x\n"
-                  "ef,0.5,1e9,0.9,3,,2,\n");
+  put("rows.csv", "# scenarios\nmodel,m,K,cr,v0,law,n,note\nkv,1,1e8,0.5,1,-,-,first\nhc,1,1e9,0.8,2,gonthier,1.5,x\n"
+                  "ef,0.5,1e9,0.9,3,-,2,x\n");
   put("rows.yaml", "sweep:\n  scenarios: rows.csv\n");
   assert_int_equal(kelvin(NULL, "sweep --cpu --out rows rows.yaml", err, sizeof err), 0);
   assert_int_equal(count_lines("rows/sweep.csv"), 3 + 1);
