@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap)
 {
@@ -30,12 +31,42 @@ kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: cannot read: %s", path, strerror(errno));
     return KELVIN_ERR_IO;
   }
-  const int empty = fgetc(f) == EOF;
-  fclose(f);
-  if (empty) {
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    fclose(f);
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: not a regular file", path);
+    return KELVIN_ERR_ARG;
+  }
+  if (sb.st_size > KL_MESH_MAX_BYTES) {
+    fclose(f);
+    if (msg && cap > 0)
+      snprintf(msg, (size_t)cap, "%s: the file is %lld bytes, more than the limit of %ld", path, (long long)sb.st_size,
+               (long)KL_MESH_MAX_BYTES);
+    return KELVIN_ERR_ARG;
+  }
+  if (sb.st_size == 0) {
+    fclose(f);
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh is empty (the file has no data)", path);
     return KELVIN_ERR_ARG;
   }
+  /* an ASCII STL ("solid" and text) must end with "endsolid": a truncated one would load as a partial mesh */
+  char head[512], tail[1024];
+  const size_t nh = fread(head, 1, sizeof head, f);
+  int ascii = nh >= 6 && strncmp(head, "solid", 5) == 0;
+  for (size_t i = 0; i < nh && ascii; ++i)
+    ascii = head[i] == '\n' || head[i] == '\r' || head[i] == '\t' || (head[i] >= 0x20 && head[i] < 0x7f);
+  if (ascii) {
+    const long off = sb.st_size > (long)sizeof tail ? (long)(sb.st_size - (long)sizeof tail) : 0;
+    size_t nt = 0;
+    if (fseek(f, off, SEEK_SET) == 0) nt = fread(tail, 1, sizeof tail - 1, f);
+    tail[nt] = '\0';
+    if (!strstr(tail, "endsolid")) {
+      fclose(f);
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: ASCII STL without 'endsolid' at its end: the file is truncated", path);
+      return KELVIN_ERR_ARG;
+    }
+  }
+  fclose(f);
   /* weld identical vertices (STL stores each triangle's corners separately) and triangulate
    * polygons; node transforms are baked in. No step that silently drops triangles: validation here
    * names what is wrong. */
@@ -62,9 +93,11 @@ kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh is empty (no triangles)", path);
     return KELVIN_ERR_ARG;
   }
-  if (nv > INT32_MAX / 3 || nt > INT32_MAX / 3) {
+  if (nv > KL_MESH_MAX_TRIANGLES * 3 || nt > KL_MESH_MAX_TRIANGLES) {
     aiReleaseImport(sc);
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh too large (%ld triangles)", path, nt);
+    if (msg && cap > 0)
+      snprintf(msg, (size_t)cap, "%s: mesh too large (%ld triangles, %ld vertices; the limit is %ld triangles)", path, nt,
+               nv, (long)KL_MESH_MAX_TRIANGLES);
     return KELVIN_ERR_ARG;
   }
   double *v = malloc((size_t)nv * 3 * sizeof *v);
