@@ -18,9 +18,11 @@
 /* "kelvin: <message>\n" on stderr */
 static void say(const char *fmt, va_list ap)
 {
-  fputs("kelvin: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  char text[8192];
+  vsnprintf(text, sizeof text, fmt, ap);
+  for (unsigned char *p = (unsigned char *)text; *p; ++p) /* one line, whatever a file or library put in it */
+    if (*p < 0x20 || *p == 0x7f) *p = ' ';
+  fprintf(stderr, "kelvin: %s\n", text);
 }
 
 void kl_cli_error(const char *fmt, ...)

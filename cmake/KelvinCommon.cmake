@@ -15,6 +15,7 @@ if(KELVIN_FUZZ)
     message(FATAL_ERROR "KELVIN_FUZZ needs clang (-DCMAKE_C_COMPILER=clang)")
   endif()
   add_compile_options(-fsanitize=fuzzer-no-link)
+  add_compile_definitions(_GNU_SOURCE) # clang's C17 headers hide POSIX clocks otherwise
 endif()
 
 # kl_add_test(NAME SOURCES... LIBS ...): a cmocka test; exit 77 means "skipped" (no GPU, no device...)

@@ -87,6 +87,7 @@ kelvin_status kl_cfg_fail(kl_cfg *c, const kl_cfg_node *node, const char *field,
     snprintf(c->msg, sizeof c->msg, "%.1000s:%d: %.200s: %.2000s", c->file, node->line, field, what);
   else
     snprintf(c->msg, sizeof c->msg, "%.1000s: %.200s: %.2000s", c->file, field, what);
+  kl_msg_oneline(c->msg);
   return KELVIN_ERR_CONFIG;
 }
 
@@ -341,6 +342,7 @@ kelvin_status kl_cfg_load_mem(kl_cfg *c, const char *name, const char *text, siz
   yaml_parser_delete(&parser);
   if (st == KELVIN_ERR_NOMEM) snprintf(c->msg, sizeof c->msg, "%.1000s: out of memory", c->file);
   if (st != KELVIN_OK) c->root = NULL;
+  kl_msg_oneline(c->msg);
   return st;
 }
 
@@ -355,6 +357,7 @@ kelvin_status kl_cfg_load(kl_cfg *c, const char *path)
   const kelvin_status st = kl_io_slurp(path, KL_CFG_MAX_BYTES, &text, &len, why, sizeof why);
   if (st != KELVIN_OK) {
     snprintf(c->msg, sizeof c->msg, "%.1000s: %s", path, why);
+    kl_msg_oneline(c->msg);
     return st;
   }
   const kelvin_status s2 = kl_cfg_load_mem(c, path, text, len);

@@ -1,6 +1,7 @@
 /* io/mesh_import.c: triangle meshes from files through assimp's C API (STL/OBJ/PLY and whatever else
  * it reads), never a hand parser; see mesh_import.h. */
 #include "io/mesh_import.h"
+#include "io/slurp.h"
 
 #include <assimp/cimport.h>
 #include <assimp/mesh.h>
@@ -14,7 +15,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static kelvin_status load(const char *path, double scale, kl_mesh **out, char *msg, int cap);
+
 kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap)
+{
+  const kelvin_status st = load(path, scale, out, msg, cap);
+  if (msg && cap > 0) kl_msg_oneline(msg);
+  return st;
+}
+
+static kelvin_status load(const char *path, double scale, kl_mesh **out, char *msg, int cap)
 {
   *out = NULL;
   if (msg && cap > 0) msg[0] = '\0';
@@ -48,6 +58,46 @@ kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *
     fclose(f);
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: mesh is empty (the file has no data)", path);
     return KELVIN_ERR_ARG;
+  }
+  /* the formats kelvin documents, by the file name (assimp would otherwise try every importer it has) */
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  char ext[8] = "";
+  if (dot && (!slash || dot > slash) && strlen(dot) < sizeof ext)
+    for (size_t i = 0; dot[i]; ++i) ext[i] = (char)(dot[i] >= 'A' && dot[i] <= 'Z' ? dot[i] + 32 : dot[i]);
+  if (strcmp(ext, ".stl") != 0 && strcmp(ext, ".obj") != 0 && strcmp(ext, ".ply") != 0) {
+    fclose(f);
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: unknown mesh format (the file name must end in .stl, .obj or .ply)", path);
+    return KELVIN_ERR_ARG;
+  }
+  /* a PLY header must be complete ("end_header" within the first 64 KB, every line a header keyword):
+   * assimp's PLY reader does not return on a header without its end */
+  if (strcmp(ext, ".ply") == 0) {
+    char hdr[65536];
+    const size_t nh = fread(hdr, 1, sizeof hdr - 1, f);
+    hdr[nh] = '\0';
+    int ok = nh >= 4 && strncmp(hdr, "ply", 3) == 0 && (hdr[3] == '\n' || hdr[3] == '\r'), ended = 0;
+    for (char *l = hdr; ok && !ended && *l;) {
+      char *e = strchr(l, '\n');
+      if (!e) {
+        ok = 0;
+        break;
+      }
+      *e = '\0';
+      if (e > l && e[-1] == '\r') e[-1] = '\0';
+      static const char *const kw[] = {"ply", "format ", "element ", "property ", "comment", "obj_info", "end_header", NULL};
+      int known = 0;
+      for (int k = 0; kw[k] && !known; ++k) known = strncmp(l, kw[k], strlen(kw[k])) == 0;
+      ok = known;
+      ended = strcmp(l, "end_header") == 0;
+      l = e + 1;
+    }
+    if (!ok || !ended) {
+      fclose(f);
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: malformed PLY header (expected 'ply', format, element and property lines, then 'end_header')", path);
+      return KELVIN_ERR_ARG;
+    }
+    rewind(f);
   }
   /* an ASCII STL ("solid" and text) must end with "endsolid": a truncated one would load as a partial mesh */
   char head[512], tail[1024];

@@ -41,6 +41,7 @@ static kelvin_status fail(urdf *u, xmlNodePtr at, const char *fmt, ...)
     vsnprintf(u->msg + k, (size_t)(u->cap - k), fmt, ap);
     va_end(ap);
   }
+  kl_msg_oneline(u->msg);
   return KELVIN_ERR_CONFIG;
 }
 
@@ -392,7 +393,10 @@ kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, in
       const size_t L = strlen(em);
       if (L && em[L - 1] == '\n') em[L - 1] = '\0';
     }
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s:%d: not well-formed XML: %s", path, e ? e->line : 0, em);
+    if (msg && cap > 0) {
+      snprintf(msg, (size_t)cap, "%s:%d: not well-formed XML: %s", path, e ? e->line : 0, em);
+      kl_msg_oneline(msg);
+    }
     xmlFreeParserCtxt(ctx);
     return KELVIN_ERR_CONFIG;
   }
@@ -424,5 +428,6 @@ kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, in
   free(s);
   xmlFreeDoc(doc);
   xmlFreeParserCtxt(ctx);
+  if (msg && cap > 0) kl_msg_oneline(msg);
   return st;
 }

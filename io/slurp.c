@@ -7,6 +7,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+char *kl_msg_oneline(char *msg)
+{
+  if (!msg) return msg;
+  size_t n = 0;
+  for (unsigned char *p = (unsigned char *)msg; *p; ++p, ++n)
+    if (*p < 0x20 || *p == 0x7f) *p = ' ';
+  while (n && msg[n - 1] == ' ') msg[--n] = '\0';
+  return msg;
+}
+
 kelvin_status kl_io_slurp(const char *path, long max, char **text, size_t *len, char *why, size_t cap)
 {
   *text = NULL;

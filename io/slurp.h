@@ -12,4 +12,8 @@
  * max bytes: why names the limit), KELVIN_ERR_NOMEM. why (cap bytes) holds no file name. */
 kelvin_status kl_io_slurp(const char *path, long max, char **text, size_t *len, char *why, size_t cap);
 
+/* Make msg one line: line breaks, tabs and other control characters (from a file's text or a library's
+ * message) become spaces, trailing blanks go. Returns msg. */
+char *kl_msg_oneline(char *msg);
+
 #endif

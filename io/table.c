@@ -21,6 +21,7 @@ static kelvin_status fail(char *msg, int cap, kelvin_status st, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(msg, (size_t)cap, fmt, ap);
     va_end(ap);
+    kl_msg_oneline(msg);
   }
   return st;
 }
