@@ -248,7 +248,7 @@ static int run(int argc, char **argv, int evaluate)
     goto done;
   }
   kl_cli_note(&a.c, "%s", kl_host_notice(h));
-  if (kl_cli_mkdir(a.c.out) != 0) {
+  if (kl_run_begin(a.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -259,7 +259,7 @@ static int run(int argc, char **argv, int evaluate)
     rc = st == KELVIN_ERR_CONFIG ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }
-  if (kl_report_write(pb, res, a.c.out, cmd, kl_host_notice(h), a.config) != 0) {
+  if (kl_report_write(pb, res, a.c.out, cmd, kl_host_notice(h), a.config) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

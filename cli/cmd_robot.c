@@ -11,6 +11,8 @@
 
 #include "engine/robot.h"
 #include "kernels/kl_common.h"
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/robot_yaml.h"
@@ -45,7 +47,7 @@ static void help(void)
     "  --out DIR       output folder [kelvin-out/robot]\n"
     "  --quiet         no summary\n"
     "  --help          this text\n\n"
-    "writes, in DIR: robot_path.csv (s, position, normal, m_eff [kg], vmax [m/s], reach, smallest\n"
+    "writes, in DIR: summary.json, robot_path.csv (s, position, normal, m_eff [kg], vmax [m/s], reach, smallest\n"
     "joint-limit margin [rad], stiffness along the normal k_n [N/m] where joint stiffness is given,\n"
     "joint angles [rad]) and robot_path.png (m_eff and vmax against the path position).\n"
     "Exit status: 0 ok; 1 some sample is unreachable or outside a joint limit (the CSV still shows\n"
@@ -121,8 +123,6 @@ static int write_csv(const opts *o, const kl_robot *r, int ns, const double *pos
 {
   kl_out f;
   if (kl_out_open(&f, o->c.out, "robot_path.csv") != 0) return -1;
-  fprintf(f.f, "# kelvin robot: %s, %d joints, base (%g, %g, %g) m, path %s, %d samples\n", r->name, r->ndof,
-          r->base_pos[0], r->base_pos[1], r->base_pos[2], o->path ? o->path : "built-in", ns);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,meff_kg,vmax_m_s,reach,margin_rad%s", have_kn ? ",kn_N_m" : "");
   for (int i = 0; i < r->ndof; ++i) fprintf(f.f, ",q%d_rad", i + 1);
   fprintf(f.f, "\n");
@@ -161,6 +161,24 @@ static int figure(const opts *o, const kl_robot *r, int have_kn)
                      "'#2ca02c'\n"
                    : "");
   return kl_cli_gnuplot(&o->c, o->c.out, "robot_path.png", script) < 0 ? -1 : 0;
+}
+
+/* summary.json: what the CSV's rows belong to (robot, base, path) and the kelvin metadata */
+static int write_json(const opts *o, const kl_robot *r, int ns, const int *reach)
+{
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
+  cJSON_AddStringToObject(d, "command", "robot");
+  kl_json_meta(d, o->robot);
+  cJSON_AddStringToObject(d, "robot", r->name);
+  cJSON_AddNumberToObject(d, "joints", r->ndof);
+  cJSON_AddItemToObject(d, "base_m", cJSON_CreateDoubleArray(r->base_pos, 3));
+  cJSON_AddStringToObject(d, "path", o->path ? o->path : "built-in");
+  cJSON_AddNumberToObject(d, "samples", ns);
+  int nr = 0;
+  for (int k = 0; k < ns; ++k) nr += reach[k] != 0;
+  cJSON_AddNumberToObject(d, "reachable_samples", nr);
+  return kl_json_write(o->c.out, "summary.json", d);
 }
 
 /* `kelvin robot`: load, evaluate the path, write the CSV and figure, summarise */
@@ -223,7 +241,7 @@ int kl_cmd_robot(int argc, char **argv)
     const double *a = pos + 3 * (k - 1), *b = pos + 3 * k;
     s[k] = s[k - 1] + sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
   }
-  if (kl_cli_mkdir(o.c.out) != 0) {
+  if (kl_run_begin(o.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -235,7 +253,8 @@ int kl_cmd_robot(int argc, char **argv)
     nreach += reach[k];
     if (!reach[k] && isnan(meff[k])) kn[k] = NAN;
   }
-  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 || figure(&o, r, have_kn) != 0) {
+  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 || figure(&o, r, have_kn) != 0 ||
+      write_json(&o, r, ns, reach) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

@@ -13,6 +13,8 @@
 
 #include "host/host.h"
 #include "host/impact_batch.h"
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/config.h"
@@ -288,7 +290,7 @@ static void help(void)
          "  the sweep is the cartesian product. n and law apply to hc (n to ef too); fe and rule to kv.\n"
          "  The defaults above are the built-in sweep. See examples/sweep.yaml.\n\n"
          "writes, in DIR: sweep.csv (one row per scenario: inputs, metrics, status), samples.csv (with\n"
-         "samples > 0), figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"
+         "samples > 0), summary.json, figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"
          "evaluate gets zeros and a status (e.g. no_separation), never NaN.\n"
          "Exit status 0 ok, 1 runtime failure (OpenCL, build, I/O), 2 bad option, config or device.\n");
 }
@@ -334,6 +336,21 @@ static int parse(int argc, char **argv, opts *o)
     return -1;
   }
   return 0;
+}
+
+/* summary.json: the run's metadata and per-variant counts. */
+static int write_json(const opts *o, const kl_impact_batch *b)
+{
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
+  cJSON_AddStringToObject(d, "command", "sweep");
+  kl_json_meta(d, o->config);
+  cJSON_AddNumberToObject(d, "scenarios", (double)b->P);
+  cJSON_AddNumberToObject(d, "samples_per_scenario", b->M);
+  size_t flagged = 0;
+  for (size_t p = 0; p < b->P; ++p) flagged += b->status[p] != KL_OK;
+  cJSON_AddNumberToObject(d, "with_status", (double)flagged);
+  return kl_json_write(o->c.out, "summary.json", d);
 }
 
 /* Exit status for a library status: bad input is 2, everything else 1. */
@@ -426,7 +443,7 @@ int kl_cmd_sweep(int argc, char **argv)
     goto done;
   }
   kl_cli_note(&o.c, "sweep runs on the %s", kl_host_notice(h));
-  if (kl_cli_mkdir(o.c.out) != 0) {
+  if (kl_run_begin(o.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -445,7 +462,7 @@ int kl_cmd_sweep(int argc, char **argv)
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  if (write_figure(&o.c, b) < 0) {
+  if (write_figure(&o.c, b) < 0 || write_json(&o, b) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

@@ -35,6 +35,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+  kl_cli_set_argv(argc, argv);
   if (argc < 2) {
     usage(stderr);
     return KL_EXIT_USAGE;
@@ -48,7 +49,11 @@ int main(int argc, char **argv)
     return KL_EXIT_OK;
   }
   for (int i = 0; i < NCOMMANDS; ++i)
-    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], commands[i].name) == 0) {
+      const int rc = commands[i].run(argc - 1, argv + 1);
+      kl_run_abort(); /* whatever the command did not commit: nothing half-written stays */
+      return rc;
+    }
   kl_cli_error("unknown command '%s' (try 'kelvin --help')", argv[1]);
   return KL_EXIT_USAGE;
 }

@@ -13,6 +13,7 @@ core=(
   libassimp-dev                                                # mesh import, STL/OBJ/PLY (engine/)
   libnlopt-dev                                                 # optimiser/
   libyaml-dev                                                  # config files
+  libcjson-dev                                                 # JSON reports (cli/)
   libxml2-dev                                                  # URDF robot files (engine/robot_urdf.c)
   libgsl-dev                                                   # reference integrator, Lambert W reference, Sobol
   libcmocka-dev                                                # unit tests
