@@ -5,6 +5,7 @@
 #include "kelvin/kelvin.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "engine/gsl_guard.h"
 
 typedef struct command {
   const char *name;
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
   kl_cli_set_argv(argc, argv);
+  kl_gsl_guard(); /* no GSL error ends the program through abort() */
   if (argc < 2) {
     usage(stderr);
     return KL_EXIT_USAGE;
