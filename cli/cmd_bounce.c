@@ -2,6 +2,7 @@
  * a sphere dropped on a plane for several coefficients of restitution, run in the variable-step
  * engine (engine/ball.h). Writes a time series per case, the first contact densely sampled, a summary
  * (stdout, CSV, JSON) and a figure with the panels of the paper's Fig. 3. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -236,6 +237,34 @@ static int parse(int argc, char **argv, opts *o)
   if (kl_ball_check(&o->m, msg, sizeof msg) != KELVIN_OK) {
     kl_cli_error("bounce: %s", msg);
     return -1;
+  }
+  /* bounded work: refuse up front what the engine cannot resolve in finite time. The closed form of the
+   * first impact (kl_impact) gives its duration and depth; the static sag under gravity bounds the
+   * depth of a ball at rest. */
+  const double vin = sqrt(2.0 * o->m.g * o->height), tres = 64.0 * DBL_EPSILON * o->duration;
+  const double sag = pow(o->m.m * o->m.g / o->m.K, 1.0 / o->m.n);
+  if (!(sag < o->m.R)) {
+    kl_cli_error("bounce: the ball would sink %.3g m into the plane under its own weight (m g / K)^(1/n), more than its "
+                 "radius %.3g m: the contact stiffness %.3g is far too low (check --stiffness, --radius, --material)",
+                 sag, o->m.R, o->m.K);
+    return -1;
+  }
+  for (int i = 0; i < o->ncr && vin > 0; ++i) {
+    const kl_impact_in in = {o->m.m, o->m.K, o->m.n, o->cr[i], vin, o->m.model == KL_MODEL_KV ? o->m.m * o->m.g : 0.0,
+                             o->m.model, o->m.law, o->m.rule};
+    const kl_impact_out io = kl_impact(in);
+    if (io.status != KL_OK) continue; /* the engine reports what the closed form cannot */
+    if (!(io.tc > tres)) {
+      kl_cli_error("bounce: cr %g: the contact lasts %.3g s, below the time resolution of double precision at t = "
+                   "--duration (%.3g s): the engine could not resolve it; use a larger mass or radius, a lower "
+                   "stiffness or a shorter --duration", o->cr[i], io.tc, tres);
+      return -1;
+    }
+    if (!(io.dmax < o->m.R)) {
+      kl_cli_error("bounce: cr %g: the first impact would penetrate %.3g m, more than the ball's radius %.3g m: the "
+                   "contact stiffness %.3g is far too low for a %.3g m/s impact", o->cr[i], io.dmax, o->m.R, o->m.K, vin);
+      return -1;
+    }
   }
   return 0;
 }
