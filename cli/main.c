@@ -19,6 +19,7 @@ static const command commands[] = {
   {"bounce", kl_cmd_bounce, "the paper's bouncing-ball study (section 4.1): data, summary, figure"},
   {"simulate", kl_cmd_simulate, "the variable-time-step 3-D engine on a YAML scene: states, contacts, figure"},
   {"sweep", kl_cmd_sweep, "impact scenarios in one OpenCL/OpenMP batch: metrics CSV, summary, figure"},
+  {"check", kl_cmd_check, "validate a config, scene, robot, mesh or CSV input without running; print it in brief"},
   {"devices", kl_cmd_devices, "the OpenCL platforms and devices found, and which one is used"},
   {"robot", kl_cmd_robot, "robot effective mass and feed-speed bound along a path (IK, M(q), limits)"},
 };
