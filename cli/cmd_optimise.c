@@ -148,7 +148,7 @@ static int read_pass(const char *path, const kl_problem *pb, double *o, double *
     if (!(O[k] >= olo - 1e-12 && O[k] <= ohi + 1e-12)) {
       kl_cli_error("%s:%ld: column 'offset_m': %.6g m is outside the configured bounds [offset.min, offset.max] = "
                    "[%.6g, %.6g] m%s", path, L[k], O[k], olo, ohi,
-                   fabs(O[k]) > 1e3 * fmax(fabs(olo), fabs(ohi)) ? "; is it in millimetres? the file is read in metres" : "");
+                   fabs(O[k]) > 100 * fmax(fabs(olo), fabs(ohi)) ? "; is it in millimetres? the file is read in metres" : "");
       rc = -1;
     } else if (!(V[k] >= vlo * (1 - 1e-9) && V[k] <= vhi * (1 + 1e-9))) {
       kl_cli_error("%s:%ld: column 'speed_m_s': %.6g m/s is outside the configured bounds [speed.min, speed.max] = "
