@@ -2,6 +2,7 @@
 # Install the Debian packages kelvin needs. Idempotent: installs only what is missing and says what.
 #   scripts/install-deps.sh            build + run + test dependencies
 #   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet, Simbody, DART)
+#   scripts/install-deps.sh --fuzz     also clang and its libFuzzer runtime (tests/fuzz/)
 # Works as root or through sudo.
 set -euo pipefail
 
@@ -20,12 +21,14 @@ core=(
   gnuplot-nox                                                  # figures
 )
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev)
+fuzz=(clang libclang-rt-14-dev)                                # libFuzzer harnesses (tests/fuzz/)
 
 want=("${core[@]}")
 for arg in "$@"; do
   case "$arg" in
     --bench) want+=("${bench[@]}") ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --fuzz) want+=("${fuzz[@]}") ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
