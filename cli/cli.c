@@ -426,6 +426,22 @@ int kl_json_write(const char *dir, const char *name, cJSON *doc)
   return kl_out_commit(&o);
 }
 
+void kl_csv_field(FILE *f, const char *s)
+{
+  const size_t n = strlen(s);
+  const int q = strpbrk(s, ",\"\r\n") != NULL || n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t';
+  if (!q) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (const char *p = s; *p; ++p) {
+    if (*p == '"') fputc('"', f);
+    fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
 void kl_gp_str(char *buf, size_t cap, const char *s)
 {
   /* gnuplot runs no command substitution and no macro inside single quotes, and a doubled quote is a

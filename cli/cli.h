@@ -81,6 +81,10 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
  * (no backquote or macro substitution happens inside single quotes). Always terminated and closed. */
 void kl_gp_str(char *buf, size_t cap, const char *s);
 
+/* Write user text s as one CSV field (RFC 4180): as it is, or in double quotes with quotes doubled when
+ * it holds a comma, a quote, a line break or blanks at either end. */
+void kl_csv_field(FILE *f, const char *s);
+
 /* Join dir and name into buf. */
 void kl_cli_path(char *buf, size_t cap, const char *dir, const char *name);
 

@@ -153,8 +153,12 @@ static void write_rows(const kl_scene *sc, const kl_world_data *d, outputs *o)
   }
   for (int k = 0; k < d->ncon; ++k) {
     const kl_contact *c = &d->con[k];
-    fprintf(o->contacts.f, "%.10g,%s,%s,%d,%d,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n",
-            d->t, sc->body_name[c->body[0]], sc->body_name[c->body[1]], c->shape[0], c->shape[1], c->key, c->pos[0],
+    fprintf(o->contacts.f, "%.10g,", d->t);
+    kl_csv_field(o->contacts.f, sc->body_name[c->body[0]]);
+    fputc(',', o->contacts.f);
+    kl_csv_field(o->contacts.f, sc->body_name[c->body[1]]);
+    fprintf(o->contacts.f, ",%d,%d,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n",
+            c->shape[0], c->shape[1], c->key, c->pos[0],
             c->pos[1], c->pos[2], c->normal[0], c->normal[1], c->normal[2], c->depth, c->rate, c->force, c->favg,
             c->ftan[0], c->ftan[1], c->ftan[2]);
   }
@@ -243,8 +247,12 @@ int kl_cmd_simulate(int argc, char **argv)
   if (rc == KL_EXIT_OK) {
     for (int k = 0; k < d->nlog; ++k) {
       const kl_contact_event *e = &d->log[k];
-      fprintf(o.events.f, "%.12g,%.12g,%s,%s,%d,%d,%.10g,%.10g,%.10g,%.10g\n", e->t0, e->t1, sc.body_name[e->body[0]],
-              sc.body_name[e->body[1]], e->shape[0], e->shape[1], e->v_in, e->v_out, e->dmax, e->fpeak);
+      fprintf(o.events.f, "%.12g,%.12g,", e->t0, e->t1);
+      kl_csv_field(o.events.f, sc.body_name[e->body[0]]);
+      fputc(',', o.events.f);
+      kl_csv_field(o.events.f, sc.body_name[e->body[1]]);
+      fprintf(o.events.f, ",%d,%d,%.10g,%.10g,%.10g,%.10g\n", e->shape[0], e->shape[1], e->v_in, e->v_out, e->dmax,
+              e->fpeak);
     }
     for (int b = 0; b < sc.nbody && rc == KL_EXIT_OK; ++b)
       if (sc.model->body_type[b] != KL_BODY_STATIC && kl_out_commit(&o.body[b]) != 0) rc = KL_EXIT_RUNTIME;
