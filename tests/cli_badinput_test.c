@@ -254,7 +254,7 @@ static void test_bad_inputs(void **state)
 static void test_write_error(void **state)
 {
   (void)state;
-  static const char *const runs[] = {"bounce --duration 2 --cr 0.5 --out prev", "simulate sc.yaml --out prev",
+  static const char *const runs[] = {"bounce --duration 0.2 --cr 0.5 --out prev", "simulate sc.yaml --out prev",
                                      "sweep --cpu --out prev"};
   for (int i = 0; i < 3; ++i) {
     char dir[512];
@@ -266,7 +266,8 @@ static void test_write_error(void **state)
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
     lim = old;
-    lim.rlim_cur = 20000; /* bytes: every run writes more than this into one file */
+    lim.rlim_cur = 20000; /* bytes: every run writes more than this into one file; bounce writes a smaller one
+                           * (bounce_cr0.50.csv, 18 kB) before the one that fails: it must not appear either */
     setrlimit(RLIMIT_FSIZE, &lim);
     char err[8192];
     char args[512];
