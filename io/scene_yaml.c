@@ -268,6 +268,8 @@ static kelvin_status shape(ctx *c, node_t *n, const char *f, int body, int btype
       snprintf(g, sizeof g, "%s.scale", f);
       return fail(c, w, g, "must be > 0, got %g", scale);
     }
+    if (c->sc->nmesh >= KL_SCENE_MAX_MESHES)
+      return fail(c, fn, g, "more than %d mesh shapes in one scene (the limit)", KL_SCENE_MAX_MESHES);
     char path[8192], sub[1024];
     mesh_path(c, file, path, sizeof path);
     kl_mesh *mesh = NULL;

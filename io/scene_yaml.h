@@ -12,6 +12,8 @@
 #include "engine/world.h"
 #include "kelvin/kelvin.h"
 
+#define KL_SCENE_MAX_MESHES 256 /* mesh files loaded by one scene (each up to KL_MESH_MAX_BYTES) */
+
 typedef struct kl_scene {
   kl_world_model *model; /* compiled */
   double duration;       /* [s] */

@@ -4,6 +4,7 @@
  * ASan/UBSan too), and leave the output folder of an earlier run exactly as it was: nothing half-written,
  * no temporary, no staging folder. Then: write errors (a file-size limit standing in for a full disk),
  * an interrupted run, and JSON that stays valid with a quote in a path. */
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -349,12 +350,51 @@ static void test_json_quotes(void **state)
   free(t);
 }
 
+/* kelvin check on good files: exit 0 and the model in brief; the contact's share of the compliance of
+ * examples/optimise.yaml against Hertz written out here: K = 4/3 E* sqrt(R), 1/E* = (1 - nu1^2)/E1 +
+ * (1 - nu2^2)/E2 (tool 200 GPa, 0.22; part 70 GPa, 0.33; R = 6 mm), d(delta)/dF = 1/(1.5 K^(2/3) F^(1/3))
+ * at F = 5 N against the holder's 1/(5000 N/m) */
+static void test_check_good(void **state)
+{
+  (void)state;
+  static const char *const files[][2] = {{"examples/optimise.yaml", "a grinding config"},
+                                         {"examples/optimise_part.yaml", "28800 triangles"},
+                                         {"examples/sweep.yaml", "a sweep config"},
+                                         {"examples/ball_mesh.yaml", "a scene"},
+                                         {"examples/robot_er10.yaml", "6 revolute joints"},
+                                         {"examples/robot_er10.urdf", "6 revolute joints"},
+                                         {"examples/target_ramp.csv", "a target force profile"},
+                                         {"examples/part/path.csv", "a path: 101 points"},
+                                         {"examples/meshes/plane_2tri.stl", "2 triangles"}};
+  char out[16384];
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+    char exe[1024], file[1024];
+    snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+    snprintf(file, sizeof file, "%s/%s", KELVIN_SOURCE_DIR, files[i][0]);
+    char *argv[] = {exe, (char *)"check", file, NULL};
+    const int rc = kl_test_run(NULL, NULL, argv, 1, out, sizeof out);
+    printf("# check %s -> %d: %.*s", files[i][0], rc, (int)strcspn(out, "\n") + 1, out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, files[i][1]));
+    if (i == 0) {
+      const double Es = 1.0 / ((1 - 0.22 * 0.22) / 200e9 + (1 - 0.33 * 0.33) / 70e9);
+      const double K = 4.0 / 3.0 * Es * sqrt(6e-3), c = 1.0 / (1.5 * pow(K, 2.0 / 3.0) * pow(5.0, 1.0 / 3.0));
+      const double share = 100.0 * c / (c + 1.0 / 5000.0);
+      const char *p = strstr(out, "the contact's share is ");
+      assert_non_null(p);
+      const double got = strtod(p + strlen("the contact's share is "), NULL);
+      printf("# share: printed %.4g %%, Hertz written out here %.4g %%\n", got, share);
+      assert_true(fabs(got - share) <= 1e-3 * share); /* printed to 3 digits: 5e-4 relative at most */
+    }
+  }
+}
+
 int main(void)
 {
   snprintf(tmp, sizeof tmp, "/tmp/kelvin-cli-bad-XXXXXX");
   if (!mkdtemp(tmp)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_write_error),
-                                     cmocka_unit_test(test_interrupt), cmocka_unit_test(test_json_quotes)};
+                                     cmocka_unit_test(test_interrupt), cmocka_unit_test(test_json_quotes), cmocka_unit_test(test_check_good)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   kl_test_rmtree(tmp);
   return rc;
