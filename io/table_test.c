@@ -54,7 +54,7 @@ static void test_good(void **state)
   char msg[512];
   /* BOM, CRLF, quoted comma, doubled quote, a line break inside quotes, blanks trimmed, a '#' preamble,
    * a blank line, no final line break */
-  const char *t = "\xEF\xBB\xBF# preamble\r\nname , value\r\n\"a, b\",1\r\n\"say \"\"hi\"\"\",2\n\n\"two\nlines\", 3";
+  const char *t = "\xEF\xBB\xBF# preamble\r\nname , value\r\n\"a, b\",1\r\n\"say \"\"hi\"\"\",2\n\n\"two\nlines\", 3\nlast,4";
   assert_int_equal(parse(t, &g, msg), KELVIN_OK);
   assert_int_equal(g.rows, 5);
   assert_string_equal(g.cell[0][0], "name");
