@@ -117,11 +117,12 @@ static kelvin_status load(const char *path, double scale, kl_mesh **out, char *m
     }
   }
   fclose(f);
-  /* weld identical vertices (STL stores each triangle's corners separately) and triangulate
-   * polygons; node transforms are baked in. No step that silently drops triangles: validation here
-   * names what is wrong. */
+  /* weld identical vertices (STL stores each triangle's corners separately); node transforms are baked
+   * in; the structure is validated first (indices in range). Polygons are fanned into triangles below:
+   * assimp's own triangulation step asserts (abort()) on some malformed PLY files, found by fuzzing. No
+   * step that silently drops triangles: validation here names what is wrong. */
   const struct aiScene *sc =
-    aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices);
+    aiImportFile(path, aiProcess_ValidateDataStructure | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices);
   if (!sc) {
     const char *why = aiGetErrorString();
     if (msg && cap > 0) {
@@ -136,7 +137,8 @@ static kelvin_status load(const char *path, double scale, kl_mesh **out, char *m
   for (unsigned i = 0; i < sc->mNumMeshes; ++i) {
     const struct aiMesh *am = sc->mMeshes[i];
     nv += am->mNumVertices;
-    for (unsigned k = 0; k < am->mNumFaces; ++k) nt += am->mFaces[k].mNumIndices == 3;
+    for (unsigned k = 0; k < am->mNumFaces; ++k)
+      if (am->mFaces[k].mNumIndices >= 3) nt += am->mFaces[k].mNumIndices - 2; /* a fan */
   }
   if (nt == 0 || nv == 0) {
     aiReleaseImport(sc);
@@ -170,9 +172,21 @@ static kelvin_status load(const char *path, double scale, kl_mesh **out, char *m
     }
     for (unsigned k = 0; k < am->mNumFaces; ++k) {
       const struct aiFace *fc = &am->mFaces[k];
-      if (fc->mNumIndices != 3) continue; /* points and lines carry no surface */
-      for (int c = 0; c < 3; ++c) t[3 * it + c] = (int)(base + (long)fc->mIndices[c]);
-      ++it;
+      if (fc->mNumIndices < 3) continue; /* points and lines carry no surface */
+      for (unsigned j = 1; j + 1 < fc->mNumIndices; ++j) { /* the fan (0, j, j + 1) */
+        const unsigned c3[3] = {fc->mIndices[0], fc->mIndices[j], fc->mIndices[j + 1]};
+        for (int c = 0; c < 3; ++c) {
+          if (c3[c] >= am->mNumVertices) { /* ValidateDataStructure refuses this already; kept as a guard */
+            free(v);
+            free(t);
+            aiReleaseImport(sc);
+            if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: a face refers to vertex %u of %u", path, c3[c], am->mNumVertices);
+            return KELVIN_ERR_ARG;
+          }
+          t[3 * it + c] = (int)(base + (long)c3[c]);
+        }
+        ++it;
+      }
     }
   }
   aiReleaseImport(sc);
