@@ -139,6 +139,8 @@ static const bad cases[] = {
   {{{"x.csv", "a,b\n1,2\n"}}, "check x.csv", 2, "x.csv: the header names no kelvin input"},
   {{{"m.stl", "solid m\nfacet normal 0 0 1\n"}}, "check m.stl", 2, "m.stl: ASCII STL without 'endsolid'"},
   {{{"x.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\npr0 0\n1 0 0\n"}}, "check x.ply", 2, "x.ply: malformed PLY header"},
+  /* found by fuzz_mesh: assimp's triangulation asserted (abort) on this PLY */
+  {{{"x.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float zfloat x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"}}, "check x.ply", 2, "x.ply: mesh is empty (no triangles)"},
   /* runtime failures: exit 1 */
   {{{"prevfile", "x"}}, "bounce --duration 0.1 --out prevfile/sub", 1, "cannot create folder 'prevfile/sub'"},
 };
