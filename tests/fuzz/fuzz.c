@@ -19,7 +19,7 @@
 #include "io/table.h"
 
 /* the per-process input file, with a suffix the reader needs */
-static const char *input_file(const char *suffix)
+__attribute__((unused)) static const char *input_file(const char *suffix)
 {
   static char path[256];
   /* /dev/shm when there is one: a file system in memory, many times faster than /tmp's disk */
@@ -28,7 +28,7 @@ static const char *input_file(const char *suffix)
   return path;
 }
 
-static void put(const char *path, const uint8_t *data, size_t size)
+__attribute__((unused)) static void put(const char *path, const uint8_t *data, size_t size)
 {
   FILE *f = fopen(path, "wb");
   if (!f) abort();
