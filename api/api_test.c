@@ -478,7 +478,7 @@ static void test_grind_run(void **state)
   assert_int_equal(kelvin_grind_control(g, naive, NULL, NULL, NULL), KELVIN_OK);
   assert_rel(naive[0], pow(3 / K, 2.0 / 3.0) + (3 - w) / Kh, 1e-12, "naive offset at a 3 N target profile");
   assert_int_equal(kelvin_grind_set_string(g, "target.csv", "no-such-target.csv"), KELVIN_OK); /* drops it */
-  assert_int_equal(kelvin_grind_prepare(g), KELVIN_ERR_CONFIG); /* the setting names a file that is not there */
+  assert_int_equal(kelvin_grind_prepare(g), KELVIN_ERR_IO); /* the setting names a file that is not there */
   assert_non_null(strstr(kelvin_grind_errmsg(g), "no-such-target.csv"));
   assert_int_equal(kelvin_grind_set_string(g, "target.csv", ""), KELVIN_OK);
 

@@ -1,6 +1,8 @@
 /* cli/cli.c: shared CLI helpers (see cli.h). */
 #include "cli/cli.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,12 +17,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kelvin/kelvin.h"
+
 /* "kelvin: <message>\n" on stderr */
 static void say(const char *fmt, va_list ap)
 {
-  fputs("kelvin: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  char text[8192];
+  vsnprintf(text, sizeof text, fmt, ap);
+  for (unsigned char *p = (unsigned char *)text; *p; ++p) /* one line, whatever a file or library put in it */
+    if (*p < 0x20 || *p == 0x7f) *p = ' ';
+  fprintf(stderr, "kelvin: %s\n", text);
 }
 
 void kl_cli_error(const char *fmt, ...)
@@ -138,47 +144,302 @@ int kl_cli_mkdir(const char *dir)
   return 0;
 }
 
+//------- the run's output transaction -------
+
+#define MAXTMP 4096 /* outputs of one run */
+
+/* The run's temporaries and their final names. The signal handler reads tmp[] only: entries are
+ * written before the count that publishes them grows. */
+static char *run_tmp[MAXTMP], *run_final[MAXTMP];
+static volatile sig_atomic_t run_n, run_ready[MAXTMP];
+static char run_dir[4096], run_stage[4200]; /* the output folder, and the staging folder inside it */
+static volatile sig_atomic_t run_created;
+
+/* SIGINT/SIGTERM: remove every temporary (unlink is async-signal-safe), say so in one line, and end
+ * with the signal's own status */
+static void on_signal(int sig)
+{
+  for (sig_atomic_t i = 0; i < run_n; ++i)
+    if (run_tmp[i]) unlink(run_tmp[i]);
+  if (run_stage[0]) rmdir(run_stage);
+  if (run_created) rmdir(run_dir);
+  static const char line[] = "kelvin: interrupted: no output written (temporaries removed)\n";
+  ssize_t w = write(2, line, sizeof line - 1);
+  (void)w;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+int kl_run_begin(const char *dir)
+{
+  struct stat sb;
+  run_created = stat(dir, &sb) != 0;
+  if (kl_cli_mkdir(dir) != 0) return -1;
+  snprintf(run_dir, sizeof run_dir, "%s", dir);
+  /* everything is written into a staging folder inside the output folder (same file system: the
+   * final renames are atomic; figures read their data files there by their final names) */
+  snprintf(run_stage, sizeof run_stage, "%s/.kelvin.tmp.%ld", dir, (long)getpid());
+  if (mkdir(run_stage, 0777) != 0) {
+    kl_cli_error("cannot write in '%s': %s", dir, strerror(errno));
+    run_stage[0] = '\0';
+    if (run_created) rmdir(dir);
+    run_dir[0] = '\0';
+    return -1;
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGXFSZ, SIG_IGN); /* a file-size limit is a write error to report, not a silent death */
+  return 0;
+}
+
+/* block the signals while the list changes */
+static void hold(sigset_t *old)
+{
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  sigprocmask(SIG_BLOCK, &s, old);
+}
+
+void kl_run_abort(void)
+{
+  sigset_t old;
+  hold(&old);
+  for (sig_atomic_t i = 0; i < run_n; ++i) {
+    if (run_tmp[i]) unlink(run_tmp[i]);
+    free(run_tmp[i]);
+    free(run_final[i]);
+    run_tmp[i] = run_final[i] = NULL;
+  }
+  run_n = 0;
+  if (run_stage[0]) rmdir(run_stage);
+  run_stage[0] = '\0';
+  if (run_created && run_dir[0]) rmdir(run_dir); /* only if this run made it and it is empty */
+  run_created = 0;
+  run_dir[0] = '\0';
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int kl_run_commit(void)
+{
+  for (sig_atomic_t i = 0; i < run_n; ++i)
+    if (run_tmp[i] && !run_ready[i]) {
+      kl_cli_error("internal: output '%s' was never finished", run_final[i]);
+      kl_run_abort();
+      return -1;
+    }
+  sigset_t old;
+  hold(&old);
+  int rc = 0;
+  for (sig_atomic_t i = 0; i < run_n && rc == 0; ++i)
+    if (run_tmp[i] && rename(run_tmp[i], run_final[i]) != 0) {
+      kl_cli_error("cannot rename '%s' to '%s': %s", run_tmp[i], run_final[i], strerror(errno));
+      rc = -1;
+    } else if (run_tmp[i]) {
+      free(run_tmp[i]);
+      run_tmp[i] = NULL;
+    }
+  run_created = 0; /* the folder now holds this run's outputs */
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  kl_run_abort();
+  return rc;
+}
+
+/* register tmp -> final; the slot, or -1 with a message */
+static int run_add(const char *tmp, const char *final)
+{
+  if (run_n >= MAXTMP) {
+    kl_cli_error("more than %d output files in one run", MAXTMP);
+    return -1;
+  }
+  char *t = strdup(tmp), *f = strdup(final);
+  if (!t || !f) {
+    free(t);
+    free(f);
+    kl_cli_error("out of memory");
+    return -1;
+  }
+  sigset_t old;
+  hold(&old);
+  const int k = (int)run_n;
+  run_tmp[k] = t;
+  run_final[k] = f;
+  run_ready[k] = 0;
+  run_n = k + 1;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return k;
+}
+
+/* forget slot k's temporary after removing it */
+static void run_drop(int k)
+{
+  if (k < 0 || k >= run_n || !run_tmp[k]) return;
+  sigset_t old;
+  hold(&old);
+  unlink(run_tmp[k]);
+  free(run_tmp[k]);
+  run_tmp[k] = NULL;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* the temporary for dir/name: in the staging folder during a run, else "<path>.tmp.<pid>" */
+static int temp_for(const char *dir, const char *name, const char *path, char *tmp, size_t cap)
+{
+  const int n = run_stage[0] && strcmp(dir, run_dir) == 0 ? snprintf(tmp, cap, "%s/%s", run_stage, name)
+                                                          : snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+  return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
 int kl_out_open(kl_out *o, const char *dir, const char *name)
 {
   o->f = NULL;
   o->tmp[0] = '\0';
+  o->slot = -1;
   kl_cli_path(o->path, sizeof o->path, dir, name);
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
+  if (temp_for(dir, name, o->path, o->tmp, sizeof o->tmp) != 0) {
+    kl_cli_error("output path too long: '%s/%s'", dir, name);
+    o->tmp[0] = '\0';
+    return -1;
+  }
+  if ((o->slot = run_add(o->tmp, o->path)) < 0) {
+    o->tmp[0] = '\0';
+    return -1;
+  }
   o->f = fopen(o->tmp, "w");
   if (!o->f) {
-    kl_cli_error("cannot write '%s': %s", o->tmp, strerror(errno));
+    kl_cli_error("cannot write '%s': %s", o->path, strerror(errno));
+    run_drop(o->slot);
     o->tmp[0] = '\0';
     return -1;
   }
   return 0;
 }
 
+/* outside a run (a benchmark's figure): the file goes into place at once */
+static int settle(int slot)
+{
+  run_ready[slot] = 1;
+  if (run_stage[0]) return 0;
+  if (rename(run_tmp[slot], run_final[slot]) != 0) {
+    kl_cli_error("cannot rename '%s' to '%s': %s", run_tmp[slot], run_final[slot], strerror(errno));
+    run_drop(slot);
+    return -1;
+  }
+  free(run_tmp[slot]);
+  run_tmp[slot] = NULL;
+  return 0;
+}
+
 int kl_out_commit(kl_out *o)
 {
   if (!o->f) return -1;
-  const int bad = ferror(o->f);
+  errno = 0;
+  const int bad = fflush(o->f) != 0 || ferror(o->f);
+  const int e1 = errno;
+  errno = 0;
   const int cl = fclose(o->f);
+  const int e2 = errno;
   o->f = NULL;
   if (bad || cl != 0) {
-    kl_cli_error("error writing '%s'", o->tmp);
-    unlink(o->tmp);
-    return -1;
-  }
-  if (rename(o->tmp, o->path) != 0) {
-    kl_cli_error("cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
-    unlink(o->tmp);
+    kl_cli_error("cannot write '%s': %s", o->path, strerror(e1 ? e1 : e2 ? e2 : EIO));
+    run_drop(o->slot);
+    o->tmp[0] = '\0';
     return -1;
   }
   o->tmp[0] = '\0';
-  return 0;
+  return settle(o->slot);
 }
 
 void kl_out_abort(kl_out *o)
 {
   if (o->f) fclose(o->f);
   o->f = NULL;
-  if (o->tmp[0]) unlink(o->tmp);
+  if (o->tmp[0]) run_drop(o->slot);
   o->tmp[0] = '\0';
+}
+
+//------- JSON reports -------
+
+static int meta_argc;
+static char **meta_argv;
+
+void kl_cli_set_argv(int argc, char **argv)
+{
+  meta_argc = argc;
+  meta_argv = argv;
+}
+
+void kl_json_meta(cJSON *doc, const char *cfgfile)
+{
+  cJSON_AddStringToObject(doc, "kelvin_version", kelvin_version());
+  size_t len = 1;
+  for (int i = 0; i < meta_argc; ++i) len += strlen(meta_argv[i]) + 1;
+  char *cmd = malloc(len);
+  if (cmd) {
+    cmd[0] = '\0';
+    for (int i = 0; i < meta_argc; ++i) {
+      if (i) strcat(cmd, " ");
+      strcat(cmd, meta_argv[i]);
+    }
+    cJSON_AddStringToObject(doc, "command_line", cmd);
+    free(cmd);
+  }
+  if (!cfgfile) return;
+  cJSON_AddStringToObject(doc, "config", cfgfile);
+  FILE *f = fopen(cfgfile, "rb");
+  if (!f) return;
+  unsigned long long h = 1469598103934665603ULL; /* FNV-1a, 64 bits */
+  int ch;
+  while ((ch = fgetc(f)) != EOF) {
+    h ^= (unsigned char)ch;
+    h *= 1099511628211ULL;
+  }
+  fclose(f);
+  char hex[32];
+  snprintf(hex, sizeof hex, "%016llx", h);
+  cJSON_AddStringToObject(doc, "config_fnv1a64", hex);
+}
+
+int kl_json_write(const char *dir, const char *name, cJSON *doc)
+{
+  char *text = doc ? cJSON_Print(doc) : NULL;
+  cJSON_Delete(doc);
+  if (!text) {
+    kl_cli_error("out of memory writing %s/%s", dir, name);
+    return -1;
+  }
+  kl_out o;
+  if (kl_out_open(&o, dir, name) != 0) {
+    free(text);
+    return -1;
+  }
+  fputs(text, o.f);
+  fputc('\n', o.f);
+  free(text);
+  return kl_out_commit(&o);
+}
+
+void kl_csv_field(FILE *f, const char *s)
+{
+  const size_t n = strlen(s);
+  const int q = strpbrk(s, ",\"\r\n") != NULL || n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t';
+  if (!q) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (const char *p = s; *p; ++p) {
+    if (*p == '"') fputc('"', f);
+    fputc(*p, f);
+  }
+  fputc('"', f);
 }
 
 void kl_gp_str(char *buf, size_t cap, const char *s)
@@ -259,17 +520,30 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
   fprintf(o.f, "%s", script);
   if (kl_out_commit(&o) != 0) return -1;
 
-  /* gnuplot is started with an argument vector (no shell), in the output folder, and reads the script
-   * on its standard input after one line that names the temporary PNG: no user text reaches a shell,
-   * and the folder's name never enters the script. The PNG is renamed into place on success. */
-  char tmpname[700], tmp[4800], final[4800];
-  snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", png, (long)getpid());
-  snprintf(tmp, sizeof tmp, "%s/%s", dir, tmpname);
-  snprintf(final, sizeof final, "%s/%s", dir, png);
+  /* gnuplot is started with an argument vector (no shell), in the folder where the run's files are
+   * (the staging folder during a run), and reads the script on its standard input after one line that
+   * names the PNG: no user text reaches a shell, and the folder's name never enters the script. */
+  const int staged = run_stage[0] && strcmp(dir, run_dir) == 0;
+  const char *wd = staged ? run_stage : dir;
+  char tmpname[700], tmp[5000], final[4800];
+  if (staged)
+    snprintf(tmpname, sizeof tmpname, "%s", png);
+  else
+    snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", png, (long)getpid());
+  if (snprintf(tmp, sizeof tmp, "%s/%s", wd, tmpname) >= (int)sizeof tmp ||
+      snprintf(final, sizeof final, "%s/%s", dir, png) >= (int)sizeof final) {
+    kl_cli_error("output path too long: '%s/%s'", dir, png);
+    return -1;
+  }
   const size_t cap = strlen(script) + sizeof tmpname * 2 + 32;
   char *text = malloc(cap);
   if (!text) {
     kl_cli_error("out of memory running gnuplot");
+    return -1;
+  }
+  const int slot = run_add(tmp, final);
+  if (slot < 0) {
+    free(text);
     return -1;
   }
   char quoted[sizeof tmpname * 2 + 3];
@@ -280,6 +554,7 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
   if (pipe2(pin, O_CLOEXEC) != 0 || pipe2(pout, O_CLOEXEC) != 0) {
     kl_cli_error("cannot run gnuplot: %s", strerror(errno));
     free(text);
+    run_drop(slot);
     for (int i = 0; i < 2; ++i) {
       if (pin[i] >= 0) close(pin[i]);
       if (pout[i] >= 0) close(pout[i]);
@@ -291,7 +566,7 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
   posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
   posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
   posix_spawn_file_actions_adddup2(&fa, pout[1], 2);
-  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  posix_spawn_file_actions_addchdir_np(&fa, wd);
   char *const args[] = {(char *)"gnuplot", NULL};
   extern char **environ;
   pid_t pid = -1;
@@ -303,6 +578,7 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
     close(pin[1]);
     close(pout[0]);
     free(text);
+    run_drop(slot);
     if (err == ENOENT) {
       kl_cli_note(c, "gnuplot not found: figure script left in %s/%s (install gnuplot-nox to draw it)", dir, gp);
       return 1;
@@ -323,13 +599,8 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
     for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"))
       if (strspn(l, " \t^") != strlen(l)) last = l;
     kl_cli_error("gnuplot failed on %s/%s, no %s: %s", dir, gp, png, last ? last : "(it printed nothing)");
-    unlink(tmp);
+    run_drop(slot);
     return -1;
   }
-  if (rename(tmp, final) != 0) {
-    kl_cli_error("cannot rename '%s': %s", tmp, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  return settle(slot); /* renamed into place with the run's other outputs */
 }

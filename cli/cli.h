@@ -38,16 +38,36 @@ int kl_cli_choice(const char *opt, const char *s, const char *const *names);
 /* Create the output folder (and parents) if needed; 0 on success, -1 with a message. */
 int kl_cli_mkdir(const char *dir);
 
-/* Atomic output file: written to "<path>.tmp.<pid>", renamed over <path> by kl_out_commit.
- * kl_out_abort removes the temporary. Nothing half-written is ever left under the final name. */
+/* One output transaction per run (all or nothing). kl_run_begin creates the output folder and arms
+ * SIGINT/SIGTERM; every output is then written to a temporary "<name>.tmp.<pid>" in that folder
+ * (kl_out_open ... kl_out_commit, which closes it and detects write and close errors such as a full
+ * disk); kl_run_commit renames all of them into place at the end of a successful run. Until then the
+ * folder of an earlier run is untouched; kl_run_abort (called by main after every command, and by the
+ * signal handler) removes the temporaries and, if this run created the folder and left it empty, the
+ * folder. */
+int kl_run_begin(const char *dir);
+int kl_run_commit(void);  /* 0, or -1 with one message (the run's temporaries are then removed) */
+void kl_run_abort(void);
+
 typedef struct kl_out {
   FILE *f;
   char path[4096];
   char tmp[4200];
+  int slot; /* in the run's list of temporaries */
 } kl_out;
 int kl_out_open(kl_out *o, const char *dir, const char *name);
-int kl_out_commit(kl_out *o); /* fclose + rename; -1 with a message on error */
+int kl_out_commit(kl_out *o); /* fflush + fclose, errors checked; the file waits for kl_run_commit */
 void kl_out_abort(kl_out *o); /* fclose + unlink; safe on an unopened kl_out */
+
+/* A JSON document (cJSON) into dir/name through kl_out; the document is freed. 0 or -1 (message). */
+struct cJSON;
+int kl_json_write(const char *dir, const char *name, struct cJSON *doc);
+
+/* The metadata every JSON report carries: "kelvin_version", "command" (the whole command line) and,
+ * when cfgfile is given, "config" (its name) and "config_fnv1a64" (a 64-bit FNV-1a hash of its bytes,
+ * hex). Call kl_cli_set_argv from main first. */
+void kl_cli_set_argv(int argc, char **argv);
+void kl_json_meta(struct cJSON *doc, const char *cfgfile);
 
 /* Run gnuplot on a script (written next to the figure as <png>.gp) to make <dir>/<png>. gnuplot is
  * started without a shell, in dir, and fed the script through a pipe; user text inside the script must
@@ -60,6 +80,10 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
  * doubled, control characters replaced by '?', so that no text from data can run as gnuplot code
  * (no backquote or macro substitution happens inside single quotes). Always terminated and closed. */
 void kl_gp_str(char *buf, size_t cap, const char *s);
+
+/* Write user text s as one CSV field (RFC 4180): as it is, or in double quotes with quotes doubled when
+ * it holds a comma, a quote, a line break or blanks at either end. */
+void kl_csv_field(FILE *f, const char *s);
 
 /* Join dir and name into buf. */
 void kl_cli_path(char *buf, size_t cap, const char *dir, const char *name);

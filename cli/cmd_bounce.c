@@ -2,6 +2,7 @@
  * a sphere dropped on a plane for several coefficients of restitution, run in the variable-step
  * engine (engine/ball.h). Writes a time series per case, the first contact densely sampled, a summary
  * (stdout, CSV, JSON) and a figure with the panels of the paper's Fig. 3. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
 
@@ -235,6 +238,34 @@ static int parse(int argc, char **argv, opts *o)
     kl_cli_error("bounce: %s", msg);
     return -1;
   }
+  /* bounded work: refuse up front what the engine cannot resolve in finite time. The closed form of the
+   * first impact (kl_impact) gives its duration and depth; the static sag under gravity bounds the
+   * depth of a ball at rest. */
+  const double vin = sqrt(2.0 * o->m.g * o->height), tres = 64.0 * DBL_EPSILON * o->duration;
+  const double sag = pow(o->m.m * o->m.g / o->m.K, 1.0 / o->m.n);
+  if (!(sag < o->m.R)) {
+    kl_cli_error("bounce: the ball would sink %.3g m into the plane under its own weight (m g / K)^(1/n), more than its "
+                 "radius %.3g m: the contact stiffness %.3g is far too low (check --stiffness, --radius, --material)",
+                 sag, o->m.R, o->m.K);
+    return -1;
+  }
+  for (int i = 0; i < o->ncr && vin > 0; ++i) {
+    const kl_impact_in in = {o->m.m, o->m.K, o->m.n, o->cr[i], vin, o->m.model == KL_MODEL_KV ? o->m.m * o->m.g : 0.0,
+                             o->m.model, o->m.law, o->m.rule};
+    const kl_impact_out io = kl_impact(in);
+    if (io.status != KL_OK) continue; /* the engine reports what the closed form cannot */
+    if (!(io.tc > tres)) {
+      kl_cli_error("bounce: cr %g: the contact lasts %.3g s, below the time resolution of double precision at t = "
+                   "--duration (%.3g s): the engine could not resolve it; use a larger mass or radius, a lower "
+                   "stiffness or a shorter --duration", o->cr[i], io.tc, tres);
+      return -1;
+    }
+    if (!(io.dmax < o->m.R)) {
+      kl_cli_error("bounce: cr %g: the first impact would penetrate %.3g m, more than the ball's radius %.3g m: the "
+                   "contact stiffness %.3g is far too low for a %.3g m/s impact", o->cr[i], io.dmax, o->m.R, o->m.K, vin);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -252,8 +283,6 @@ static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, cons
   char name[128];
   snprintf(name, sizeof name, "bounce_cr%s.csv", tag);
   if (kl_out_open(&f, o->c.out, name) != 0) return -1;
-  fprintf(f.f, "# kelvin bounce: model %s, cr %g, K %g, n %g, m %g kg, R %g m, drop %g m, output period %g s\n",
-          model_names[m->model], m->cr, m->K, m->n, m->m, m->R, o->height, o->dt);
   fprintf(f.f, "t_s,penetration_m,penetration_rate_m_s,force_N,height_m,velocity_m_s,energy_J\n");
   const double t0 = now();
   kl_ball_reset(m, d, o->height, 0.0);
@@ -304,7 +333,6 @@ static int first_contact(const opts *o, const kl_ball_model *m, kl_ball_data *d,
   char name[128];
   snprintf(name, sizeof name, "first_contact_cr%s.csv", tag);
   if (kl_out_open(&f, o->c.out, name) != 0) return -1;
-  fprintf(f.f, "# first contact, t from impact; energy dissipated as %% of the impact kinetic energy\n");
   fprintf(f.f, "t_ms,penetration_mm,penetration_rate_m_s,force_kN,velocity_m_s,energy_dissipated_pct\n");
   const double e0 = kl_ball_energy(m, d), ek = 0.5 * m->m * vin * vin;
   for (int k = 0; k <= NFIRST; ++k) {
@@ -334,29 +362,43 @@ static int write_summary(const opts *o, const summary *s, int n)
       if (k < s[i].napex)
         fprintf(f.f, ",%.12g", s[i].apex[k]);
       else
-        fprintf(f.f, ",");
+        fprintf(f.f, ",nan");
     fprintf(f.f, ",%d,%ld\n", s[i].ncontact, s[i].nsub);
   }
   if (kl_out_commit(&f) != 0) return -1;
-  if (kl_out_open(&f, o->c.out, "summary.json") != 0) return -1;
-  fprintf(f.f,
-          "{\n  \"command\": \"bounce\",\n  \"model\": \"%s\",\n  \"law\": \"%s\",\n  \"separation\": \"%s\",\n"
-          "  \"stiffness\": %.12g,\n  \"exponent\": %g,\n  \"mass_kg\": %g,\n  \"radius_m\": %g,\n"
-          "  \"drop_height_m\": %g,\n  \"duration_s\": %g,\n  \"output_period_s\": %g,\n  \"cases\": [\n",
-          model_names[o->m.model], law_names[o->m.law], rule_names[o->m.rule], o->m.K, o->m.n, o->m.m, o->m.R,
-          o->height, o->duration, o->dt);
-  for (int i = 0; i < n; ++i) {
-    fprintf(f.f,
-            "    {\"cr\": %g, \"impact_speed_m_s\": %.12g, \"max_penetration_m\": %.12g, \"peak_force_N\": %.12g, "
-            "\"contact_time_s\": %.12g, \"effective_restitution\": %.12g, \"energy_dissipated_pct\": %.8g, "
-            "\"apex_heights_m\": [",
-            s[i].cr, s[i].v_in, s[i].dmax, s[i].fpeak, s[i].tc, s[i].cr_eff, s[i].ediss);
-    for (int k = 0; k < s[i].napex; ++k) fprintf(f.f, "%s%.12g", k ? ", " : "", s[i].apex[k]);
-    fprintf(f.f, "], \"contacts\": %d, \"substeps\": %ld, \"wall_s\": %.4g}%s\n", s[i].ncontact, s[i].nsub,
-            s[i].wall, i + 1 < n ? "," : "");
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
+  cJSON_AddStringToObject(d, "command", "bounce");
+  kl_json_meta(d, NULL);
+  cJSON_AddStringToObject(d, "model", model_names[o->m.model]);
+  cJSON_AddStringToObject(d, "law", law_names[o->m.law]);
+  cJSON_AddStringToObject(d, "separation", rule_names[o->m.rule]);
+  cJSON_AddNumberToObject(d, "stiffness", o->m.K);
+  cJSON_AddNumberToObject(d, "exponent", o->m.n);
+  cJSON_AddNumberToObject(d, "mass_kg", o->m.m);
+  cJSON_AddNumberToObject(d, "radius_m", o->m.R);
+  cJSON_AddNumberToObject(d, "drop_height_m", o->height);
+  cJSON_AddNumberToObject(d, "duration_s", o->duration);
+  cJSON_AddNumberToObject(d, "output_period_s", o->dt);
+  cJSON *cs = cJSON_AddArrayToObject(d, "cases");
+  for (int i = 0; i < n && cs; ++i) {
+    cJSON *c = cJSON_CreateObject();
+    if (!c) break;
+    cJSON_AddItemToArray(cs, c);
+    cJSON_AddNumberToObject(c, "cr", s[i].cr);
+    cJSON_AddNumberToObject(c, "impact_speed_m_s", s[i].v_in);
+    cJSON_AddNumberToObject(c, "max_penetration_m", s[i].dmax);
+    cJSON_AddNumberToObject(c, "peak_force_N", s[i].fpeak);
+    cJSON_AddNumberToObject(c, "contact_time_s", s[i].tc);
+    cJSON_AddNumberToObject(c, "effective_restitution", s[i].cr_eff);
+    cJSON_AddNumberToObject(c, "energy_dissipated_pct", s[i].ediss);
+    cJSON *ap = cJSON_AddArrayToObject(c, "apex_heights_m");
+    for (int k = 0; k < s[i].napex && ap; ++k) cJSON_AddItemToArray(ap, cJSON_CreateNumber(s[i].apex[k]));
+    cJSON_AddNumberToObject(c, "contacts", s[i].ncontact);
+    cJSON_AddNumberToObject(c, "substeps", (double)s[i].nsub);
+    cJSON_AddNumberToObject(c, "wall_s", s[i].wall);
   }
-  fprintf(f.f, "  ]\n}\n");
-  return kl_out_commit(&f);
+  return kl_json_write(o->c.out, "summary.json", d);
 }
 
 static int figures(const opts *o, char tags[][32], int n)
@@ -410,7 +452,7 @@ int kl_cmd_bounce(int argc, char **argv)
   const int pr = parse(argc, argv, &o);
   if (pr > 0) return KL_EXIT_OK;
   if (pr < 0) return KL_EXIT_USAGE;
-  if (kl_cli_mkdir(o.c.out) != 0) return KL_EXIT_RUNTIME;
+  if (kl_run_begin(o.c.out) != 0) return KL_EXIT_RUNTIME;
   kl_ball_data *d = malloc(sizeof *d);
   if (!d) {
     kl_cli_error("bounce: out of memory");
@@ -453,7 +495,7 @@ int kl_cmd_bounce(int argc, char **argv)
     }
     printf("\n");
   }
-  if (figures(&o, tags, o.ncr) != 0) return KL_EXIT_RUNTIME;
+  if (figures(&o, tags, o.ncr) != 0 || kl_run_commit() != 0) return KL_EXIT_RUNTIME;
   kl_cli_note(&o.c, "bounce: wrote %s/{bounce_cr*.csv, first_contact_cr*.csv, summary.csv, summary.json, bounce.png, "
                     "bounce_height.png}",
               o.c.out);

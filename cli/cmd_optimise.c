@@ -14,6 +14,7 @@
 #include "optimiser/problem.h"
 #include "cli/report.h"
 #include "io/settings.h"
+#include "io/table.h"
 
 static void help_optimise(void)
 {
@@ -50,8 +51,10 @@ static void help_evaluate(void)
   printf("usage: kelvin evaluate [config.yaml] --pass pass.csv [options]\n\n"
          "Evaluate a pass you already have, without optimising: the device's 1-D prediction and the 3-D\n"
          "engine's verification of its force profile, next to the naive constant-offset pass.\n"
-         "pass.csv: columns s,offset,speed (m, m, m/s), header line; values are interpolated linearly onto\n"
-         "the problem's path samples (s from 0 to the path length).\n\n"
+         "pass.csv: a header line naming the columns s_m, offset_m, speed_m_s (or s, offset, speed; other\n"
+         "columns are ignored, so the trajectory.csv of 'kelvin optimise' reads as it is); values in m and\n"
+         "m/s within the configured offset and speed bounds, interpolated linearly onto the problem's path\n"
+         "samples (s from 0 to the path length).\n\n"
          "options: --pass FILE (required), --out DIR [kelvin-out/evaluate], --cpu, --device SPEC, --quiet, --help\n"
          "writes trajectory.csv, waypoints.csv, report.json, evaluate.png.\n");
 }
@@ -123,7 +126,7 @@ static int parse(int argc, char **argv, args *a, int evaluate)
     return -1;
   }
   if (evaluate && !a->pass) {
-    kl_cli_error("evaluate: --pass FILE is required (columns s,offset,speed)");
+    kl_cli_error("evaluate: --pass FILE is required (columns s_m,offset_m,speed_m_s)");
     return -1;
   }
   return 0;
@@ -131,105 +134,51 @@ static int parse(int argc, char **argv, args *a, int evaluate)
 
 static void progress(void *ctx, const char *text) { kl_cli_note(ctx, "%s", text); }
 
-/* read s,offset,speed and interpolate onto the path samples */
+/* read s_m,offset_m,speed_m_s (io/table.h), check them against the problem's path and bounds, and
+ * interpolate onto the path samples; -1 with one message on failure */
 static int read_pass(const char *path, const kl_problem *pb, double *o, double *v)
 {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    kl_cli_error("%s: cannot read the pass: %s", path, strerror(errno));
+  int n = 0;
+  double *S = NULL, *O = NULL, *V = NULL;
+  long *L = NULL;
+  char msg[2048];
+  if (kl_read_pass_csv(path, &n, &S, &O, &V, &L, msg, sizeof msg) != KELVIN_OK) {
+    kl_cli_error("%s", msg);
     return -1;
   }
-  char line[512];
-  int ln = 0, n = 0, capn = 0, col[3] = {-1, -1, -1};
-  double *S = NULL, *O = NULL, *V = NULL;
-  static const char *const names[] = {"s", "offset", "speed"};
   int rc = 0;
-  while (fgets(line, sizeof line, f)) {
-    ++ln;
-    if (line[0] == '#' || line[0] == '\n' || line[0] == '\r') continue;
-    if (col[0] < 0) {
-      char *save = NULL;
-      int c = 0;
-      for (char *t = strtok_r(line, ",\r\n", &save); t; t = strtok_r(NULL, ",\r\n", &save), ++c) {
-        while (*t == ' ') ++t;
-        for (int k = 0; k < 3; ++k)
-          if (strcmp(t, names[k]) == 0) col[k] = c;
-      }
-      for (int k = 0; k < 3; ++k)
-        if (col[k] < 0) {
-          kl_cli_error("%s:%d: missing column '%s' (need s,offset,speed)", path, ln, names[k]);
-          rc = -1;
-          goto done;
-        }
-      continue;
-    }
-    double val[16] = {0};
-    int c = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(line, ",\r\n", &save); t && c < 16; t = strtok_r(NULL, ",\r\n", &save), ++c) {
-      char *end;
-      val[c] = strtod(t, &end);
-      if (end == t || !isfinite(val[c])) {
-        kl_cli_error("%s:%d: column %d: must be a number, got '%s'", path, ln, c + 1, t);
-        rc = -1;
-        goto done;
-      }
-    }
-    if (col[0] >= c || col[1] >= c || col[2] >= c) {
-      kl_cli_error("%s:%d: the row has %d columns, fewer than the header", path, ln, c);
+  const double olo = pb->lo[0], ohi = pb->hi[0], vlo = pb->set.v_min, vhi = pb->set.v_max;
+  for (int k = 0; k < n && rc == 0; ++k) {
+    if (!(O[k] >= olo - 1e-12 && O[k] <= ohi + 1e-12)) {
+      kl_cli_error("%s:%ld: column 'offset_m': %.6g m is outside the configured bounds [offset.min, offset.max] = "
+                   "[%.6g, %.6g] m%s", path, L[k], O[k], olo, ohi,
+                   fabs(O[k]) > 100 * fmax(fabs(olo), fabs(ohi)) ? "; is it in millimetres? the file is read in metres" : "");
       rc = -1;
-      goto done;
-    }
-    if (!(val[col[2]] > 0)) {
-      kl_cli_error("%s:%d: speed: must be > 0 m/s, got %g", path, ln, val[col[2]]);
+    } else if (!(V[k] >= vlo * (1 - 1e-9) && V[k] <= vhi * (1 + 1e-9))) {
+      kl_cli_error("%s:%ld: column 'speed_m_s': %.6g m/s is outside the configured bounds [speed.min, speed.max] = "
+                   "[%.6g, %.6g] m/s%s", path, L[k], V[k], vlo, vhi,
+                   V[k] > 100 * vhi ? "; is it in mm/s? the file is read in m/s" : "");
       rc = -1;
-      goto done;
     }
-    if (n && !(val[col[0]] > S[n - 1])) {
-      kl_cli_error("%s:%d: s: must increase, got %g after %g", path, ln, val[col[0]], S[n - 1]);
-      rc = -1;
-      goto done;
-    }
-    if (n == capn) {
-      capn = capn ? 2 * capn : 256;
-      double *a = realloc(S, (size_t)capn * sizeof *a);
-      if (a) S = a;
-      double *b = realloc(O, (size_t)capn * sizeof *b);
-      if (b) O = b;
-      double *d = realloc(V, (size_t)capn * sizeof *d);
-      if (d) V = d;
-      if (!a || !b || !d) {
-        kl_cli_error("out of memory");
-        rc = -1;
-        goto done;
-      }
-    }
-    S[n] = val[col[0]];
-    O[n] = val[col[1]];
-    V[n] = val[col[2]];
-    ++n;
   }
-  if (n < 2) {
-    kl_cli_error("%s: need at least 2 rows of s,offset,speed, got %d", path, n);
+  const double tol = 1e-6 * fmax(pb->length, 1e-3);
+  if (rc == 0 && (S[0] > pb->s[0] + tol || S[n - 1] < pb->length - tol)) {
+    kl_cli_error("%s:%ld: column 's_m': s covers [%.6g, %.6g] m but the path runs over [0, %.6g] m%s", path,
+                 S[0] > pb->s[0] + tol ? L[0] : L[n - 1], S[0], S[n - 1], pb->length,
+                 S[n - 1] > 100 * pb->length ? "; is it in millimetres? the file is read in metres" : "");
     rc = -1;
-    goto done;
   }
-  if (S[0] > pb->s[0] + 1e-9 || S[n - 1] < pb->length - 1e-9) {
-    kl_cli_error("%s: s covers [%g, %g] m but the path runs over [0, %g] m", path, S[0], S[n - 1], pb->length);
-    rc = -1;
-    goto done;
-  }
-  for (int k = 0, j = 0; k < pb->ns; ++k) {
-    while (j + 2 < n && S[j + 1] < pb->s[k]) ++j;
-    const double w = (pb->s[k] - S[j]) / (S[j + 1] - S[j]);
-    o[k] = O[j] + w * (O[j + 1] - O[j]);
-    v[k] = V[j] + w * (V[j + 1] - V[j]);
-  }
-done:
-  fclose(f);
+  if (rc == 0)
+    for (int k = 0, j = 0; k < pb->ns; ++k) {
+      while (j + 2 < n && S[j + 1] < pb->s[k]) ++j;
+      const double w = fmin(1.0, fmax(0.0, (pb->s[k] - S[j]) / (S[j + 1] - S[j])));
+      o[k] = O[j] + w * (O[j + 1] - O[j]);
+      v[k] = V[j] + w * (V[j + 1] - V[j]);
+    }
   free(S);
   free(O);
   free(V);
+  free(L);
   return rc;
 }
 
@@ -303,7 +252,7 @@ static int run(int argc, char **argv, int evaluate)
     goto done;
   }
   kl_cli_note(&a.c, "%s", kl_host_notice(h));
-  if (kl_cli_mkdir(a.c.out) != 0) {
+  if (kl_run_begin(a.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -314,7 +263,7 @@ static int run(int argc, char **argv, int evaluate)
     rc = st == KELVIN_ERR_CONFIG ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }
-  if (kl_report_write(pb, res, a.c.out, cmd, kl_host_notice(h), a.config) != 0) {
+  if (kl_report_write(pb, res, a.c.out, cmd, kl_host_notice(h), a.config) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

@@ -11,9 +11,12 @@
 
 #include "engine/robot.h"
 #include "kernels/kl_common.h"
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/robot_yaml.h"
+#include "io/table.h"
 
 #define DEFAULT_NS 200
 #define MAXSAMPLES 1000000
@@ -33,9 +36,10 @@ static void help(void)
     "without one, the built-in illustrative arm of the ESTUN ER10-900's size (0.9 m reach, 10 kg\n"
     "payload class, 2.5 kg spindle; plausible numbers, not manufacturer data).\n\n"
     "options:\n"
-    "  --path FILE     path CSV with a header line naming the columns x,y,z,nx,ny,nz (world frame, m;\n"
-    "                  outward unit surface normal, |n| = 1 within 1e-6; other columns are ignored;\n"
-    "                  '#' lines are comments). Tangents come from finite differences.\n"
+    "  --path FILE     path CSV with a header line naming the columns x_m,y_m,z_m,nx,ny,nz (or x,y,z;\n"
+    "                  world frame, m; outward unit surface normal, |n| = 1 within 1e-6; other columns\n"
+    "                  are ignored; '#' lines before the header are skipped). Tangents come from\n"
+    "                  finite differences.\n"
     "                  [built-in: 200 samples along a 200 mm straight line (x = 0.45..0.65 m, y = 0)\n"
     "                  over a cylindrical panel of radius 0.4 m whose crest is 0.25 m above the base,\n"
     "                  normal up at the crest]\n"
@@ -43,7 +47,7 @@ static void help(void)
     "  --out DIR       output folder [kelvin-out/robot]\n"
     "  --quiet         no summary\n"
     "  --help          this text\n\n"
-    "writes, in DIR: robot_path.csv (s, position, normal, m_eff [kg], vmax [m/s], reach, smallest\n"
+    "writes, in DIR: summary.json, robot_path.csv (s, position, normal, m_eff [kg], vmax [m/s], reach, smallest\n"
     "joint-limit margin [rad], stiffness along the normal k_n [N/m] where joint stiffness is given,\n"
     "joint angles [rad]) and robot_path.png (m_eff and vmax against the path position).\n"
     "Exit status: 0 ok; 1 some sample is unreachable or outside a joint limit (the CSV still shows\n"
@@ -95,126 +99,20 @@ static int parse(int argc, char **argv, opts *o)
   return 0;
 }
 
-/* split a CSV line in place at commas; fields trimmed of spaces; returns the count (<= cap) */
-static int split(char *line, char **f, int cap)
-{
-  int n = 0;
-  char *p = line;
-  while (n < cap) {
-    while (*p == ' ' || *p == '\t') ++p;
-    f[n++] = p;
-    char *c = strchr(p, ',');
-    char *e = c ? c : p + strlen(p);
-    char *t = e;
-    while (t > p && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\n')) --t;
-    *t = '\0';
-    if (!c) break;
-    p = c + 1;
-  }
-  return n;
-}
-
-/* read the path CSV: positions and normals (ns x 3, malloc'd) and each sample's line number;
+/* read the path CSV (io/table.h): positions and normals (ns x 3, malloc'd) and each sample's line number;
  * 0 ok, -1 with a message naming file, line and column */
 static int read_path(const char *file, int *ns_out, double **pos_out, double **nrm_out, long **line_out)
 {
-  static const char *const want[6] = {"x", "y", "z", "nx", "ny", "nz"};
-  FILE *f = fopen(file, "r");
-  if (!f) {
-    kl_cli_error("--path: cannot open '%s': %s", file, strerror(errno));
+  char msg[2048];
+  if (kl_read_path_csv(file, 1e-6, ns_out, pos_out, nrm_out, line_out, msg, sizeof msg) != KELVIN_OK) {
+    kl_cli_error("%s", msg);
     return -1;
   }
-  char *line = NULL;
-  size_t lcap = 0;
-  long ln = 0;
-  int col[6], ncol = 0, ns = 0, cap = 0, rc = -1;
-  double *pos = NULL, *nrm = NULL;
-  long *lines = NULL;
-  char *fld[64];
-  int header = 0;
-  while (getline(&line, &lcap, f) >= 0) {
-    ++ln;
-    char *s = line;
-    while (*s == ' ' || *s == '\t') ++s;
-    if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0') continue;
-    const int nf = split(s, fld, 64);
-    if (!header) {
-      for (int k = 0; k < 6; ++k) {
-        col[k] = -1;
-        for (int i = 0; i < nf; ++i)
-          if (strcmp(fld[i], want[k]) == 0) {
-            if (col[k] >= 0) {
-              kl_cli_error("%s:%ld: column '%s' appears twice in the header", file, ln, want[k]);
-              goto done;
-            }
-            col[k] = i;
-          }
-        if (col[k] < 0) {
-          kl_cli_error("%s:%ld: missing column '%s' in the header (need x,y,z,nx,ny,nz)", file, ln, want[k]);
-          goto done;
-        }
-      }
-      ncol = nf;
-      header = 1;
-      continue;
-    }
-    if (ns >= MAXSAMPLES) {
-      kl_cli_error("%s:%ld: more than %d samples", file, ln, MAXSAMPLES);
-      goto done;
-    }
-    if (ns == cap) {
-      cap = cap ? 2 * cap : 256;
-      double *p2 = realloc(pos, sizeof(double) * 3 * (size_t)cap);
-      double *n2 = p2 ? realloc(nrm, sizeof(double) * 3 * (size_t)cap) : NULL;
-      long *l2 = n2 ? realloc(lines, sizeof(long) * (size_t)cap) : NULL;
-      if (p2) pos = p2;
-      if (n2) nrm = n2;
-      if (l2) lines = l2;
-      if (!p2 || !n2 || !l2) {
-        kl_cli_error("robot: out of memory reading '%s'", file);
-        goto done;
-      }
-    }
-    double v[6];
-    for (int k = 0; k < 6; ++k) {
-      if (col[k] >= nf || fld[col[k]][0] == '\0') {
-        kl_cli_error("%s:%ld: column '%s': missing value (the header has %d columns, this line %d)", file, ln, want[k],
-                     ncol, nf);
-        goto done;
-      }
-      char *end = NULL;
-      errno = 0;
-      v[k] = strtod(fld[col[k]], &end);
-      if (end == fld[col[k]] || *end != '\0' || errno == ERANGE || !isfinite(v[k])) {
-        kl_cli_error("%s:%ld: column '%s': must be a finite number, got '%s'", file, ln, want[k], fld[col[k]]);
-        goto done;
-      }
-    }
-    const double nn = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
-    if (fabs(nn - 1.0) > 1e-6) {
-      kl_cli_error("%s:%ld: columns nx,ny,nz: the normal must be unit length (within 1e-6), got |n| = %.9g", file, ln, nn);
-      goto done;
-    }
-    for (int k = 0; k < 3; ++k) pos[3 * ns + k] = v[k], nrm[3 * ns + k] = v[3 + k];
-    lines[ns++] = ln;
-  }
-  if (!header) {
-    kl_cli_error("%s:%ld: no header line (need the columns x,y,z,nx,ny,nz)", file, ln);
-    goto done;
-  }
-  if (ns < 2) {
-    kl_cli_error("%s:%ld: need at least 2 samples, got %d", file, ln, ns);
-    goto done;
-  }
-  rc = 0;
-done:
-  free(line);
-  fclose(f);
-  if (rc) {
-    free(pos), free(nrm), free(lines);
+  if (*ns_out > MAXSAMPLES) {
+    kl_cli_error("%s: more than %d samples (the limit)", file, MAXSAMPLES);
+    free(*pos_out), free(*nrm_out), free(*line_out);
     return -1;
   }
-  *ns_out = ns, *pos_out = pos, *nrm_out = nrm, *line_out = lines;
   return 0;
 }
 
@@ -225,8 +123,6 @@ static int write_csv(const opts *o, const kl_robot *r, int ns, const double *pos
 {
   kl_out f;
   if (kl_out_open(&f, o->c.out, "robot_path.csv") != 0) return -1;
-  fprintf(f.f, "# kelvin robot: %s, %d joints, base (%g, %g, %g) m, path %s, %d samples\n", r->name, r->ndof,
-          r->base_pos[0], r->base_pos[1], r->base_pos[2], o->path ? o->path : "built-in", ns);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,meff_kg,vmax_m_s,reach,margin_rad%s", have_kn ? ",kn_N_m" : "");
   for (int i = 0; i < r->ndof; ++i) fprintf(f.f, ",q%d_rad", i + 1);
   fprintf(f.f, "\n");
@@ -265,6 +161,24 @@ static int figure(const opts *o, const kl_robot *r, int have_kn)
                      "'#2ca02c'\n"
                    : "");
   return kl_cli_gnuplot(&o->c, o->c.out, "robot_path.png", script) < 0 ? -1 : 0;
+}
+
+/* summary.json: what the CSV's rows belong to (robot, base, path) and the kelvin metadata */
+static int write_json(const opts *o, const kl_robot *r, int ns, const int *reach)
+{
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
+  cJSON_AddStringToObject(d, "command", "robot");
+  kl_json_meta(d, o->robot);
+  cJSON_AddStringToObject(d, "robot", r->name);
+  cJSON_AddNumberToObject(d, "joints", r->ndof);
+  cJSON_AddItemToObject(d, "base_m", cJSON_CreateDoubleArray(r->base_pos, 3));
+  cJSON_AddStringToObject(d, "path", o->path ? o->path : "built-in");
+  cJSON_AddNumberToObject(d, "samples", ns);
+  int nr = 0;
+  for (int k = 0; k < ns; ++k) nr += reach[k] != 0;
+  cJSON_AddNumberToObject(d, "reachable_samples", nr);
+  return kl_json_write(o->c.out, "summary.json", d);
 }
 
 /* `kelvin robot`: load, evaluate the path, write the CSV and figure, summarise */
@@ -327,7 +241,7 @@ int kl_cmd_robot(int argc, char **argv)
     const double *a = pos + 3 * (k - 1), *b = pos + 3 * k;
     s[k] = s[k - 1] + sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
   }
-  if (kl_cli_mkdir(o.c.out) != 0) {
+  if (kl_run_begin(o.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -339,7 +253,8 @@ int kl_cmd_robot(int argc, char **argv)
     nreach += reach[k];
     if (!reach[k] && isnan(meff[k])) kn[k] = NAN;
   }
-  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 || figure(&o, r, have_kn) != 0) {
+  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 || figure(&o, r, have_kn) != 0 ||
+      write_json(&o, r, ns, reach) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

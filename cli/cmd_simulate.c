@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "engine/world.h"
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/scene_yaml.h"
@@ -151,8 +153,12 @@ static void write_rows(const kl_scene *sc, const kl_world_data *d, outputs *o)
   }
   for (int k = 0; k < d->ncon; ++k) {
     const kl_contact *c = &d->con[k];
-    fprintf(o->contacts.f, "%.10g,%s,%s,%d,%d,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n",
-            d->t, sc->body_name[c->body[0]], sc->body_name[c->body[1]], c->shape[0], c->shape[1], c->key, c->pos[0],
+    fprintf(o->contacts.f, "%.10g,", d->t);
+    kl_csv_field(o->contacts.f, sc->body_name[c->body[0]]);
+    fputc(',', o->contacts.f);
+    kl_csv_field(o->contacts.f, sc->body_name[c->body[1]]);
+    fprintf(o->contacts.f, ",%d,%d,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n",
+            c->shape[0], c->shape[1], c->key, c->pos[0],
             c->pos[1], c->pos[2], c->normal[0], c->normal[1], c->normal[2], c->depth, c->rate, c->force, c->favg,
             c->ftan[0], c->ftan[1], c->ftan[2]);
   }
@@ -200,7 +206,7 @@ int kl_cmd_simulate(int argc, char **argv)
     kl_cli_error("%s", msg);
     return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
-  if (kl_cli_mkdir(c.out) != 0) {
+  if (kl_run_begin(c.out) != 0) {
     kl_scene_free(&sc);
     return KL_EXIT_RUNTIME;
   }
@@ -241,8 +247,12 @@ int kl_cmd_simulate(int argc, char **argv)
   if (rc == KL_EXIT_OK) {
     for (int k = 0; k < d->nlog; ++k) {
       const kl_contact_event *e = &d->log[k];
-      fprintf(o.events.f, "%.12g,%.12g,%s,%s,%d,%d,%.10g,%.10g,%.10g,%.10g\n", e->t0, e->t1, sc.body_name[e->body[0]],
-              sc.body_name[e->body[1]], e->shape[0], e->shape[1], e->v_in, e->v_out, e->dmax, e->fpeak);
+      fprintf(o.events.f, "%.12g,%.12g,", e->t0, e->t1);
+      kl_csv_field(o.events.f, sc.body_name[e->body[0]]);
+      fputc(',', o.events.f);
+      kl_csv_field(o.events.f, sc.body_name[e->body[1]]);
+      fprintf(o.events.f, ",%d,%d,%.10g,%.10g,%.10g,%.10g\n", e->shape[0], e->shape[1], e->v_in, e->v_out, e->dmax,
+              e->fpeak);
     }
     for (int b = 0; b < sc.nbody && rc == KL_EXIT_OK; ++b)
       if (sc.model->body_type[b] != KL_BODY_STATIC && kl_out_commit(&o.body[b]) != 0) rc = KL_EXIT_RUNTIME;
@@ -251,29 +261,41 @@ int kl_cmd_simulate(int argc, char **argv)
     if (rc != KL_EXIT_OK) abort_all(&sc, &o);
   }
   if (rc == KL_EXIT_OK) {
-    kl_out js;
-    if (kl_out_open(&js, c.out, "summary.json") != 0) {
-      rc = KL_EXIT_RUNTIME;
-    } else {
+    {
       const double e1 = kl_world_energy(sc.model, d);
       double fpk = 0;
       for (int k = 0; k < d->nlog; ++k) fpk = fmax(fpk, d->log[k].fpeak);
       for (int k = 0; k < d->ncon; ++k) fpk = fmax(fpk, d->con[k].fpeak);
-      fprintf(js.f,
-              "{\n  \"command\": \"simulate\",\n  \"scene\": \"%s\",\n  \"duration_s\": %.10g,\n  \"output_step_s\": %.10g,\n"
-              "  \"substeps\": %ld,\n  \"contact_onsets\": %ld,\n  \"contact_ends\": %ld,\n  \"contacts_active_at_end\": %d,\n"
-              "  \"contact_overflow\": %ld,\n  \"event_log_overflow\": %ld,\n  \"peak_force_N\": %.10g,\n"
-              "  \"energy_start_J\": %.12g,\n  \"energy_end_J\": %.12g,\n  \"wall_s\": %.4g,\n"
-              "  \"simulated_s_per_wall_s\": %.6g,\n  \"bodies\": [\n",
-              path, sc.duration, sc.output_step, d->nsub, d->nonset, d->nend, d->ncon, d->ncon_overflow, d->nlog_overflow,
-              fpk, e0, e1, wall, wall > 0 ? sc.duration / wall : 0.0);
-      for (int b = 0; b < sc.nbody; ++b) {
-        const double *x = d->xpos + 3 * b, *v = d->vel + 3 * b;
-        fprintf(js.f, "    {\"name\": \"%s\", \"final_position_m\": [%.12g, %.12g, %.12g], \"final_velocity_m_s\": [%.10g, %.10g, %.10g]}%s\n",
-                sc.body_name[b], x[0], x[1], x[2], v[0], v[1], v[2], b + 1 < sc.nbody ? "," : "");
+      cJSON *js = cJSON_CreateObject();
+      if (js) {
+        cJSON_AddStringToObject(js, "command", "simulate");
+        kl_json_meta(js, path);
+        cJSON_AddStringToObject(js, "scene", path);
+        cJSON_AddNumberToObject(js, "duration_s", sc.duration);
+        cJSON_AddNumberToObject(js, "output_step_s", sc.output_step);
+        cJSON_AddNumberToObject(js, "substeps", (double)d->nsub);
+        cJSON_AddNumberToObject(js, "contact_onsets", (double)d->nonset);
+        cJSON_AddNumberToObject(js, "contact_ends", (double)d->nend);
+        cJSON_AddNumberToObject(js, "contacts_active_at_end", d->ncon);
+        cJSON_AddNumberToObject(js, "contact_overflow", (double)d->ncon_overflow);
+        cJSON_AddNumberToObject(js, "event_log_overflow", (double)d->nlog_overflow);
+        cJSON_AddNumberToObject(js, "peak_force_N", fpk);
+        cJSON_AddNumberToObject(js, "energy_start_J", e0);
+        cJSON_AddNumberToObject(js, "energy_end_J", e1);
+        cJSON_AddNumberToObject(js, "wall_s", wall);
+        cJSON_AddNumberToObject(js, "simulated_s_per_wall_s", wall > 0 ? sc.duration / wall : 0.0);
+        cJSON *bs = cJSON_AddArrayToObject(js, "bodies");
+        for (int b = 0; b < sc.nbody && bs; ++b) {
+          const double *x = d->xpos + 3 * b, *v = d->vel + 3 * b;
+          cJSON *o1 = cJSON_CreateObject();
+          if (!o1) break;
+          cJSON_AddItemToArray(bs, o1);
+          cJSON_AddStringToObject(o1, "name", sc.body_name[b]);
+          cJSON_AddItemToObject(o1, "final_position_m", cJSON_CreateDoubleArray(x, 3));
+          cJSON_AddItemToObject(o1, "final_velocity_m_s", cJSON_CreateDoubleArray(v, 3));
+        }
       }
-      fprintf(js.f, "  ]\n}\n");
-      if (kl_out_commit(&js) != 0) rc = KL_EXIT_RUNTIME;
+      if (kl_json_write(c.out, "summary.json", js) != 0) rc = KL_EXIT_RUNTIME;
       if (rc == KL_EXIT_OK && !c.quiet) {
         printf("kelvin simulate %s: %g s at output step %g s in %.3f s wall (%.3g simulated s per wall s)\n", path,
                sc.duration, sc.output_step, wall, wall > 0 ? sc.duration / wall : 0.0);
@@ -289,7 +311,7 @@ int kl_cmd_simulate(int argc, char **argv)
         kl_cli_note(&c, "simulate: %ld contacts did not fit (contact.max_contacts = %d)", d->ncon_overflow, sc.model->ncon_max);
     }
   }
-  if (rc == KL_EXIT_OK && figure(&c, &sc) != 0) rc = KL_EXIT_RUNTIME;
+  if (rc == KL_EXIT_OK && (figure(&c, &sc) != 0 || kl_run_commit() != 0)) rc = KL_EXIT_RUNTIME;
   if (rc == KL_EXIT_OK)
     kl_cli_note(&c, "simulate: wrote %s/{body_*.csv, contacts.csv, events.csv, energy.csv, summary.json, contact_forces.png}", c.out);
   free(o.body);

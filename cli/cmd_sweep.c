@@ -13,511 +13,12 @@
 
 #include "host/host.h"
 #include "host/impact_batch.h"
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/config.h"
-
-#define MAXP 50000000L   /* scenarios per sweep: 50e6 rows are ~6 GB of inputs and outputs */
-#define MAXN 1000000L    /* values per parameter */
-#define MAXSAMPLES 10000 /* samples per scenario */
-
-static const char *const model_names[] = {"kv", "hc", "ef", NULL};
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const rule_names[] = {"penetration", "force", NULL};
-
-//------- the sweep specification -------
-
-/* The real parameters, their config keys and domains (kl_impact_check's, stated for people). */
-enum { PM, PK, PN, PCR, PV0, PFE, NPAR };
-typedef struct pdef {
-  const char *key;
-  double lo, hi;   /* domain: lo < v (or lo <= v if lo_closed), v <= hi (or v < hi if hi_open) */
-  int lo_closed, hi_open;
-  double def;      /* default (single value; cr and v0 default to the ranges of spec_default) */
-  const char *defstr; /* the default as written in a config, for --help */
-  const char *doc; /* what it is, for --help */
-} pdef;
-static const pdef pdefs[NPAR] = {
-  {"m", 0.0, INFINITY, 0, 0, 1.0, "1", "effective mass [kg], > 0"},
-  {"K", 0.0, INFINITY, 0, 0, 1e9, "1e9", "stiffness [N/m for kv, N/m^n for hc/ef], > 0"},
-  {"n", 0.0, 10.0, 0, 1, 1.5, "1.5", "force exponent of hc/ef in (0, 10) (kv is linear, n = 1)"},
-  {"cr", 0.0, 1.0, 0, 0, 0.5, "{min: 0.05, max: 1, n: 39}", "coefficient of restitution, in (0, 1]"},
-  {"v0", 0.0, INFINITY, 0, 0, 1.0, "{min: 0.01, max: 10, n: 16, scale: log}", "impact speed [m/s], > 0"},
-  {"fe", -INFINITY, INFINITY, 0, 0, 0.0, "0", "constant force pushing into the contact [N], kv only"},
-};
-
-typedef struct spec {
-  int model[3], nmodel;
-  int law[5], nlaw;
-  int rule[2], nrule;
-  double *v[NPAR]; /* values of each parameter (malloc'd) */
-  int nv[NPAR];
-  int given[NPAR + 4]; /* which keys the config gave: parameters, then model, law, rule, samples */
-  int samples;         /* M */
-  char scenarios[4096]; /* CSV of scenarios instead of the product ("" if none) */
-} spec;
-
-/* Free the value arrays of s. */
-static void spec_free(spec *s)
-{
-  for (int i = 0; i < NPAR; ++i) free(s->v[i]);
-}
-
-/* One value v for parameter i. */
-static int spec_single(spec *s, int i, double v)
-{
-  free(s->v[i]);
-  s->v[i] = malloc(sizeof(double));
-  if (!s->v[i]) return -1;
-  s->v[i][0] = v;
-  s->nv[i] = 1;
-  return 0;
-}
-
-/* The built-in sweep (no config): every model, law and rule; m = 1 kg, K = 1e9, n = 3/2, cr over
- * 0.05 ... 1 (39 values), v0 over 0.01 ... 10 m/s (16, log-spaced): 8 variants x 624 = 4992 scenarios. */
-static int spec_default(spec *s)
-{
-  memset(s, 0, sizeof *s);
-  for (int i = 0; i < 3; ++i) s->model[i] = i;
-  for (int i = 0; i < 5; ++i) s->law[i] = i;
-  s->rule[0] = 0;
-  s->rule[1] = 1;
-  s->nmodel = 3;
-  s->nlaw = 5;
-  s->nrule = 2;
-  for (int i = 0; i < NPAR; ++i)
-    if (spec_single(s, i, pdefs[i].def) != 0) return -1;
-  free(s->v[PCR]);
-  free(s->v[PV0]);
-  s->v[PCR] = malloc(39 * sizeof(double));
-  s->v[PV0] = malloc(16 * sizeof(double));
-  if (!s->v[PCR] || !s->v[PV0]) return -1;
-  for (int i = 0; i < 39; ++i) s->v[PCR][i] = 0.05 + 0.025 * i;
-  s->v[PCR][38] = 1.0;
-  for (int i = 0; i < 16; ++i) s->v[PV0][i] = 0.01 * pow(1000.0, i / 15.0);
-  s->v[PV0][15] = 10.0;
-  s->nv[PCR] = 39;
-  s->nv[PV0] = 16;
-  return 0;
-}
-
-//------- config -------
-
-/* Check v against parameter i's domain; field names it in the message. */
-static kelvin_status domain(kl_cfg *c, const kl_cfg_node *node, const char *field, int i, double v)
-{
-  const pdef *d = &pdefs[i];
-  if (d->lo_closed ? !(v >= d->lo) : !(v > d->lo))
-    return kl_cfg_fail(c, node, field, "must be %s %g, got %g", d->lo_closed ? ">=" : ">", d->lo, v);
-  if (d->hi_open ? !(v < d->hi) : !(v <= d->hi))
-    return kl_cfg_fail(c, node, field, "must be %s %g, got %g", d->hi_open ? "<" : "<=", d->hi, v);
-  return KELVIN_OK;
-}
-
-/* Parameter i from a number, a list of numbers or a range {min, max, n, scale: lin|log}. */
-static kelvin_status parse_param(kl_cfg *c, const kl_cfg_node *node, int i, spec *s)
-{
-  static const char *const range_keys[] = {"min", "max", "n", "scale", NULL};
-  static const char *const scales[] = {"lin", "log", NULL};
-  char field[64], sub[96];
-  snprintf(field, sizeof field, "sweep.%s", pdefs[i].key);
-  kelvin_status st = KELVIN_OK;
-  double *v = NULL;
-  int n = 0;
-  if (node->type == KL_CFG_SCALAR) {
-    double x;
-    if ((st = kl_cfg_number(c, node, field, &x)) != KELVIN_OK) return st;
-    if ((st = domain(c, node, field, i, x)) != KELVIN_OK) return st;
-    return spec_single(s, i, x) == 0 ? KELVIN_OK : KELVIN_ERR_NOMEM;
-  }
-  if (node->type == KL_CFG_SEQ) {
-    if (node->n == 0) return kl_cfg_fail(c, node, field, "the list is empty");
-    v = malloc(sizeof(double) * (size_t)node->n);
-    if (!v) return KELVIN_ERR_NOMEM;
-    for (int k = 0; k < node->n; ++k) {
-      snprintf(sub, sizeof sub, "%s[%d]", field, k);
-      if ((st = kl_cfg_number(c, node->items[k], sub, &v[k])) != KELVIN_OK) goto fail;
-      if ((st = domain(c, node->items[k], sub, i, v[k])) != KELVIN_OK) goto fail;
-    }
-    n = node->n;
-  } else {
-    if ((st = kl_cfg_keys(c, node, field, range_keys)) != KELVIN_OK) return st;
-    const kl_cfg_node *nmin = kl_cfg_get(node, "min"), *nmax = kl_cfg_get(node, "max"), *nn = kl_cfg_get(node, "n"),
-                      *nsc = kl_cfg_get(node, "scale");
-    if (!nmin || !nmax || !nn)
-      return kl_cfg_fail(c, node, field, "a range needs min, max and n (and optionally scale: lin|log)");
-    double lo, hi;
-    long cnt;
-    int scale = 0;
-    snprintf(sub, sizeof sub, "%s.min", field);
-    if ((st = kl_cfg_number(c, nmin, sub, &lo)) != KELVIN_OK || (st = domain(c, nmin, sub, i, lo)) != KELVIN_OK) return st;
-    snprintf(sub, sizeof sub, "%s.max", field);
-    if ((st = kl_cfg_number(c, nmax, sub, &hi)) != KELVIN_OK || (st = domain(c, nmax, sub, i, hi)) != KELVIN_OK) return st;
-    snprintf(sub, sizeof sub, "%s.n", field);
-    if ((st = kl_cfg_long(c, nn, sub, 1, MAXN, &cnt)) != KELVIN_OK) return st;
-    snprintf(sub, sizeof sub, "%s.scale", field);
-    if (nsc && (st = kl_cfg_choice(c, nsc, sub, scales, &scale)) != KELVIN_OK) return st;
-    if (lo > hi) return kl_cfg_fail(c, nmin, field, "min (%g) must be <= max (%g)", lo, hi);
-    if (cnt == 1 && lo != hi) return kl_cfg_fail(c, nn, sub, "must be >= 2 when min < max, got 1");
-    if (scale == 1 && !(lo > 0.0)) {
-      snprintf(sub, sizeof sub, "%s.min", field);
-      return kl_cfg_fail(c, nmin, sub, "must be > 0 for scale: log, got %g", lo);
-    }
-    n = (int)cnt;
-    v = malloc(sizeof(double) * (size_t)n);
-    if (!v) return KELVIN_ERR_NOMEM;
-    for (int k = 0; k < n; ++k) {
-      const double f = n > 1 ? (double)k / (double)(n - 1) : 0.0;
-      v[k] = scale ? lo * pow(hi / lo, f) : lo + (hi - lo) * f;
-    }
-    v[n - 1] = hi; /* the end points exactly as written */
-    v[0] = lo;
-  }
-  free(s->v[i]);
-  s->v[i] = v;
-  s->nv[i] = n;
-  return KELVIN_OK;
-fail:
-  free(v);
-  return st;
-}
-
-/* A list (or one) of names into out[], at most cap distinct entries. */
-static kelvin_status parse_names(kl_cfg *c, const kl_cfg_node *node, const char *field, const char *const *names,
-                                 int *out, int cap, int *n)
-{
-  char sub[96];
-  kelvin_status st;
-  *n = 0;
-  if (node->type == KL_CFG_SCALAR) {
-    if ((st = kl_cfg_choice(c, node, field, names, &out[0])) != KELVIN_OK) return st;
-    *n = 1;
-    return KELVIN_OK;
-  }
-  if (node->type != KL_CFG_SEQ || node->n == 0)
-    return kl_cfg_fail(c, node, field, "must be a name or a non-empty list of names");
-  for (int k = 0; k < node->n; ++k) {
-    int idx;
-    snprintf(sub, sizeof sub, "%s[%d]", field, k);
-    if ((st = kl_cfg_choice(c, node->items[k], sub, names, &idx)) != KELVIN_OK) return st;
-    for (int j = 0; j < *n; ++j)
-      if (out[j] == idx) return kl_cfg_fail(c, node->items[k], sub, "'%s' is listed twice", names[idx]);
-    if (*n >= cap) return kl_cfg_fail(c, node, field, "too many entries");
-    out[(*n)++] = idx;
-  }
-  return KELVIN_OK;
-}
-
-/* Directory part of path ("." if none, "/" for a file in the root) into buf. */
-static void dirname_of(const char *path, char *buf, size_t cap)
-{
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(buf, cap, ".");
-  else
-    snprintf(buf, cap, "%.*s", (int)(slash - path ? slash - path : 1), path);
-}
-
-/* Fill s from the config file: the defaults of spec_default, overridden by the keys under `sweep:`. */
-static kelvin_status load_spec(kl_cfg *c, const char *path, spec *s)
-{
-  static const char *const top_keys[] = {"sweep", NULL};
-  static const char *const keys[] = {"model", "law", "rule", "m", "K", "n", "cr", "v0", "fe", "samples", "scenarios", NULL};
-  kelvin_status st = kl_cfg_load(c, path);
-  if (st != KELVIN_OK) return st;
-  const kl_cfg_node *root = kl_cfg_root(c);
-  if ((st = kl_cfg_keys(c, root, "(top level)", top_keys)) != KELVIN_OK) return st;
-  const kl_cfg_node *sw = kl_cfg_get(root, "sweep");
-  if (!sw) return kl_cfg_fail(c, root, "sweep", "missing (the file must have a 'sweep:' mapping)");
-  if ((st = kl_cfg_keys(c, sw, "sweep", keys)) != KELVIN_OK) return st;
-  const kl_cfg_node *nd;
-  if ((nd = kl_cfg_get(sw, "model")) && (st = parse_names(c, nd, "sweep.model", model_names, s->model, 3, &s->nmodel)))
-    return st;
-  s->given[NPAR + 0] = nd != NULL;
-  if ((nd = kl_cfg_get(sw, "law")) && (st = parse_names(c, nd, "sweep.law", law_names, s->law, 5, &s->nlaw))) return st;
-  s->given[NPAR + 1] = nd != NULL;
-  if ((nd = kl_cfg_get(sw, "rule")) && (st = parse_names(c, nd, "sweep.rule", rule_names, s->rule, 2, &s->nrule)))
-    return st;
-  s->given[NPAR + 2] = nd != NULL;
-  for (int i = 0; i < NPAR; ++i) {
-    if (!(nd = kl_cfg_get(sw, pdefs[i].key))) continue;
-    s->given[i] = 1;
-    if ((st = parse_param(c, nd, i, s)) != KELVIN_OK) return st;
-  }
-  long M = 0;
-  if ((nd = kl_cfg_get(sw, "samples"))) {
-    if ((st = kl_cfg_long(c, nd, "sweep.samples", 0, MAXSAMPLES, &M)) != KELVIN_OK) return st;
-    s->given[NPAR + 3] = 1;
-  }
-  s->samples = (int)M;
-  if ((nd = kl_cfg_get(sw, "scenarios"))) {
-    if (nd->type != KL_CFG_SCALAR || !nd->value[0])
-      return kl_cfg_fail(c, nd, "sweep.scenarios", "must be the path of a CSV file");
-    for (int i = 0; i < NPAR + 3; ++i)
-      if (s->given[i]) {
-        const char *k = i < NPAR ? pdefs[i].key : (i == NPAR ? "model" : i == NPAR + 1 ? "law" : "rule");
-        char f[64];
-        snprintf(f, sizeof f, "sweep.%s", k);
-        return kl_cfg_fail(c, kl_cfg_get(sw, k), f,
-                           "cannot be combined with sweep.scenarios (the CSV file gives every parameter)");
-      }
-    char dir[4096];
-    dirname_of(path, dir, sizeof dir);
-    const int len = (nd->value[0] == '/' || !strchr(path, '/'))
-                      ? snprintf(s->scenarios, sizeof s->scenarios, "%s", nd->value)
-                      : snprintf(s->scenarios, sizeof s->scenarios, "%s/%s", dir, nd->value);
-    if (len < 0 || (size_t)len >= sizeof s->scenarios)
-      return kl_cfg_fail(c, nd, "sweep.scenarios", "path too long");
-    return KELVIN_OK;
-  }
-  /* keys that only some models use must meet one of them */
-  int has[3] = {0, 0, 0};
-  for (int k = 0; k < s->nmodel; ++k) has[s->model[k]] = 1;
-  if (s->given[NPAR + 1] && !has[1])
-    return kl_cfg_fail(c, kl_cfg_get(sw, "law"), "sweep.law", "applies to model hc only, and sweep.model has no hc");
-  if (s->given[NPAR + 2] && !has[0])
-    return kl_cfg_fail(c, kl_cfg_get(sw, "rule"), "sweep.rule", "applies to model kv only, and sweep.model has no kv");
-  if (s->given[PN] && !has[1] && !has[2])
-    return kl_cfg_fail(c, kl_cfg_get(sw, "n"), "sweep.n", "applies to models hc and ef only (kv is linear)");
-  if (s->given[PFE] && !has[0])
-    return kl_cfg_fail(c, kl_cfg_get(sw, "fe"), "sweep.fe",
-                       "applies to model kv only (the nonlinear models have no closed form under a force)");
-  return KELVIN_OK;
-}
-
-//------- scenarios -------
-
-/* Rows of the cartesian product; -1 if above MAXP. Kelvin-Voigt rows run over rules and fe with
- * n = 1; Hunt-Crossley rows over laws and n with fe = 0; Emden-Fowler rows over n. */
-static long product_size(const spec *s)
-{
-  double tot = 0.0;
-  const double base = (double)s->nv[PM] * s->nv[PK] * s->nv[PCR] * s->nv[PV0];
-  for (int k = 0; k < s->nmodel; ++k) {
-    if (s->model[k] == KL_MODEL_KV) tot += base * s->nrule * s->nv[PFE];
-    if (s->model[k] == KL_MODEL_HC) tot += base * s->nlaw * s->nv[PN];
-    if (s->model[k] == KL_MODEL_EF) tot += base * s->nv[PN];
-  }
-  return tot > (double)MAXP ? -1 : (long)tot;
-}
-
-/* Fill b with the product, in the order model, law/rule, m, K, n/fe, v0, cr (cr fastest). */
-static void fill_product(const spec *s, kl_impact_batch *b)
-{
-  size_t p = 0;
-  for (int k = 0; k < s->nmodel; ++k) {
-    const int model = s->model[k];
-    const int nvar = model == KL_MODEL_KV ? s->nrule : model == KL_MODEL_HC ? s->nlaw : 1;
-    const int nextra = model == KL_MODEL_KV ? s->nv[PFE] : s->nv[PN];
-    for (int var = 0; var < nvar; ++var)
-      for (int im = 0; im < s->nv[PM]; ++im)
-        for (int iK = 0; iK < s->nv[PK]; ++iK)
-          for (int ix = 0; ix < nextra; ++ix)
-            for (int iv = 0; iv < s->nv[PV0]; ++iv)
-              for (int ic = 0; ic < s->nv[PCR]; ++ic) {
-                kl_impact_in in;
-                in.model = model;
-                in.law = model == KL_MODEL_HC ? s->law[var] : KL_LAW_EXACT;
-                in.rule = model == KL_MODEL_KV ? s->rule[var] : KL_SEP_PENETRATION;
-                in.m = s->v[PM][im];
-                in.K = s->v[PK][iK];
-                in.n = model == KL_MODEL_KV ? 1.0 : s->v[PN][ix];
-                in.fe = model == KL_MODEL_KV ? s->v[PFE][ix] : 0.0;
-                in.v0 = s->v[PV0][iv];
-                in.cr = s->v[PCR][ic];
-                kl_impact_batch_set(b, p++, in);
-              }
-  }
-}
-
-/* Split a CSV line in place at commas (no quoting), trimming blanks; returns the field count. */
-static int split_csv(char *line, char **f, int cap)
-{
-  int n = 0;
-  char *p = line;
-  line[strcspn(line, "\r\n")] = '\0';
-  while (n < cap) {
-    char *comma = strchr(p, ',');
-    if (comma) *comma = '\0';
-    while (*p == ' ' || *p == '\t') ++p;
-    char *e = p + strlen(p);
-    while (e > p && (e[-1] == ' ' || e[-1] == '\t')) *--e = '\0';
-    f[n++] = p;
-    if (!comma) break;
-    p = comma + 1;
-  }
-  return n;
-}
-
-/* Record a CSV error "FILE:LINE: column 'COL': ..." in msg. */
-static void csv_fail(char *msg, size_t cap, const char *file, long line, const char *col, const char *fmt, ...)
-  __attribute__((format(printf, 6, 7)));
-static void csv_fail(char *msg, size_t cap, const char *file, long line, const char *col, const char *fmt, ...)
-{
-  char what[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  snprintf(msg, cap, "%s:%ld: column '%s': %s", file, line, col, what);
-}
-
-/* Scenarios from a CSV file with a header row. Required columns m, K, cr, v0, model; optional n
- * (default 1 for kv, 1.5 otherwise), fe (0), law (exact), rule (penetration); other columns are
- * ignored, so a sweep.csv can be fed back. Returns KELVIN_OK, KELVIN_ERR_IO or KELVIN_ERR_CONFIG with
- * a message naming file, line and column. */
-static kelvin_status load_csv(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap)
-{
-  enum { CM, CK, CN, CCR, CV0, CFE, CMODEL, CLAW, CRULE, NCOL };
-  static const char *const cols[NCOL] = {"m", "K", "n", "cr", "v0", "fe", "model", "law", "rule"};
-  static const int required[NCOL] = {1, 1, 0, 1, 1, 0, 1, 0, 0};
-  static const int pidx[6] = {PM, PK, PN, PCR, PV0, PFE};
-  kelvin_status st = KELVIN_OK;
-  kl_impact_in *rows = NULL;
-  size_t nrows = 0, caprows = 0;
-  char *line = NULL;
-  size_t linecap = 0;
-  char *f[256];
-  int where[NCOL];
-  *out = NULL;
-  FILE *fp = fopen(path, "r");
-  if (!fp) {
-    snprintf(msg, cap, "cannot read scenarios '%s': %s", path, strerror(errno));
-    return KELVIN_ERR_IO;
-  }
-  long lineno = 0;
-  int header = 0;
-  while (getline(&line, &linecap, fp) > 0) {
-    ++lineno;
-    const char *q = line + strspn(line, " \t\r\n");
-    if (*q == '\0' || *q == '#') continue;
-    const int nf = split_csv(line, f, 256);
-    if (!header) {
-      for (int k = 0; k < NCOL; ++k) {
-        where[k] = -1;
-        for (int j = 0; j < nf; ++j)
-          if (strcmp(f[j], cols[k]) == 0) where[k] = j;
-        if (where[k] < 0 && required[k]) {
-          csv_fail(msg, cap, path, lineno, cols[k],
-                   "missing from the header (required: m, K, cr, v0, model; optional: n, fe, law, rule)");
-          st = KELVIN_ERR_CONFIG;
-          goto cleanup;
-        }
-      }
-      header = 1;
-      continue;
-    }
-    kl_impact_in in = {0};
-    double vals[6] = {0};
-    int ints[3] = {0, KL_LAW_EXACT, KL_SEP_PENETRATION};
-    for (int k = CMODEL; k <= CRULE; ++k) {
-      const char *const *names = k == CMODEL ? model_names : k == CLAW ? law_names : rule_names;
-      if (where[k] < 0) continue;
-      if (where[k] >= nf) {
-        csv_fail(msg, cap, path, lineno, cols[k], "the row has only %d fields", nf);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      const char *v = f[where[k]];
-      if (k != CMODEL && (v[0] == '\0' || strcmp(v, "-") == 0)) continue;
-      int idx = -1;
-      for (int j = 0; names[j] && idx < 0; ++j)
-        if (strcmp(v, names[j]) == 0) idx = j;
-      if (idx < 0) {
-        char list[256] = "";
-        for (int j = 0; names[j]; ++j) {
-          if (j) strncat(list, ", ", sizeof list - strlen(list) - 1);
-          strncat(list, names[j], sizeof list - strlen(list) - 1);
-        }
-        csv_fail(msg, cap, path, lineno, cols[k], "must be one of %s, got '%s'", list, v);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      ints[k - CMODEL] = idx;
-    }
-    vals[CN] = ints[0] == KL_MODEL_KV ? 1.0 : 1.5;
-    for (int k = CM; k <= CFE; ++k) {
-      if (where[k] < 0) continue;
-      if (where[k] >= nf) {
-        csv_fail(msg, cap, path, lineno, cols[k], "the row has only %d fields", nf);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      const char *v = f[where[k]];
-      if (!required[k] && (v[0] == '\0' || strcmp(v, "-") == 0)) continue;
-      char *end = NULL;
-      errno = 0;
-      const double x = strtod(v, &end);
-      if (v[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(x)) {
-        csv_fail(msg, cap, path, lineno, cols[k], "must be a finite number, got '%s'", v);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      const pdef *d = &pdefs[pidx[k]];
-      if (d->lo_closed ? !(x >= d->lo) : !(x > d->lo)) {
-        csv_fail(msg, cap, path, lineno, cols[k], "must be %s %g, got %g", d->lo_closed ? ">=" : ">", d->lo, x);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      if (d->hi_open ? !(x < d->hi) : !(x <= d->hi)) {
-        csv_fail(msg, cap, path, lineno, cols[k], "must be %s %g, got %g", d->hi_open ? "<" : "<=", d->hi, x);
-        st = KELVIN_ERR_CONFIG;
-        goto cleanup;
-      }
-      vals[k] = x;
-    }
-    in.m = vals[CM];
-    in.K = vals[CK];
-    in.n = vals[CN];
-    in.cr = vals[CCR];
-    in.v0 = vals[CV0];
-    in.fe = vals[CFE];
-    in.model = ints[0];
-    in.law = ints[1];
-    in.rule = ints[2];
-    if (in.model == KL_MODEL_KV && in.n != 1.0) {
-      csv_fail(msg, cap, path, lineno, "n", "model kv is linear: n must be 1 (or left out), got %g", in.n);
-      st = KELVIN_ERR_CONFIG;
-      goto cleanup;
-    }
-    if (in.model != KL_MODEL_KV && in.fe != 0.0) {
-      csv_fail(msg, cap, path, lineno, "fe", "model %s has no closed form under an external force: fe must be 0",
-               model_names[in.model]);
-      st = KELVIN_ERR_CONFIG;
-      goto cleanup;
-    }
-    if (nrows == caprows) {
-      caprows = caprows ? 2 * caprows : 1024;
-      kl_impact_in *nr = realloc(rows, caprows * sizeof *rows);
-      if (!nr) {
-        st = KELVIN_ERR_NOMEM;
-        goto cleanup;
-      }
-      rows = nr;
-    }
-    if (nrows >= (size_t)MAXP) {
-      snprintf(msg, cap, "%s: more than %ld scenarios", path, MAXP);
-      st = KELVIN_ERR_CONFIG;
-      goto cleanup;
-    }
-    rows[nrows++] = in;
-  }
-  if (!header || nrows == 0) {
-    snprintf(msg, cap, "%s: no scenarios (expected a header row and at least one data row)", path);
-    st = KELVIN_ERR_CONFIG;
-    goto cleanup;
-  }
-  st = kl_impact_batch_create(nrows, M, out);
-  if (st != KELVIN_OK) goto cleanup;
-  for (size_t p = 0; p < nrows; ++p) kl_impact_batch_set(*out, p, rows[p]);
-cleanup:
-  if (st == KELVIN_ERR_NOMEM) snprintf(msg, cap, "out of memory reading '%s'", path);
-  free(rows);
-  free(line);
-  fclose(fp);
-  return st;
-}
+#include "io/sweep_config.h"
 
 //------- output -------
 
@@ -560,14 +61,14 @@ static int write_csv(const kl_cli_common *c, const kl_impact_batch *b)
 {
   kl_out o;
   if (kl_out_open(&o, c->out, "sweep.csv") != 0) return -1;
-  fprintf(o.f, "id,model,law,rule,m,K,n,cr,v0,fe,dmax,tmax,fpeak,tc,cr_eff,ediss,damp,status,status_text\n");
+  fprintf(o.f, "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,status,status_text\n");
   const size_t P = b->P;
   char sbuf[256];
   for (size_t p = 0; p < P; ++p) {
     const kl_impact_in in = kl_impact_batch_get(b, p);
     const int okm = in.model >= 0 && in.model < 3;
-    fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? model_names[in.model] : "?",
-            in.model == KL_MODEL_HC ? law_names[in.law] : "-", in.model == KL_MODEL_KV ? rule_names[in.rule] : "-",
+    fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kl_sweep_model_names[in.model] : "?",
+            in.model == KL_MODEL_HC ? kl_sweep_law_names[in.law] : "-", in.model == KL_MODEL_KV ? kl_sweep_rule_names[in.rule] : "-",
             in.m, in.K, in.n, in.cr, in.v0, in.fe);
     for (int k = 0; k < KL_NOUT; ++k) fprintf(o.f, ",%.17g", b->y[(size_t)k * P + p]);
     fprintf(o.f, ",%d,%s\n", b->status[p], status_text(b->status[p], sbuf, sizeof sbuf));
@@ -772,23 +273,24 @@ static void help(void)
          "    rule: [penetration, force] kv separation rules (contact ends at d = 0 / at zero force)\n");
   for (int i = 0; i < NPAR; ++i) {
     char kv[80];
-    snprintf(kv, sizeof kv, "%s: %s", pdefs[i].key, pdefs[i].defstr);
+    snprintf(kv, sizeof kv, "%s: %s", kl_sweep_pdefs[i].key, kl_sweep_pdefs[i].defstr);
     if (strlen(kv) <= 26)
-      printf("    %-26s %s\n", kv, pdefs[i].doc);
+      printf("    %-26s %s\n", kv, kl_sweep_pdefs[i].doc);
     else
-      printf("    %s\n    %-26s %s\n", kv, "", pdefs[i].doc);
+      printf("    %s\n    %-26s %s\n", kv, "", kl_sweep_pdefs[i].doc);
   }
   printf("    samples: 0                 force and penetration samples per scenario (samples.csv): kv at\n"
          "                               equal times over the contact, hc/ef at equal phase steps\n"
          "                               (d = s d_max compressing, (2 - s) d_max restoring, s in [0, 2])\n"
          "    scenarios: file.csv        scenarios from a CSV file instead of the product (relative to the\n"
-         "                               config): columns m, K, cr, v0, model required; n, fe, law, rule\n"
-         "                               optional; other columns ignored\n"
+         "                               config): columns m_kg, K, cr, v0_m_s, model required (m, v0\n"
+         "                               too); n, fe_N, law, rule optional ('-': not given); other columns\n"
+         "                               ignored, so a sweep.csv reads back\n"
          "  A parameter is a number, a list [a, b, c] or a range {min: A, max: B, n: N, scale: lin|log};\n"
          "  the sweep is the cartesian product. n and law apply to hc (n to ef too); fe and rule to kv.\n"
          "  The defaults above are the built-in sweep. See examples/sweep.yaml.\n\n"
          "writes, in DIR: sweep.csv (one row per scenario: inputs, metrics, status), samples.csv (with\n"
-         "samples > 0), figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"
+         "samples > 0), summary.json, figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"
          "evaluate gets zeros and a status (e.g. no_separation), never NaN.\n"
          "Exit status 0 ok, 1 runtime failure (OpenCL, build, I/O), 2 bad option, config or device.\n");
 }
@@ -836,6 +338,21 @@ static int parse(int argc, char **argv, opts *o)
   return 0;
 }
 
+/* summary.json: the run's metadata and per-variant counts. */
+static int write_json(const opts *o, const kl_impact_batch *b)
+{
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
+  cJSON_AddStringToObject(d, "command", "sweep");
+  kl_json_meta(d, o->config);
+  cJSON_AddNumberToObject(d, "scenarios", (double)b->P);
+  cJSON_AddNumberToObject(d, "samples_per_scenario", b->M);
+  size_t flagged = 0;
+  for (size_t p = 0; p < b->P; ++p) flagged += b->status[p] != KL_OK;
+  cJSON_AddNumberToObject(d, "with_status", (double)flagged);
+  return kl_json_write(o->c.out, "summary.json", d);
+}
+
 /* Exit status for a library status: bad input is 2, everything else 1. */
 static int exit_for(kelvin_status st)
 {
@@ -850,13 +367,13 @@ int kl_cmd_sweep(int argc, char **argv)
   const int pr = parse(argc, argv, &o);
   if (pr != 0) return pr > 0 ? KL_EXIT_OK : KL_EXIT_USAGE;
   int rc = KL_EXIT_OK;
-  spec s;
+  kl_sweep_spec s;
   kl_cfg *cfg = NULL;
   kl_host *h = NULL;
   kl_impact_batch *b = NULL;
   char msg[8192];
   kelvin_status st;
-  if (spec_default(&s) != 0) {
+  if (kl_sweep_spec_default(&s) != 0) {
     kl_cli_error("out of memory");
     rc = KL_EXIT_RUNTIME;
     goto done;
@@ -868,7 +385,7 @@ int kl_cmd_sweep(int argc, char **argv)
       rc = KL_EXIT_RUNTIME;
       goto done;
     }
-    st = load_spec(cfg, o.config, &s);
+    st = kl_sweep_load_spec(cfg, o.config, &s);
     if (st != KELVIN_OK) {
       kl_cli_error("%s", kl_cfg_errmsg(cfg));
       rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
@@ -876,14 +393,14 @@ int kl_cmd_sweep(int argc, char **argv)
     }
   }
   if (s.scenarios[0]) {
-    st = load_csv(s.scenarios, s.samples, &b, msg, sizeof msg);
+    st = kl_sweep_load_csv(s.scenarios, s.samples, &b, msg, sizeof msg);
     if (st != KELVIN_OK) {
       kl_cli_error("%s", msg);
       rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
       goto done;
     }
   } else {
-    const long P = product_size(&s);
+    const long P = kl_sweep_product_size(&s);
     if (P < 0) {
       kl_cli_error("%s: the sweep has more than %ld scenarios; use fewer values", o.config ? o.config : "sweep", MAXP);
       rc = KL_EXIT_USAGE;
@@ -900,7 +417,7 @@ int kl_cmd_sweep(int argc, char **argv)
       rc = KL_EXIT_RUNTIME;
       goto done;
     }
-    fill_product(&s, b);
+    kl_sweep_fill_product(&s, b);
   }
   /* 2. the path */
   if (kl_host_create(&h) != KELVIN_OK) {
@@ -926,7 +443,7 @@ int kl_cmd_sweep(int argc, char **argv)
     goto done;
   }
   kl_cli_note(&o.c, "sweep runs on the %s", kl_host_notice(h));
-  if (kl_cli_mkdir(o.c.out) != 0) {
+  if (kl_run_begin(o.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -945,7 +462,7 @@ int kl_cmd_sweep(int argc, char **argv)
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  if (write_figure(&o.c, b) < 0) {
+  if (write_figure(&o.c, b) < 0 || write_json(&o, b) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -963,6 +480,6 @@ done:
   kl_impact_batch_destroy(b);
   kl_host_destroy(h);
   kl_cfg_destroy(cfg);
-  spec_free(&s);
+  kl_sweep_spec_free(&s);
   return rc;
 }

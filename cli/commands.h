@@ -9,6 +9,7 @@ int kl_cmd_bounce(int argc, char **argv);
 int kl_cmd_simulate(int argc, char **argv); /* optimiser/cmd_simulate.c */
 int kl_cmd_sweep(int argc, char **argv);   /* optimiser/cmd_sweep.c */
 int kl_cmd_devices(int argc, char **argv); /* optimiser/cmd_devices.c */
-int kl_cmd_robot(int argc, char **argv);   /* optimiser/cmd_robot.c */
+int kl_cmd_robot(int argc, char **argv);   /* cli/cmd_robot.c */
+int kl_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 
 #endif

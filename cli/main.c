@@ -5,6 +5,7 @@
 #include "kelvin/kelvin.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "engine/gsl_guard.h"
 
 typedef struct command {
   const char *name;
@@ -18,6 +19,7 @@ static const command commands[] = {
   {"bounce", kl_cmd_bounce, "the paper's bouncing-ball study (section 4.1): data, summary, figure"},
   {"simulate", kl_cmd_simulate, "the variable-time-step 3-D engine on a YAML scene: states, contacts, figure"},
   {"sweep", kl_cmd_sweep, "impact scenarios in one OpenCL/OpenMP batch: metrics CSV, summary, figure"},
+  {"check", kl_cmd_check, "validate a config, scene, robot, mesh or CSV input without running; print it in brief"},
   {"devices", kl_cmd_devices, "the OpenCL platforms and devices found, and which one is used"},
   {"robot", kl_cmd_robot, "robot effective mass and feed-speed bound along a path (IK, M(q), limits)"},
 };
@@ -35,6 +37,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+  kl_cli_set_argv(argc, argv);
+  kl_gsl_guard(); /* no GSL error ends the program through abort() */
   if (argc < 2) {
     usage(stderr);
     return KL_EXIT_USAGE;
@@ -48,7 +52,11 @@ int main(int argc, char **argv)
     return KL_EXIT_OK;
   }
   for (int i = 0; i < NCOMMANDS; ++i)
-    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], commands[i].name) == 0) {
+      const int rc = commands[i].run(argc - 1, argv + 1);
+      kl_run_abort(); /* whatever the command did not commit: nothing half-written stays */
+      return rc;
+    }
   kl_cli_error("unknown command '%s' (try 'kelvin --help')", argv[1]);
   return KL_EXIT_USAGE;
 }

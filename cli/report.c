@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 static const char *const model_names[] = {"kv", "hc"};
 static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact"};
 static const char *const surf_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh"};
@@ -39,10 +41,6 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
     free(v);
     return -1;
   }
-  fprintf(f.f, "# kelvin: the %s pass; forces: step-averaged over the interval ending at the sample and at the "
-               "sample; predicted: the device's 1-D contact force; verified: the 3-D engine's wrist sensor (holder force "
-               "+ weight along the tool axis)\n",
-          b->label);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,offset_m,speed_m_s,time_s,target_N,predicted_N,verified_N,"
                "predicted_inst_N,verified_inst_N,contact\n");
   for (int k = 0; k < ns; ++k) {
@@ -52,16 +50,15 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
     if (b->verified)
       fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", b->vFavg[k], b->so[KL_SO_F * ns + k], b->vF[k], b->vc[k]);
     else
-      fprintf(f.f, ",%.9g,,%d\n", b->so[KL_SO_F * ns + k], (int)b->so[KL_SO_C * ns + k]);
+      fprintf(f.f, "nan,%.9g,nan,%d\n", b->so[KL_SO_F * ns + k], (int)b->so[KL_SO_C * ns + k]);
   }
   const int rc = kl_out_commit(&f);
   /* robot waypoints: the tool pose and time per sample (kl_problem_waypoints: what the 3-D verification
-   * follows) */
+   * follows): TCP on the tool axis (tool centre p + (R - offset) n, plus R along the tool z), tool z into
+   * the part (-n turned by tool.lead_deg about y), tool x along the path; quaternion w, x, y, z */
   double *wt = malloc((size_t)ns * sizeof *wt), *wp = malloc((size_t)ns * 3 * sizeof *wp), *wq = malloc((size_t)ns * 4 * sizeof *wq);
   if (rc == 0 && wt && wp && wq && kl_out_open(&f, dir, "waypoints.csv") == 0) {
     kl_problem_waypoints(pb, o, v, wt, wp, wq);
-    fprintf(f.f, "# tool pose per sample: TCP on the tool axis (tool centre p + (R - offset) n, plus R along the tool z), "
-                 "tool z into the part (-n turned by tool.lead_deg about y), tool x along the path; time from the start\n");
     fprintf(f.f, "time_s,x_m,y_m,z_m,qw,qx,qy,qz,speed_m_s\n");
     for (int k = 0; k < ns; ++k)
       fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", wt[k], wp[3 * k], wp[3 * k + 1], wp[3 * k + 2],
@@ -81,13 +78,29 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
   return -1;
 }
 
-static void json_terms(FILE *f, const char *name, const double *t)
+/* cJSON helpers: a number (non-finite becomes null, never "-nan"), a pair [lo, hi] */
+static void num(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull()); }
+static void pair(cJSON *o, const char *k, double a, double b)
 {
-  fprintf(f,
-          "\"%s\": {\"objective\": %.9g, \"rms_force_error\": %.9g, \"contact_loss\": %.6g, \"over_force\": %.6g, "
-          "\"time_term\": %.6g, \"roughness\": %.6g, \"accel\": %.6g, \"pass_time_s\": %.6g, \"substeps\": %.0f}",
-          name, t[KL_OBJ_J], t[KL_OBJ_RMS], t[KL_OBJ_LOSS], t[KL_OBJ_OVER], t[KL_OBJ_TIME], t[KL_OBJ_ROUGH],
-          t[KL_OBJ_ACC], t[KL_OBJ_T], t[KL_OBJ_NSUB]);
+  cJSON *p = cJSON_AddArrayToObject(o, k);
+  if (!p) return;
+  cJSON_AddItemToArray(p, isfinite(a) ? cJSON_CreateNumber(a) : cJSON_CreateNull());
+  cJSON_AddItemToArray(p, isfinite(b) ? cJSON_CreateNumber(b) : cJSON_CreateNull());
+}
+
+static void json_terms(cJSON *parent, const char *name, const double *t)
+{
+  cJSON *o = cJSON_AddObjectToObject(parent, name);
+  if (!o) return;
+  num(o, "objective", t[KL_OBJ_J]);
+  num(o, "rms_force_error", t[KL_OBJ_RMS]);
+  num(o, "contact_loss", t[KL_OBJ_LOSS]);
+  num(o, "over_force", t[KL_OBJ_OVER]);
+  num(o, "time_term", t[KL_OBJ_TIME]);
+  num(o, "roughness", t[KL_OBJ_ROUGH]);
+  num(o, "accel", t[KL_OBJ_ACC]);
+  num(o, "pass_time_s", t[KL_OBJ_T]);
+  num(o, "substeps", t[KL_OBJ_NSUB]);
 }
 
 static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir, const char *command,
@@ -101,45 +114,73 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
     mmin = fmin(mmin, pb->meff[k]);
     mmax = fmax(mmax, pb->meff[k]);
   }
-  kl_out f;
-  if (kl_out_open(&f, dir, "report.json") != 0) return -1;
-  fprintf(f.f, "{\n  \"command\": \"%s\",\n  \"config\": \"%s\",\n  \"device\": \"%s\",\n", command,
-          cfgfile ? cfgfile : "(built-in default)", device);
-  fprintf(f.f,
-          "  \"problem\": {\"surface\": \"%s\", \"path_length_m\": %.6g, \"samples\": %d, \"tool_radius_m\": %g, "
-          "\"holder_stiffness_N_m\": %g, \"holder_damping_N_s_m\": %g, \"effective_mass_kg\": %g, \"contact_model\": "
-          "\"%s\", \"damping_law\": \"%s\", \"contact_stiffness\": %.6g, \"chi_s_m\": %.6g, \"kv_damping_N_s_m\": %.6g, "
-          "\"target_mean_N\": %.6g, \"scored_force\": \"%s\", \"naive_offset_m\": %.6g, \"offset_bounds_m\": [%g, %g], "
-          "\"speed_bounds_m_s\": [%g, %g], \"protrusion_range_m\": [%.6g, %.6g], \"contact_share\": %.6g, \"tool\": \"%s\", "
-          "\"friction\": %g},\n",
-          surf_names[s->surface], pb->length, pb->ns, s->tool_R, s->holder_K, s->holder_D, s->tool_mass,
-          model_names[s->model == KL_MODEL_KV ? 0 : 1], law_names[s->law], pb->Kc, pb->chi, pb->Dc, pb->gp[KL_GP_FREF],
-          s->averaged ? "averaged" : "instantaneous", pb->naive_o, s->o_min, s->o_max, s->v_min, s->v_max, hmin,
-          hmax, pb->contact_share, s->tool_shape == KL_TOOL_DISC ? "disc" : "ball", s->friction);
-  fprintf(f.f, "  \"robot\": {\"model\": \"%s\", \"effective_mass_range_kg\": [%.6g, %.6g], \"speed_bound_m_s\": %.6g},\n",
-          s->robot[0] ? s->robot : "none (constant tool.mass)", mmin, mmax, pb->robot_vmax);
-  fprintf(f.f, "  \"pipeline\": {\"screening_candidates\": %d, \"screening_best\": %.9g, \"algorithm\": \"%s\", "
-               "\"evaluations\": %ld, \"time_limited\": %s, \"seed\": %lu},\n",
-          res->screened, res->screen_best, s->algorithm, res->evaluations, res->time_limited ? "true" : "false", s->seed);
-  fprintf(f.f, "  \"time_s\": {\"setup\": %.4g, \"screening\": %.4g, \"refinement\": %.4g, \"verification\": %.4g, "
-               "\"total\": %.4g},\n",
-          res->time.setup, res->time.screening, res->time.refinement, res->time.verification, res->time.total);
-  fprintf(f.f, "  \"best\": \"%s\",\n  \"passes\": [\n", res->best >= 0 ? res->pass[res->best].label : "");
-  for (int i = 0; i < res->npass; ++i) {
-    const kl_pass *p = &res->pass[i];
-    fprintf(f.f, "    {\"label\": \"%s\", \"evaluations\": %d, \"stop\": \"%s\", ", p->label, p->evals, p->stop);
-    json_terms(f.f, "predicted", p->obj);
-    if (p->verified) {
-      fprintf(f.f, ", ");
-      json_terms(f.f, "verified", p->vobj);
-      fprintf(f.f, ", \"agreement\": {\"rms\": %.6g, \"max\": %.6g, \"flagged\": %s, \"inertia_rms\": %.6g}, "
-                   "\"engine_substeps\": %ld",
-              p->agree_rms, p->agree_max, p->disagree ? "true" : "false", p->inertia_rms, p->vsub);
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(dir, "report.json", NULL);
+  cJSON_AddStringToObject(d, "command", command);
+  kl_json_meta(d, cfgfile);
+  if (!cfgfile) cJSON_AddStringToObject(d, "config", "(built-in default)");
+  cJSON_AddStringToObject(d, "device", device);
+  cJSON *p = cJSON_AddObjectToObject(d, "problem");
+  cJSON_AddStringToObject(p, "surface", surf_names[s->surface]);
+  num(p, "path_length_m", pb->length);
+  num(p, "samples", pb->ns);
+  num(p, "tool_radius_m", s->tool_R);
+  num(p, "holder_stiffness_N_m", s->holder_K);
+  num(p, "holder_damping_N_s_m", s->holder_D);
+  num(p, "effective_mass_kg", s->tool_mass);
+  cJSON_AddStringToObject(p, "contact_model", model_names[s->model == KL_MODEL_KV ? 0 : 1]);
+  cJSON_AddStringToObject(p, "damping_law", law_names[s->law]);
+  num(p, "contact_stiffness", pb->Kc);
+  num(p, "chi_s_m", pb->chi);
+  num(p, "kv_damping_N_s_m", pb->Dc);
+  num(p, "target_mean_N", pb->gp[KL_GP_FREF]);
+  cJSON_AddStringToObject(p, "scored_force", s->averaged ? "averaged" : "instantaneous");
+  num(p, "naive_offset_m", pb->naive_o);
+  pair(p, "offset_bounds_m", s->o_min, s->o_max);
+  pair(p, "speed_bounds_m_s", s->v_min, s->v_max);
+  pair(p, "protrusion_range_m", hmin, hmax);
+  num(p, "contact_share", pb->contact_share);
+  cJSON_AddStringToObject(p, "tool", s->tool_shape == KL_TOOL_DISC ? "disc" : "ball");
+  num(p, "friction", s->friction);
+  cJSON *r = cJSON_AddObjectToObject(d, "robot");
+  cJSON_AddStringToObject(r, "model", s->robot[0] ? s->robot : "none (constant tool.mass)");
+  pair(r, "effective_mass_range_kg", mmin, mmax);
+  num(r, "speed_bound_m_s", pb->robot_vmax);
+  cJSON *pl = cJSON_AddObjectToObject(d, "pipeline");
+  num(pl, "screening_candidates", res->screened);
+  num(pl, "screening_best", res->screen_best);
+  cJSON_AddStringToObject(pl, "algorithm", s->algorithm);
+  num(pl, "evaluations", (double)res->evaluations);
+  cJSON_AddBoolToObject(pl, "time_limited", res->time_limited);
+  num(pl, "seed", (double)s->seed);
+  cJSON *t = cJSON_AddObjectToObject(d, "time_s");
+  num(t, "setup", res->time.setup);
+  num(t, "screening", res->time.screening);
+  num(t, "refinement", res->time.refinement);
+  num(t, "verification", res->time.verification);
+  num(t, "total", res->time.total);
+  cJSON_AddStringToObject(d, "best", res->best >= 0 ? res->pass[res->best].label : "");
+  cJSON *ps = cJSON_AddArrayToObject(d, "passes");
+  for (int i = 0; i < res->npass && ps; ++i) {
+    const kl_pass *q = &res->pass[i];
+    cJSON *o = cJSON_CreateObject();
+    if (!o) break;
+    cJSON_AddItemToArray(ps, o);
+    cJSON_AddStringToObject(o, "label", q->label);
+    num(o, "evaluations", q->evals);
+    cJSON_AddStringToObject(o, "stop", q->stop);
+    json_terms(o, "predicted", q->obj);
+    if (q->verified) {
+      json_terms(o, "verified", q->vobj);
+      cJSON *ag = cJSON_AddObjectToObject(o, "agreement");
+      num(ag, "rms", q->agree_rms);
+      num(ag, "max", q->agree_max);
+      cJSON_AddBoolToObject(ag, "flagged", q->disagree);
+      num(ag, "inertia_rms", q->inertia_rms);
+      num(o, "engine_substeps", (double)q->vsub);
     }
-    fprintf(f.f, "}%s\n", i + 1 < res->npass ? "," : "");
   }
-  fprintf(f.f, "  ]\n}\n");
-  return kl_out_commit(&f);
+  return kl_json_write(dir, "report.json", d);
 }
 
 static int figure(const kl_problem *pb, const kl_opt_result *res, const char *dir, const char *what)

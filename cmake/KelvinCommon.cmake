@@ -16,6 +16,14 @@ if(KELVIN_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+if(KELVIN_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "KELVIN_FUZZ needs clang (-DCMAKE_C_COMPILER=clang)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+  add_compile_definitions(_GNU_SOURCE) # clang's C17 headers hide POSIX clocks otherwise
+endif()
+
 # kl_add_test(NAME SOURCES... LIBS ...): a cmocka test; exit 77 means "skipped" (no GPU, no device...)
 function(kl_add_test name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})

@@ -30,10 +30,32 @@ kelvin_status kl_cfg_create(kl_cfg **out);
 /* Free the handle and its tree; NULL is a no-op. */
 void kl_cfg_destroy(kl_cfg *c);
 
+/* Limits on any document, each refused with a message that names it (bounded work on hostile input). */
+#define KL_CFG_MAX_BYTES (4L << 20) /* file size */
+#define KL_CFG_MAX_DEPTH 32         /* nesting of mappings and lists */
+#define KL_CFG_MAX_NODES 200000     /* scalars, lists and mappings in all */
+#define KL_CFG_MAX_ENTRIES 10000    /* keys of one mapping, items of one list */
+
 /* Load and parse path. KELVIN_ERR_IO if it cannot be read, KELVIN_ERR_CONFIG for malformed YAML
- * (libyaml's problem and line), an empty document, anchors/aliases, duplicate keys or a top level that
- * is not a mapping. */
+ * (libyaml's problem and line), an empty document, more than one document, anchors/aliases, duplicate
+ * keys (found by sorting: n log n), a limit above exceeded or a top level that is not a mapping. */
 kelvin_status kl_cfg_load(kl_cfg *c, const char *path);
+
+/* The same from memory: name stands for the file in messages and for relative paths (fuzzing, tests). */
+kelvin_status kl_cfg_load_mem(kl_cfg *c, const char *name, const char *text, size_t len);
+
+/* A path named in the file, relative to the file's folder unless absolute, into out (cap bytes);
+ * 0, or -1 if it does not fit. */
+int kl_cfg_relpath(const kl_cfg *c, const char *name, char *out, size_t cap);
+
+/* "PREFIX.KEY" (or "KEY" for an empty prefix) into buf. */
+const char *kl_cfg_field(char *buf, size_t cap, const char *prefix, const char *key);
+
+/* A list of exactly n finite numbers; FIELD[i] named on a bad item. */
+kelvin_status kl_cfg_numbers(kl_cfg *c, const kl_cfg_node *node, const char *field, int n, double *out);
+
+/* A non-empty scalar text (quoted or not); otherwise "FIELD: must be WHAT". */
+kelvin_status kl_cfg_text(kl_cfg *c, const kl_cfg_node *node, const char *field, const char *what, const char **out);
 
 /* The root mapping of a loaded file; NULL before a successful load. */
 const kl_cfg_node *kl_cfg_root(const kl_cfg *c);

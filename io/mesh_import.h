@@ -5,7 +5,12 @@
 
 #include "engine/mesh.h"
 
+#define KL_MESH_MAX_BYTES (512L << 20)   /* file size */
+#define KL_MESH_MAX_TRIANGLES 10000000L /* after import */
+
 /* Import STL, OBJ or PLY (by content, via the mesh library), scaled by `scale` (e.g. 1e-3 for mm).
+ * Refused, with the limit named: not a regular file, more than KL_MESH_MAX_BYTES or
+ * KL_MESH_MAX_TRIANGLES, an ASCII STL without its closing "endsolid" (truncated).
  * On failure *out = NULL and msg names the file and the problem. */
 kelvin_status kl_mesh_load(const char *path, double scale, kl_mesh **out, char *msg, int cap);
 

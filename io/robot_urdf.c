@@ -6,6 +6,7 @@
  * safety_controller, calibration) are skipped; anything else inside <link>, <joint> or <inertial> is
  * an error, as are prismatic, floating and planar joints and mimic joints. */
 #include <errno.h>
+#include <limits.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 #include "engine/robot.h"
 #include "engine/robot_math.h"
+#include "io/slurp.h"
 
 #define MAXELEM 256
 
@@ -39,6 +41,7 @@ static kelvin_status fail(urdf *u, xmlNodePtr at, const char *fmt, ...)
     vsnprintf(u->msg + k, (size_t)(u->cap - k), fmt, ap);
     va_end(ap);
   }
+  kl_msg_oneline(u->msg);
   return KELVIN_ERR_CONFIG;
 }
 
@@ -351,6 +354,8 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
 }
 
 /* parse with libxml2, walk the chain into a spec, create the robot */
+#define KL_URDF_MAX_BYTES (16L << 20) /* a URDF with inline meshes is still far smaller */
+
 kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, int cap)
 {
   if (out) *out = NULL;
@@ -359,22 +364,26 @@ kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, in
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "kl_robot_load_urdf: path and out must not be NULL");
     return KELVIN_ERR_ARG;
   }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "cannot open '%s': %s", path, strerror(errno));
-    return KELVIN_ERR_IO;
+  char *text = NULL, why[256];
+  size_t len = 0;
+  kelvin_status rs = kl_io_slurp(path, KL_URDF_MAX_BYTES, &text, &len, why, sizeof why);
+  if (rs != KELVIN_OK) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: %s", path, why);
+    return rs;
   }
-  fclose(f);
   urdf u;
   memset(&u, 0, sizeof u);
   u.path = path, u.msg = msg, u.cap = cap;
   xmlParserCtxtPtr ctx = xmlNewParserCtxt();
   if (!ctx) {
+    free(text);
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
     return KELVIN_ERR_NOMEM;
   }
+  /* no network, no entity substitution, no DTD loading; libxml2's own limits against amplification */
   const int opt = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
-  xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL, opt);
+  xmlDocPtr doc = len > (size_t)INT_MAX ? NULL : xmlCtxtReadMemory(ctx, text, (int)len, path, NULL, opt);
+  free(text);
   kelvin_status st = KELVIN_OK;
   if (!doc) {
     const xmlError *e = xmlCtxtGetLastError(ctx);
@@ -384,11 +393,21 @@ kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, in
       const size_t L = strlen(em);
       if (L && em[L - 1] == '\n') em[L - 1] = '\0';
     }
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s:%d: not well-formed XML: %s", path, e ? e->line : 0, em);
+    if (msg && cap > 0) {
+      snprintf(msg, (size_t)cap, "%s:%d: not well-formed XML: %s", path, e ? e->line : 0, em);
+      kl_msg_oneline(msg);
+    }
     xmlFreeParserCtxt(ctx);
     return KELVIN_ERR_CONFIG;
   }
   xmlNodePtr root = xmlDocGetRootElement(doc);
+  if (doc->intSubset || doc->extSubset) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s:%ld: a DOCTYPE (and its entities) is not supported in a URDF", path,
+                                 doc->intSubset ? (long)xmlGetLineNo((xmlNodePtr)doc->intSubset) : 1L);
+    xmlFreeDoc(doc);
+    xmlFreeParserCtxt(ctx);
+    return KELVIN_ERR_CONFIG;
+  }
   kl_robot_spec *s = calloc(1, sizeof *s);
   if (!s)
     st = KELVIN_ERR_NOMEM;
@@ -409,5 +428,6 @@ kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, in
   free(s);
   xmlFreeDoc(doc);
   xmlFreeParserCtxt(ctx);
+  if (msg && cap > 0) kl_msg_oneline(msg);
   return st;
 }

@@ -20,121 +20,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
+#include "io/config.h"
 #include "kernels/kl_common.h"
 
 #define DEG (KL_PI / 180.0)
 
 typedef struct rd {
-  const char *path;
-  yaml_document_t *doc;
-  char *msg;
-  int cap;
+  kl_cfg *cfg;
 } rd;
 
-/* "FILE:LINE: FIELD: message" into r->msg; returns KELVIN_ERR_CONFIG */
-static kelvin_status fail(rd *r, const yaml_node_t *at, const char *field, const char *fmt, ...)
-  __attribute__((format(printf, 4, 5)));
-static kelvin_status fail(rd *r, const yaml_node_t *at, const char *field, const char *fmt, ...)
-{
-  if (!r->msg || r->cap <= 0) return KELVIN_ERR_CONFIG;
-  const int k = snprintf(r->msg, (size_t)r->cap, "%s:%lu: %s: ", r->path, at ? (unsigned long)at->start_mark.line + 1 : 0UL,
-                         field);
-  if (k >= 0 && k < r->cap) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->msg + k, (size_t)(r->cap - k), fmt, ap);
-    va_end(ap);
-  }
-  return KELVIN_ERR_CONFIG;
-}
+typedef const kl_cfg_node node_t;
 
-/* the node a mapping pair's key or value points at */
-static yaml_node_t *node(rd *r, int id) { return yaml_document_get_node(r->doc, id); }
+/* "FILE:LINE: FIELD: message" on the document; returns KELVIN_ERR_CONFIG */
+static kelvin_status fail(rd *r, node_t *at, const char *field, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static kelvin_status fail(rd *r, node_t *at, const char *field, const char *fmt, ...)
+{
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  return kl_cfg_fail(r->cfg, at, field, "%s", text);
+}
 
 /* the scalar text of n, or NULL if n is not a scalar */
-static const char *scalar(const yaml_node_t *n)
-{
-  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+static const char *scalar(node_t *n) { return n && n->type == KL_CFG_SCALAR ? n->value : NULL; }
 
 /* a finite number from a scalar node */
-static kelvin_status number(rd *r, const yaml_node_t *n, const char *field, double *out)
-{
-  const char *s = scalar(n);
-  if (!s) return fail(r, n, field, "must be a number");
-  char *end = NULL;
-  errno = 0;
-  const double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
-    return fail(r, n, field, "must be a finite number, got '%s'", s);
-  *out = v;
-  return KELVIN_OK;
-}
+static kelvin_status number(rd *r, node_t *n, const char *field, double *out) { return kl_cfg_number(r->cfg, n, field, out); }
 
 /* exactly cnt numbers from a sequence node (cnt < 0: any count up to -cnt, stored in *got) */
-static kelvin_status numbers(rd *r, const yaml_node_t *n, const char *field, int cnt, double *out, int *got)
+static kelvin_status numbers(rd *r, node_t *n, const char *field, int cnt, double *out, int *got)
 {
   const int want = cnt < 0 ? -cnt : cnt;
-  if (!n || n->type != YAML_SEQUENCE_NODE)
+  if (!n || n->type != KL_CFG_SEQ)
     return fail(r, n, field, "must be a list of %s%d numbers, e.g. [%s]", cnt < 0 ? "up to " : "", want,
                 want == 2 ? "-170, 170" : want == 3 ? "0, 0, 0.1" : "...");
-  const int len = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+  const int len = n->n;
   if ((cnt >= 0 && len != cnt) || len > want)
     return fail(r, n, field, "must be a list of %s%d numbers, got %d", cnt < 0 ? "up to " : "", want, len);
   for (int i = 0; i < len; ++i) {
     char f[160];
     snprintf(f, sizeof f, "%s[%d]", field, i);
-    kelvin_status st = number(r, node(r, n->data.sequence.items.start[i]), f, &out[i]);
+    kelvin_status st = number(r, n->items[i], f, &out[i]);
     if (st) return st;
   }
   if (got) *got = len;
   return KELVIN_OK;
 }
 
-/* check a mapping's keys against names (NULL-terminated): unknown or repeated keys are errors */
-static kelvin_status keys(rd *r, const yaml_node_t *m, const char *field, const char *const *names)
+/* check a mapping's keys against names (NULL-terminated): unknown keys are errors (repeated ones are
+ * refused by the YAML layer) */
+static kelvin_status keys(rd *r, node_t *m, const char *field, const char *const *names)
 {
-  if (!m || m->type != YAML_MAPPING_NODE) return fail(r, m, field, "must be a mapping (key: value lines)");
-  for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; ++p) {
-    const yaml_node_t *k = node(r, p->key);
-    const char *ks = scalar(k);
-    if (!ks) return fail(r, k, field, "keys must be plain words");
-    int ok = 0;
-    for (int i = 0; names[i] && !ok; ++i) ok = strcmp(ks, names[i]) == 0;
-    if (!ok) {
-      char list[400] = "";
-      for (int i = 0; names[i]; ++i) {
-        if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, names[i], sizeof list - strlen(list) - 1);
-      }
-      char f[200];
-      snprintf(f, sizeof f, "%s.%s", field, ks);
-      return fail(r, k, f, "unknown key (expected one of: %s)", list);
-    }
-    for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; ++q)
-      if (strcmp(scalar(node(r, q->key)) ? scalar(node(r, q->key)) : "", ks) == 0) {
-        char f[200];
-        snprintf(f, sizeof f, "%s.%s", field, ks);
-        return fail(r, k, f, "given twice");
-      }
-  }
-  return KELVIN_OK;
+  return kl_cfg_keys(r->cfg, m, field, names);
 }
 
 /* the value of key in mapping m, or NULL */
-static yaml_node_t *get(rd *r, const yaml_node_t *m, const char *key)
+static node_t *get(rd *r, node_t *m, const char *key)
 {
-  for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; ++p) {
-    const char *ks = scalar(node(r, p->key));
-    if (ks && strcmp(ks, key) == 0) return node(r, p->value);
-  }
-  return NULL;
+  (void)r;
+  return kl_cfg_get(m, key);
 }
 
 /* a required value: error naming the mapping's line if absent */
-static kelvin_status need(rd *r, const yaml_node_t *m, const char *field, const char *key, yaml_node_t **out)
+static kelvin_status need(rd *r, node_t *m, const char *field, const char *key, node_t **out)
 {
   *out = get(r, m, key);
   if (!*out) return fail(r, m, field, "missing '%s'", key);
@@ -142,7 +93,7 @@ static kelvin_status need(rd *r, const yaml_node_t *m, const char *field, const 
 }
 
 /* mass (kg, > 0 unless allow_zero) with the engine's check */
-static kelvin_status mass(rd *r, const yaml_node_t *n, const char *field, int allow_zero, double *m)
+static kelvin_status mass(rd *r, node_t *n, const char *field, int allow_zero, double *m)
 {
   kelvin_status st = number(r, n, field, m);
   if (st) return st;
@@ -152,7 +103,7 @@ static kelvin_status mass(rd *r, const yaml_node_t *n, const char *field, int al
 }
 
 /* inertia [xx, yy, zz, xy, xz, yz] about the centre of mass, with the engine's check */
-static kelvin_status inertia(rd *r, const yaml_node_t *n, const char *field, double I6[6])
+static kelvin_status inertia(rd *r, node_t *n, const char *field, double I6[6])
 {
   kelvin_status st = numbers(r, n, field, 6, I6, NULL);
   if (st) return st;
@@ -162,7 +113,7 @@ static kelvin_status inertia(rd *r, const yaml_node_t *n, const char *field, dou
 }
 
 /* one joints[] item */
-static kelvin_status joint(rd *r, const yaml_node_t *n, int i, kl_robot_joint_spec *j)
+static kelvin_status joint(rd *r, node_t *n, int i, kl_robot_joint_spec *j)
 {
   static const char *const jk[] = {"name", "a", "alpha_deg", "d", "theta_deg", "limits_deg", "speed_deg_s",
                                    "stiffness", "mass", "com", "inertia", NULL};
@@ -170,7 +121,7 @@ static kelvin_status joint(rd *r, const yaml_node_t *n, int i, kl_robot_joint_sp
   snprintf(f, sizeof f, "robot.joints[%d]", i);
   kelvin_status st = keys(r, n, f, jk);
   if (st) return st;
-  yaml_node_t *v;
+  node_t *v;
   if ((v = get(r, n, "name"))) {
     const char *s = scalar(v);
     snprintf(g, sizeof g, "%s.name", f);
@@ -218,14 +169,14 @@ static kelvin_status joint(rd *r, const yaml_node_t *n, int i, kl_robot_joint_sp
 }
 
 /* the whole document into s */
-static kelvin_status robot(rd *r, yaml_node_t *root, kl_robot_spec *s)
+static kelvin_status robot(rd *r, node_t *root, kl_robot_spec *s)
 {
   static const char *const top[] = {"robot", NULL};
   static const char *const rk[] = {"name", "convention", "base", "tool", "home_deg", "joints", NULL};
   static const char *const bk[] = {"position", "rpy_deg", NULL};
   static const char *const tk[] = {"position", "rpy_deg", "mass", "com", "inertia", NULL};
   kelvin_status st;
-  yaml_node_t *rb, *v, *js;
+  node_t *rb, *v, *js;
   if ((st = keys(r, root, "(top level)", top)) || (st = need(r, root, "(top level)", "robot", &rb))) return st;
   if ((st = keys(r, rb, "robot", rk))) return st;
   if ((v = get(r, rb, "name"))) {
@@ -244,7 +195,7 @@ static kelvin_status robot(rd *r, yaml_node_t *root, kl_robot_spec *s)
   double rpy[3];
   if ((v = get(r, rb, "base"))) {
     if ((st = keys(r, v, "robot.base", bk))) return st;
-    yaml_node_t *w;
+    node_t *w;
     if ((w = get(r, v, "position")) && (st = numbers(r, w, "robot.base.position", 3, s->base_pos, NULL))) return st;
     if ((w = get(r, v, "rpy_deg"))) {
       if ((st = numbers(r, w, "robot.base.rpy_deg", 3, rpy, NULL))) return st;
@@ -253,7 +204,7 @@ static kelvin_status robot(rd *r, yaml_node_t *root, kl_robot_spec *s)
   }
   if ((v = get(r, rb, "tool"))) {
     if ((st = keys(r, v, "robot.tool", tk))) return st;
-    yaml_node_t *w;
+    node_t *w;
     if ((w = get(r, v, "position")) && (st = numbers(r, w, "robot.tool.position", 3, s->tool_xyz, NULL))) return st;
     if ((w = get(r, v, "rpy_deg"))) {
       if ((st = numbers(r, w, "robot.tool.rpy_deg", 3, rpy, NULL))) return st;
@@ -264,12 +215,12 @@ static kelvin_status robot(rd *r, yaml_node_t *root, kl_robot_spec *s)
     if ((w = get(r, v, "inertia")) && (st = inertia(r, w, "robot.tool.inertia", s->tool_inertia))) return st;
   }
   if ((st = need(r, rb, "robot", "joints", &js))) return st;
-  if (js->type != YAML_SEQUENCE_NODE) return fail(r, js, "robot.joints", "must be a list of joints (lines starting '- ')");
-  const int nj = (int)(js->data.sequence.items.top - js->data.sequence.items.start);
+  if (js->type != KL_CFG_SEQ) return fail(r, js, "robot.joints", "must be a list of joints (lines starting '- ')");
+  const int nj = js->n;
   if (nj < 1 || nj > KL_ROBOT_MAXDOF) return fail(r, js, "robot.joints", "need 1 to %d joints, got %d", KL_ROBOT_MAXDOF, nj);
   s->ndof = nj;
   for (int i = 0; i < nj; ++i)
-    if ((st = joint(r, node(r, js->data.sequence.items.start[i]), i, &s->joint[i]))) return st;
+    if ((st = joint(r, js->items[i], i, &s->joint[i]))) return st;
   if ((v = get(r, rb, "home_deg"))) {
     double h[KL_ROBOT_MAXDOF];
     int got = 0;
@@ -286,7 +237,36 @@ static kelvin_status robot(rd *r, yaml_node_t *root, kl_robot_spec *s)
   return KELVIN_OK;
 }
 
-/* parse the file into a libyaml document, read it into a spec, create the robot */
+/* the document in cfg (loaded or not: st) into a spec, then the robot */
+static kelvin_status load(kl_cfg *cfg, kelvin_status st, kl_robot **out, char *msg, int cap)
+{
+  kl_robot_spec *s = NULL;
+  if (st == KELVIN_OK) {
+    s = calloc(1, sizeof *s);
+    if (!s) st = KELVIN_ERR_NOMEM;
+  }
+  if (st == KELVIN_OK) {
+    rd r = {cfg};
+    st = robot(&r, kl_cfg_root(cfg), s);
+  }
+  if (msg && cap > 0) {
+    if (st == KELVIN_ERR_NOMEM)
+      snprintf(msg, (size_t)cap, "%s: out of memory", kl_cfg_file(cfg));
+    else if (st != KELVIN_OK)
+      snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(cfg));
+  }
+  if (st == KELVIN_OK) {
+    char sub[400];
+    st = kl_robot_create(s, out, sub, sizeof sub);
+    if (st != KELVIN_OK) {
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: %s", kl_cfg_file(cfg), sub);
+      if (st != KELVIN_ERR_NOMEM) st = KELVIN_ERR_CONFIG;
+    }
+  }
+  free(s);
+  return st;
+}
+
 kelvin_status kl_robot_load_yaml(const char *path, kl_robot **out, char *msg, int cap)
 {
   if (out) *out = NULL;
@@ -295,52 +275,27 @@ kelvin_status kl_robot_load_yaml(const char *path, kl_robot **out, char *msg, in
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "kl_robot_load_yaml: path and out must not be NULL");
     return KELVIN_ERR_ARG;
   }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "cannot open '%s': %s", path, strerror(errno));
-    return KELVIN_ERR_IO;
-  }
-  yaml_parser_t parser;
-  yaml_document_t doc;
-  kelvin_status st = KELVIN_OK;
-  if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
+  kl_cfg *cfg = NULL;
+  if (kl_cfg_create(&cfg) != KELVIN_OK) {
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
     return KELVIN_ERR_NOMEM;
   }
-  yaml_parser_set_input_file(&parser, f);
-  if (!yaml_parser_load(&parser, &doc)) {
-    if (msg && cap > 0)
-      snprintf(msg, (size_t)cap, "%s:%lu: YAML syntax error: %s%s%s", path, (unsigned long)parser.problem_mark.line + 1,
-               parser.problem ? parser.problem : "unknown", parser.context ? " " : "", parser.context ? parser.context : "");
-    yaml_parser_delete(&parser);
-    fclose(f);
-    return KELVIN_ERR_CONFIG;
-  }
-  rd r = {path, &doc, msg, cap};
-  yaml_node_t *root = yaml_document_get_root_node(&doc);
-  kl_robot_spec *s = calloc(1, sizeof *s);
-  if (!s) {
-    st = KELVIN_ERR_NOMEM;
+  const kelvin_status st = load(cfg, kl_cfg_load(cfg, path), out, msg, cap);
+  kl_cfg_destroy(cfg);
+  return st;
+}
+
+kelvin_status kl_robot_load_yaml_mem(const char *name, const char *text, size_t len, kl_robot **out, char *msg, int cap)
+{
+  *out = NULL;
+  if (msg && cap > 0) msg[0] = '\0';
+  kl_cfg *cfg = NULL;
+  if (kl_cfg_create(&cfg) != KELVIN_OK) {
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
-  } else if (!root) {
-    st = KELVIN_ERR_CONFIG;
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s:1: the file is empty (expected 'robot:' and its fields)", path);
-  } else {
-    st = robot(&r, root, s);
+    return KELVIN_ERR_NOMEM;
   }
-  if (st == KELVIN_OK) {
-    char sub[400];
-    st = kl_robot_create(s, out, sub, sizeof sub);
-    if (st != KELVIN_OK) {
-      if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: %s", path, sub);
-      if (st != KELVIN_ERR_NOMEM) st = KELVIN_ERR_CONFIG;
-    }
-  }
-  free(s);
-  yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
-  fclose(f);
+  const kelvin_status st = load(cfg, kl_cfg_load_mem(cfg, name, text, len), out, msg, cap);
+  kl_cfg_destroy(cfg);
   return st;
 }
 

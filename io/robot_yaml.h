@@ -4,6 +4,8 @@
 #ifndef KL_IO_ROBOT_YAML_H
 #define KL_IO_ROBOT_YAML_H
 
+#include <stddef.h>
+
 #include "engine/robot.h"
 
 /* Load a robot from a .yaml/.yml (DH or modified DH, this module) or .urdf (kl_robot_load_urdf) file.
@@ -21,5 +23,8 @@ kelvin_status kl_robot_load_urdf(const char *path, kl_robot **out, char *msg, in
 
 /* The YAML reader alone. */
 kelvin_status kl_robot_load_yaml(const char *path, kl_robot **out, char *msg, int cap);
+
+/* The YAML reader on text in memory; name stands for the file in messages (fuzzing, tests). */
+kelvin_status kl_robot_load_yaml_mem(const char *name, const char *text, size_t len, kl_robot **out, char *msg, int cap);
 
 #endif

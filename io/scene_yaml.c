@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
+#include "io/config.h"
 #include "io/mesh_import.h"
 
 #include "kernels/kl_impact.h"
@@ -18,32 +18,22 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 typedef struct ctx {
-  const char *file;   /* as given (messages) */
-  char dir[4096];     /* folder of the scene (relative mesh paths) */
-  yaml_document_t doc;
-  char *msg;
-  int cap;
+  kl_cfg *cfg;        /* the document; messages go on it */
   kl_scene *sc;
 } ctx;
 
+typedef const kl_cfg_node node_t;
+
 /* one-line message "file:line: field: text"; returns KELVIN_ERR_CONFIG */
-static kelvin_status fail(ctx *c, const yaml_node_t *n, const char *field, const char *fmt, ...)
-  __attribute__((format(printf, 4, 5)));
-static kelvin_status fail(ctx *c, const yaml_node_t *n, const char *field, const char *fmt, ...)
+static kelvin_status fail(ctx *c, node_t *n, const char *field, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static kelvin_status fail(ctx *c, node_t *n, const char *field, const char *fmt, ...)
 {
   char text[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  if (c->msg && c->cap > 0) {
-    if (n)
-      snprintf(c->msg, (size_t)c->cap, "%s:%lu: %s%s%s", c->file, (unsigned long)n->start_mark.line + 1, field,
-               *field ? ": " : "", text);
-    else
-      snprintf(c->msg, (size_t)c->cap, "%s: %s%s%s", c->file, field, *field ? ": " : "", text);
-  }
-  return KELVIN_ERR_CONFIG;
+  return kl_cfg_fail(c->cfg, n, *field ? field : "(top level)", "%s", text);
 }
 
 #define TRY(x)                                                                                               \
@@ -52,118 +42,51 @@ static kelvin_status fail(ctx *c, const yaml_node_t *n, const char *field, const
     if (st_ != KELVIN_OK) return st_;                                                                        \
   } while (0)
 
-static yaml_node_t *node(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
-
 /* scalar text of n, or NULL if n is not a scalar */
-static const char *text(const yaml_node_t *n)
+static const char *text(node_t *n) { return (n && n->type == KL_CFG_SCALAR) ? n->value : NULL; }
+
+static node_t *get(ctx *c, node_t *map, const char *key)
 {
-  return (n && n->type == YAML_SCALAR_NODE) ? (const char *)n->data.scalar.value : NULL;
+  (void)c;
+  return kl_cfg_get(map, key);
 }
 
-/* a mapping's value for key, or NULL */
-static yaml_node_t *get(ctx *c, yaml_node_t *map, const char *key)
+/* every key of map must be in allowed (NULL-terminated); duplicates are refused by the YAML layer */
+static kelvin_status check_keys(ctx *c, node_t *map, const char *field, const char *const *allowed)
 {
-  if (!map || map->type != YAML_MAPPING_NODE) return NULL;
-  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
-    const char *k = text(node(c, p->key));
-    if (k && strcmp(k, key) == 0) return node(c, p->value);
-  }
-  return NULL;
-}
-
-/* every key of map must be in allowed (NULL-terminated); duplicates are errors too */
-static kelvin_status check_keys(ctx *c, yaml_node_t *map, const char *field, const char *const *allowed)
-{
-  if (!map || map->type != YAML_MAPPING_NODE) return fail(c, map, field, "must be a mapping (key: value lines)");
-  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
-    yaml_node_t *kn = node(c, p->key);
-    const char *k = text(kn);
-    if (!k) return fail(c, kn, field, "keys must be plain names");
-    int ok = 0;
-    for (int i = 0; allowed[i]; ++i) ok |= strcmp(k, allowed[i]) == 0;
-    char f[512];
-    snprintf(f, sizeof f, "%s%s%s", field, *field ? "." : "", k);
-    if (!ok) {
-      char list[1024] = "";
-      for (int i = 0; allowed[i]; ++i) {
-        if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
-      }
-      return fail(c, kn, f, "unknown key (expected one of: %s)", list);
-    }
-    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; ++q) {
-      const char *k2 = text(node(c, q->key));
-      if (k2 && strcmp(k, k2) == 0) return fail(c, kn, f, "key given twice");
-    }
-  }
-  return KELVIN_OK;
+  return kl_cfg_keys(c->cfg, map, *field ? field : "(top level)", allowed);
 }
 
 /* a finite number */
-static kelvin_status num(ctx *c, yaml_node_t *n, const char *field, double *out)
-{
-  const char *s = text(n);
-  if (!s || !*s) return fail(c, n, field, "must be a number");
-  char *end = NULL;
-  errno = 0;
-  const double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return fail(c, n, field, "must be a finite number, got '%s'", s);
-  *out = v;
-  return KELVIN_OK;
-}
+static kelvin_status num(ctx *c, node_t *n, const char *field, double *out) { return kl_cfg_number(c->cfg, n, field, out); }
 
 /* optional number in a mapping (keeps *out if absent); *where = the node */
-static kelvin_status opt_num(ctx *c, yaml_node_t *map, const char *key, const char *prefix, double *out, yaml_node_t **where)
+static kelvin_status opt_num(ctx *c, node_t *map, const char *key, const char *prefix, double *out, node_t **where)
 {
-  yaml_node_t *n = get(c, map, key);
+  node_t *n = get(c, map, key);
   if (where) *where = n ? n : map;
   if (!n) return KELVIN_OK;
   char f[512];
-  snprintf(f, sizeof f, "%s%s%s", prefix, *prefix ? "." : "", key);
-  return num(c, n, f, out);
+  return num(c, n, kl_cfg_field(f, sizeof f, prefix, key), out);
 }
 
 /* optional list of exactly k numbers */
-static kelvin_status opt_vec(ctx *c, yaml_node_t *map, const char *key, const char *prefix, double *out, int k,
-                             yaml_node_t **where)
+static kelvin_status opt_vec(ctx *c, node_t *map, const char *key, const char *prefix, double *out, int k, node_t **where)
 {
-  yaml_node_t *n = get(c, map, key);
+  node_t *n = get(c, map, key);
   if (where) *where = n ? n : map;
   if (!n) return KELVIN_OK;
   char f[512];
-  snprintf(f, sizeof f, "%s%s%s", prefix, *prefix ? "." : "", key);
-  if (n->type != YAML_SEQUENCE_NODE) return fail(c, n, f, "must be a list of %d numbers, e.g. [0, 0, 1]", k);
-  const int len = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-  if (len != k) return fail(c, n, f, "must have %d numbers, got %d", k, len);
-  for (int i = 0; i < k; ++i) {
-    char fi[600];
-    snprintf(fi, sizeof fi, "%s[%d]", f, i);
-    TRY(num(c, node(c, n->data.sequence.items.start[i]), fi, out + i));
-  }
-  return KELVIN_OK;
+  return kl_cfg_numbers(c->cfg, n, kl_cfg_field(f, sizeof f, prefix, key), k, out);
 }
 
 /* optional choice among names (returns the index in *out) */
-static kelvin_status opt_choice(ctx *c, yaml_node_t *map, const char *key, const char *prefix, const char *const *names,
-                                int *out)
+static kelvin_status opt_choice(ctx *c, node_t *map, const char *key, const char *prefix, const char *const *names, int *out)
 {
-  yaml_node_t *n = get(c, map, key);
+  node_t *n = get(c, map, key);
   if (!n) return KELVIN_OK;
   char f[512];
-  snprintf(f, sizeof f, "%s%s%s", prefix, *prefix ? "." : "", key);
-  const char *s = text(n);
-  if (s)
-    for (int i = 0; names[i]; ++i)
-      if (strcmp(s, names[i]) == 0) {
-        *out = i;
-        return KELVIN_OK;
-      }
-  char list[512] = "";
-  for (int i = 0; names[i]; ++i) {
-    if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-    strncat(list, names[i], sizeof list - strlen(list) - 1);
-  }
-  return fail(c, n, f, "must be one of %s, got '%s'", list, s ? s : "(not a name)");
+  return kl_cfg_choice(c->cfg, n, kl_cfg_field(f, sizeof f, prefix, key), names, out);
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -176,14 +99,14 @@ static const char *const body_types[] = {"dynamic", "static", "kinematic", NULL}
 static const char *const shape_types[] = {"sphere", "box", "capsule", "cylinder", "hull", "plane", "mesh", NULL};
 
 /* contact: the model, law, rule and engine tolerances */
-static kelvin_status contact_section(ctx *c, yaml_node_t *n, kl_world_model *m)
+static kelvin_status contact_section(ctx *c, node_t *n, kl_world_model *m)
 {
   static const char *const keys[] = {"model", "exponent", "law", "separation", "friction_velocity",
                                      "substep_fraction", "onset_tolerance", "max_contacts", NULL};
   TRY(check_keys(c, n, "contact", keys));
   TRY(opt_choice(c, n, "model", "contact", model_names, &m->model));
   if (m->model == KL_MODEL_HC) m->n = 1.5;
-  yaml_node_t *w;
+  node_t *w;
   TRY(opt_num(c, n, "exponent", "contact", &m->n, &w));
   if (m->model == KL_MODEL_KV && m->n != 1.0) return fail(c, w, "contact.exponent", "Kelvin-Voigt is linear (1), got %g; use model: hc", m->n);
   if (!(m->n >= 1 && m->n <= 3)) return fail(c, w, "contact.exponent", "must be in [1, 3], got %g", m->n);
@@ -204,11 +127,11 @@ static kelvin_status contact_section(ctx *c, yaml_node_t *n, kl_world_model *m)
 }
 
 /* material keys of a body or a pair */
-static kelvin_status material(ctx *c, yaml_node_t *n, const char *f, double *K, double *cr, double *D, double *mu)
+static kelvin_status material(ctx *c, node_t *n, const char *f, double *K, double *cr, double *D, double *mu)
 {
   static const char *const keys[] = {"stiffness", "restitution", "damping", "friction", NULL};
   TRY(check_keys(c, n, f, keys));
-  yaml_node_t *w;
+  node_t *w;
   char g[512];
   TRY(opt_num(c, n, "stiffness", f, K, &w));
   snprintf(g, sizeof g, "%s.stiffness", f);
@@ -242,21 +165,18 @@ static void quat_z_to(const double n[3], double q[4])
 /* resolve a mesh path relative to the scene's folder */
 static void mesh_path(const ctx *c, const char *file, char *out, size_t cap)
 {
-  if (file[0] == '/' || !c->dir[0])
-    snprintf(out, cap, "%s", file);
-  else
-    snprintf(out, cap, "%s/%s", c->dir, file);
+  if (kl_cfg_relpath(c->cfg, file, out, cap) != 0) snprintf(out, cap, "%s", file);
 }
 
 /* one shape of a body (sizes, pose, padding; a mesh file is loaded here) */
-static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int btype)
+static kelvin_status shape(ctx *c, node_t *n, const char *f, int body, int btype)
 {
   static const char *const keys[] = {"type", "radius", "half_extents", "half_length", "vertices", "file", "scale",
                                      "normal", "point", "position", "orientation", "padding", NULL};
   TRY(check_keys(c, n, f, keys));
   kl_shape_def s;
   kl_world_default_shape(&s);
-  yaml_node_t *tn = get(c, n, "type");
+  node_t *tn = get(c, n, "type");
   char g[512];
   snprintf(g, sizeof g, "%s.type", f);
   if (!tn) return fail(c, n, g, "missing (one of sphere, box, capsule, cylinder, hull, plane, mesh)");
@@ -272,7 +192,7 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
     snprintf(g, sizeof g, "%s.type", f);
     return fail(c, tn, g, "a %s can only belong to a static body", shape_types[s.type]);
   }
-  yaml_node_t *w;
+  node_t *w;
   double r = 0.1, hl = 0.1;
   TRY(opt_num(c, n, "radius", f, &r, &w));
   snprintf(g, sizeof g, "%s.radius", f);
@@ -295,6 +215,10 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
   TRY(opt_num(c, n, "padding", f, &s.pad, &w));
   snprintf(g, sizeof g, "%s.padding", f);
   if (!(s.pad >= 0)) return fail(c, w, g, "must be >= 0 m, got %g", s.pad);
+  if (s.type != KL_SHAPE_MESH && (get(c, n, "file") || get(c, n, "scale"))) {
+    snprintf(g, sizeof g, "%s.%s", f, get(c, n, "file") ? "file" : "scale");
+    return fail(c, get(c, n, get(c, n, "file") ? "file" : "scale"), g, "only a mesh has a file and a scale");
+  }
   double *hull = NULL;
   if (s.type == KL_SHAPE_PLANE) {
     double nrm[3] = {0, 0, 1}, pt[3] = {0, 0, 0};
@@ -310,21 +234,21 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
     return fail(c, get(c, n, get(c, n, "normal") ? "normal" : "point"), g, "only a plane has it");
   }
   if (s.type == KL_SHAPE_HULL) {
-    yaml_node_t *vn = get(c, n, "vertices");
+    node_t *vn = get(c, n, "vertices");
     snprintf(g, sizeof g, "%s.vertices", f);
-    if (vn->type != YAML_SEQUENCE_NODE) return fail(c, vn, g, "must be a list of [x, y, z] points");
-    const int nv = (int)(vn->data.sequence.items.top - vn->data.sequence.items.start);
+    if (vn->type != KL_CFG_SEQ) return fail(c, vn, g, "must be a list of [x, y, z] points");
+    const int nv = vn->n;
     if (nv < 4) return fail(c, vn, g, "a convex hull needs at least 4 points, got %d", nv);
     hull = malloc((size_t)nv * 3 * sizeof *hull);
     if (!hull) return KELVIN_ERR_NOMEM;
     for (int i = 0; i < nv; ++i) {
-      yaml_node_t *pn = node(c, vn->data.sequence.items.start[i]);
+      node_t *pn = vn->items[i];
       char gi[600];
       snprintf(gi, sizeof gi, "%s[%d]", g, i);
-      const int len = pn->type == YAML_SEQUENCE_NODE ? (int)(pn->data.sequence.items.top - pn->data.sequence.items.start) : -1;
+      const int len = pn->type == KL_CFG_SEQ ? pn->n : -1;
       kelvin_status st = KELVIN_OK;
       if (len != 3) st = fail(c, pn, gi, "must be a point [x, y, z]");
-      for (int k = 0; k < 3 && st == KELVIN_OK; ++k) st = num(c, node(c, pn->data.sequence.items.start[k]), gi, hull + 3 * i + k);
+      for (int k = 0; k < 3 && st == KELVIN_OK; ++k) st = num(c, pn->items[k], gi, hull + 3 * i + k);
       if (st != KELVIN_OK) {
         free(hull);
         return st;
@@ -334,7 +258,7 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
     s.nhull = nv;
   }
   if (s.type == KL_SHAPE_MESH) {
-    yaml_node_t *fn = get(c, n, "file");
+    node_t *fn = get(c, n, "file");
     snprintf(g, sizeof g, "%s.file", f);
     const char *file = text(fn);
     if (!file || !*file) return fail(c, fn, g, "must be a file name (STL, OBJ, PLY)");
@@ -344,6 +268,8 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
       snprintf(g, sizeof g, "%s.scale", f);
       return fail(c, w, g, "must be > 0, got %g", scale);
     }
+    if (c->sc->nmesh >= KL_SCENE_MAX_MESHES)
+      return fail(c, fn, g, "more than %d mesh shapes in one scene (the limit)", KL_SCENE_MAX_MESHES);
     char path[8192], sub[1024];
     mesh_path(c, file, path, sizeof path);
     kl_mesh *mesh = NULL;
@@ -360,9 +286,6 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
       snprintf(g, sizeof g, "%s.position", f);
       return fail(c, n, g, "a mesh is placed by its own coordinates (no position or orientation)");
     }
-  } else if (get(c, n, "file") || get(c, n, "scale")) {
-    snprintf(g, sizeof g, "%s.file", f);
-    return fail(c, n, g, "only a mesh has a file and a scale");
   }
   const int id = kl_world_add_shape(c->sc->model, body, &s);
   free(hull);
@@ -370,7 +293,7 @@ static kelvin_status shape(ctx *c, yaml_node_t *n, const char *f, int body, int 
 }
 
 /* bodies[i]: type, mass, state, material, holder, shapes */
-static kelvin_status body(ctx *c, yaml_node_t *n, int i)
+static kelvin_status body(ctx *c, node_t *n, int i)
 {
   static const char *const keys[] = {"name", "type", "mass", "inertia", "position", "orientation", "velocity",
                                      "angular_velocity", "material", "holder", "shapes", NULL};
@@ -380,7 +303,7 @@ static kelvin_status body(ctx *c, yaml_node_t *n, int i)
   kl_body_def b;
   kl_world_default_body(&b);
   TRY(opt_choice(c, n, "type", f, body_types, &b.type));
-  yaml_node_t *w;
+  node_t *w;
   TRY(opt_num(c, n, "mass", f, &b.mass, &w));
   snprintf(g, sizeof g, "%s.mass", f);
   if (b.type == KL_BODY_DYNAMIC && !(b.mass > 0)) return fail(c, w, g, "must be > 0 kg, got %g", b.mass);
@@ -400,12 +323,12 @@ static kelvin_status body(ctx *c, yaml_node_t *n, int i)
     snprintf(g, sizeof g, "%s.velocity", f);
     return fail(c, n, g, "a static body does not move (use type: kinematic for a prescribed motion)");
   }
-  yaml_node_t *mn = get(c, n, "material");
+  node_t *mn = get(c, n, "material");
   if (mn) {
     snprintf(g, sizeof g, "%s.material", f);
     TRY(material(c, mn, g, &b.K, &b.cr, &b.D, &b.mu));
   }
-  yaml_node_t *hn = get(c, n, "holder");
+  node_t *hn = get(c, n, "holder");
   if (hn) {
     static const char *const hk[] = {"anchor", "anchor_velocity", "stiffness", "damping", NULL};
     snprintf(g, sizeof g, "%s.holder", f);
@@ -425,7 +348,7 @@ static kelvin_status body(ctx *c, yaml_node_t *n, int i)
   }
   const int id = kl_world_add_body(c->sc->model, &b);
   if (id < 0) return KELVIN_ERR_NOMEM;
-  yaml_node_t *nm = get(c, n, "name");
+  node_t *nm = get(c, n, "name");
   char name[128];
   snprintf(name, sizeof name, "body%d", i);
   if (nm) {
@@ -446,16 +369,16 @@ static kelvin_status body(ctx *c, yaml_node_t *n, int i)
   names[c->sc->nbody] = strdup(name);
   if (!names[c->sc->nbody]) return KELVIN_ERR_NOMEM;
   c->sc->nbody++;
-  yaml_node_t *sn = get(c, n, "shapes");
+  node_t *sn = get(c, n, "shapes");
   snprintf(g, sizeof g, "%s.shapes", f);
   if (!sn) return fail(c, n, g, "missing: a body needs at least one shape");
-  if (sn->type != YAML_SEQUENCE_NODE || sn->data.sequence.items.top == sn->data.sequence.items.start)
+  if (sn->type != KL_CFG_SEQ || sn->n == 0)
     return fail(c, sn, g, "must be a non-empty list of shapes");
   int k = 0;
-  for (yaml_node_item_t *it = sn->data.sequence.items.start; it < sn->data.sequence.items.top; ++it, ++k) {
+  for (; k < sn->n; ++k) {
     char fs[600];
     snprintf(fs, sizeof fs, "%s[%d]", g, k);
-    TRY(shape(c, node(c, *it), fs, id, b.type));
+    TRY(shape(c, sn->items[k], fs, id, b.type));
   }
   return KELVIN_OK;
 }
@@ -469,23 +392,23 @@ static int body_index(const kl_scene *sc, const char *name)
 }
 
 /* pairs: explicit parameters for a pair of bodies (docs/design.md 2.4) */
-static kelvin_status pairs_section(ctx *c, yaml_node_t *n)
+static kelvin_status pairs_section(ctx *c, node_t *n)
 {
-  if (n->type != YAML_SEQUENCE_NODE) return fail(c, n, "pairs", "must be a list");
+  if (n->type != KL_CFG_SEQ) return fail(c, n, "pairs", "must be a list");
   int i = 0;
-  for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; ++it, ++i) {
-    yaml_node_t *p = node(c, *it);
+  for (; i < n->n; ++i) {
+    node_t *p = n->items[i];
     static const char *const keys[] = {"bodies", "stiffness", "restitution", "damping", "friction", NULL};
     char f[128], g[256];
     snprintf(f, sizeof f, "pairs[%d]", i);
     TRY(check_keys(c, p, f, keys));
-    yaml_node_t *bn = get(c, p, "bodies");
+    node_t *bn = get(c, p, "bodies");
     snprintf(g, sizeof g, "%s.bodies", f);
-    if (!bn || bn->type != YAML_SEQUENCE_NODE || bn->data.sequence.items.top - bn->data.sequence.items.start != 2)
+    if (!bn || bn->type != KL_CFG_SEQ || bn->n != 2)
       return fail(c, bn ? bn : p, g, "must name two bodies, e.g. [ball, ground]");
     int ids[2];
     for (int k = 0; k < 2; ++k) {
-      yaml_node_t *x = node(c, bn->data.sequence.items.start[k]);
+      node_t *x = bn->items[k];
       const char *s = text(x);
       ids[k] = s ? body_index(c->sc, s) : -1;
       if (ids[k] < 0) return fail(c, x, g, "no body named '%s'", s ? s : "?");
@@ -500,7 +423,7 @@ static kelvin_status pairs_section(ctx *c, yaml_node_t *n)
            ? 2 * m->body_mu[ids[0]] * m->body_mu[ids[1]] / (m->body_mu[ids[0]] + m->body_mu[ids[1]])
            : 0.0;
     /* the material keys sit directly in the pair; absent ones keep the blend */
-    yaml_node_t *w;
+    node_t *w;
     TRY(opt_num(c, p, "stiffness", f, &K, &w));
     snprintf(g, sizeof g, "%s.stiffness", f);
     if (!(K > 0)) return fail(c, w, g, "must be > 0, got %g", K);
@@ -521,12 +444,11 @@ static kelvin_status pairs_section(ctx *c, yaml_node_t *n)
 /* the whole document, then the engine's own checks (kl_world_compile) */
 static kelvin_status root(ctx *c)
 {
-  yaml_node_t *r = yaml_document_get_root_node(&c->doc);
-  if (!r) return fail(c, NULL, "", "the file is empty");
+  node_t *r = kl_cfg_root(c->cfg);
   static const char *const keys[] = {"duration", "output_step", "gravity", "contact", "bodies", "pairs", NULL};
   TRY(check_keys(c, r, "", keys));
   kl_world_model *m = c->sc->model;
-  yaml_node_t *w;
+  node_t *w;
   c->sc->duration = 1.0;
   c->sc->output_step = 1e-3;
   TRY(opt_num(c, r, "duration", "", &c->sc->duration, &w));
@@ -538,64 +460,64 @@ static kelvin_status root(ctx *c)
     return fail(c, w, "output_step", "%g s over %g s would write %.3g rows; use a larger output_step", c->sc->output_step,
                 c->sc->duration, c->sc->duration / c->sc->output_step);
   TRY(opt_vec(c, r, "gravity", "", m->gravity, 3, NULL));
-  yaml_node_t *cn = get(c, r, "contact");
+  node_t *cn = get(c, r, "contact");
   if (cn) TRY(contact_section(c, cn, m));
-  yaml_node_t *bn = get(c, r, "bodies");
+  node_t *bn = get(c, r, "bodies");
   if (!bn) return fail(c, r, "bodies", "missing: a scene needs bodies");
-  if (bn->type != YAML_SEQUENCE_NODE || bn->data.sequence.items.top == bn->data.sequence.items.start)
+  if (bn->type != KL_CFG_SEQ || bn->n == 0)
     return fail(c, bn, "bodies", "must be a non-empty list");
   int i = 0;
-  for (yaml_node_item_t *it = bn->data.sequence.items.start; it < bn->data.sequence.items.top; ++it, ++i)
-    TRY(body(c, node(c, *it), i));
-  yaml_node_t *pn = get(c, r, "pairs");
+  for (; i < bn->n; ++i) TRY(body(c, bn->items[i], i));
+  node_t *pn = get(c, r, "pairs");
   if (pn) TRY(pairs_section(c, pn));
   char sub[1024];
   if (kl_world_compile(m, sub, sizeof sub) != KELVIN_OK) return fail(c, NULL, "", "%s", sub);
   return KELVIN_OK;
 }
 
+/* the document in cfg (loaded or not: st) into out */
+static kelvin_status load(kl_cfg *cfg, kelvin_status st, kl_scene *out, char *msg, int cap)
+{
+  if (st == KELVIN_OK) {
+    ctx c = {cfg, out};
+    out->model = kl_world_create();
+    st = out->model ? root(&c) : KELVIN_ERR_NOMEM;
+  }
+  if (msg && cap > 0) {
+    if (st == KELVIN_ERR_NOMEM)
+      snprintf(msg, (size_t)cap, "%s: out of memory", kl_cfg_file(cfg));
+    else if (st != KELVIN_OK)
+      snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(cfg));
+  }
+  if (st != KELVIN_OK) kl_scene_free(out);
+  return st;
+}
+
 kelvin_status kl_scene_load(const char *path, kl_scene *out, char *msg, int cap)
 {
   memset(out, 0, sizeof *out);
   if (msg && cap > 0) msg[0] = '\0';
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (msg && cap > 0) snprintf(msg, (size_t)cap, "%s: cannot open: %s", path, strerror(errno));
-    return KELVIN_ERR_IO;
-  }
-  ctx c;
-  memset(&c, 0, sizeof c);
-  c.file = path;
-  c.msg = msg;
-  c.cap = cap;
-  c.sc = out;
-  snprintf(c.dir, sizeof c.dir, "%s", path);
-  char *slash = strrchr(c.dir, '/');
-  if (slash)
-    *slash = '\0';
-  else
-    c.dir[0] = '\0';
-  yaml_parser_t parser;
-  if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
+  kl_cfg *cfg = NULL;
+  if (kl_cfg_create(&cfg) != KELVIN_OK) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
     return KELVIN_ERR_NOMEM;
   }
-  yaml_parser_set_input_file(&parser, f);
-  if (!yaml_parser_load(&parser, &c.doc)) {
-    if (msg && cap > 0)
-      snprintf(msg, (size_t)cap, "%s:%lu: YAML syntax: %s%s%s", path, (unsigned long)parser.problem_mark.line + 1,
-               parser.problem ? parser.problem : "error", parser.context ? " " : "", parser.context ? parser.context : "");
-    yaml_parser_delete(&parser);
-    fclose(f);
-    return KELVIN_ERR_CONFIG;
+  const kelvin_status st = load(cfg, kl_cfg_load(cfg, path), out, msg, cap);
+  kl_cfg_destroy(cfg);
+  return st;
+}
+
+kelvin_status kl_scene_load_mem(const char *name, const char *text, size_t len, kl_scene *out, char *msg, int cap)
+{
+  memset(out, 0, sizeof *out);
+  if (msg && cap > 0) msg[0] = '\0';
+  kl_cfg *cfg = NULL;
+  if (kl_cfg_create(&cfg) != KELVIN_OK) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
   }
-  yaml_parser_delete(&parser);
-  fclose(f);
-  out->model = kl_world_create();
-  kelvin_status st = out->model ? root(&c) : KELVIN_ERR_NOMEM;
-  if (st == KELVIN_ERR_NOMEM && msg && cap > 0) snprintf(msg, (size_t)cap, "%s: out of memory", path);
-  yaml_document_delete(&c.doc);
-  if (st != KELVIN_OK) kl_scene_free(out);
+  const kelvin_status st = load(cfg, kl_cfg_load_mem(cfg, name, text, len), out, msg, cap);
+  kl_cfg_destroy(cfg);
   return st;
 }
 

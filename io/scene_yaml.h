@@ -6,9 +6,13 @@
 #ifndef KL_SCENE_YAML_H
 #define KL_SCENE_YAML_H
 
+#include <stddef.h>
+
 #include "engine/mesh.h"
 #include "engine/world.h"
 #include "kelvin/kelvin.h"
+
+#define KL_SCENE_MAX_MESHES 256 /* mesh files loaded by one scene (each up to KL_MESH_MAX_BYTES) */
 
 typedef struct kl_scene {
   kl_world_model *model; /* compiled */
@@ -24,6 +28,9 @@ typedef struct kl_scene {
  * one line: KELVIN_ERR_IO (cannot read the file), KELVIN_ERR_CONFIG (anything wrong in it, meshes
  * included), KELVIN_ERR_NOMEM. */
 kelvin_status kl_scene_load(const char *path, kl_scene *out, char *msg, int cap);
+
+/* The same from text in memory; name stands for the file (messages, relative mesh paths). */
+kelvin_status kl_scene_load_mem(const char *name, const char *text, size_t len, kl_scene *out, char *msg, int cap);
 
 void kl_scene_free(kl_scene *s); /* safe on a zeroed or failed scene */
 

@@ -193,8 +193,86 @@ void kl_inputs_free(kl_inputs *in)
   free(in->path_n);
   free(in->target_s);
   free(in->target_F);
+  free(in->path_line);
   kl_robot_free(in->robot);
   memset(in, 0, sizeof *in);
+}
+
+/* unit and sanity checks of the inputs against each other (see settings.h) */
+static kelvin_status sanity(const kl_settings *s, const kl_inputs *in, char *msg, int cap)
+{
+  const double R = s->tool_R;
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, D = 0;
+  if (in->mesh) {
+    kl_mesh_bounds(in->mesh, lo, hi);
+    D = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    if (D > 10.0) {
+      snprintf(msg, (size_t)cap, "workpiece.mesh: %s: the mesh is %.3g m across (mesh_scale %g); is it in millimetres? set "
+               "workpiece.mesh_scale: %g", s->mesh, D, s->mesh_scale, s->mesh_scale * 1e-3);
+      return KELVIN_ERR_CONFIG;
+    }
+    if (D < 2 * R) {
+      snprintf(msg, (size_t)cap, "workpiece.mesh: %s: the mesh is %.3g m across (mesh_scale %g), smaller than the tool "
+               "(radius %g m); is workpiece.mesh_scale right?", s->mesh, D, s->mesh_scale, R);
+      return KELVIN_ERR_CONFIG;
+    }
+  }
+  const int n = in->in.npath;
+  double L = s->path_x1 - s->path_x0; /* the plane-cut path; a CSV path's polyline length below */
+  if (n >= 2) {
+    L = 0;
+    for (int k = 1; k < n; ++k) {
+      const double *a = in->path_p + 3 * (k - 1), *b = in->path_p + 3 * k;
+      L += sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+    }
+  }
+  if (in->mesh && n >= 2) {
+    const double margin = fmax(5 * R, 1e-3);
+    for (int k = 0; k < n; ++k) {
+      const double *p = in->path_p + 3 * k;
+      double off = 0;
+      for (int i = 0; i < 3; ++i) off = fmax(off, fmax(lo[i] - margin - p[i], p[i] - hi[i] - margin));
+      if (off > 0) {
+        snprintf(msg, (size_t)cap, "%s:%ld: the path point (%.6g, %.6g, %.6g) m is %.3g m outside the mesh's bounds "
+                 "[%.4g, %.4g] x [%.4g, %.4g] x [%.4g, %.4g] m; are the path and the mesh in the same units "
+                 "(workpiece.mesh_scale)?", s->path_csv, in->path_line ? in->path_line[k] : 0L, p[0], p[1], p[2], off,
+                 lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
+        return KELVIN_ERR_CONFIG;
+      }
+    }
+    /* normals: a short ray from just outside the surface (p + R n) back along -n meets the surface near p;
+     * the face it meets has an outward normal along n unless the path's normals point into the part */
+    int checked = 0, inverted = 0, first = -1;
+    const int step = n > 64 ? n / 64 : 1;
+    for (int k = 0; k < n; k += step) {
+      const double *p = in->path_p + 3 * k, *nv = in->path_n + 3 * k;
+      const double o[3] = {p[0] + R * nv[0], p[1] + R * nv[1], p[2] + R * nv[2]}, d[3] = {-nv[0], -nv[1], -nv[2]};
+      double t, fn[3];
+      if (!kl_mesh_raycast(in->mesh, o, d, 0.0, 2 * R, &t, fn)) continue;
+      const double c = fn[0] * nv[0] + fn[1] * nv[1] + fn[2] * nv[2];
+      if (fabs(c) < 0.5) continue;
+      ++checked;
+      if (c < 0) {
+        ++inverted;
+        if (first < 0) first = k;
+      }
+    }
+    if (checked >= 3 && inverted * 10 >= checked * 9) {
+      snprintf(msg, (size_t)cap, "%s:%ld: the path normals point into the part (at %d of %d points checked the mesh's "
+               "outward face normal is opposite to nx,ny,nz); flip the signs of nx, ny, nz", s->path_csv,
+               in->path_line ? in->path_line[first] : 0L, inverted, checked);
+      return KELVIN_ERR_CONFIG;
+    }
+  }
+  if (in->in.ntarget > 0 && L > 0) {
+    const double smax = in->target_s[in->in.ntarget - 1];
+    if (smax > 1.5 * L + 1e-9) {
+      snprintf(msg, (size_t)cap, "%s: s runs to %.6g m but the path is only %.6g m long%s", s->target_csv, smax, L,
+               smax > 100 * L ? "; is s in millimetres? the file is read in metres" : "");
+      return KELVIN_ERR_CONFIG;
+    }
+  }
+  return KELVIN_OK;
 }
 
 kelvin_status kl_inputs_load(const kl_settings *s, kl_inputs *out, char *msg, int cap)
@@ -210,7 +288,7 @@ kelvin_status kl_inputs_load(const kl_settings *s, kl_inputs *out, char *msg, in
     out->in.mesh = out->mesh;
   }
   if (s->path_csv[0]) {
-    if ((st = kl_read_path_csv(s->path_csv, &out->in.npath, &out->path_p, &out->path_n, msg, cap)) != KELVIN_OK) goto fail;
+    if ((st = kl_read_path_csv(s->path_csv, 1e-3, &out->in.npath, &out->path_p, &out->path_n, &out->path_line, msg, cap)) != KELVIN_OK) goto fail;
     out->in.path_p = out->path_p;
     out->in.path_n = out->path_n;
   }
@@ -235,6 +313,7 @@ kelvin_status kl_inputs_load(const kl_settings *s, kl_inputs *out, char *msg, in
     }
     out->in.robot = out->robot;
   }
+  if ((st = sanity(s, out, msg, cap)) != KELVIN_OK) goto fail;
   return KELVIN_OK;
 fail:
   kl_inputs_free(out);

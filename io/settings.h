@@ -14,12 +14,17 @@ typedef struct kl_inputs {
   kl_problem_inputs in;
   kl_mesh *mesh;
   double *path_p, *path_n, *target_s, *target_F;
+  long *path_line; /* the line of each path point in path.csv (messages) */
   kl_robot *robot;
 } kl_inputs;
 
 /* Read every file the settings name (workpiece.mesh scaled by mesh_scale, path.csv, target.csv,
- * robot.model: "builtin" or a .yaml/.urdf file). KELVIN_ERR_CONFIG or KELVIN_ERR_IO with a message;
- * *out is empty on failure (kl_inputs_free is safe either way). */
+ * robot.model: "builtin" or a .yaml/.urdf file) and check them against each other for unit mistakes,
+ * each refused with a hint (KELVIN_ERR_CONFIG): a mesh more than 10 m across ("is it in millimetres?
+ * set workpiece.mesh_scale: 1e-3") or smaller than the tool; path points off the mesh's bounding box;
+ * path normals pointing into the part (compared with the mesh's face normals along the path); a target
+ * profile running past the path's end (s in millimetres). KELVIN_ERR_CONFIG or KELVIN_ERR_IO with a
+ * message; *out is empty on failure (kl_inputs_free is safe either way). */
 kelvin_status kl_inputs_load(const kl_settings *s, kl_inputs *out, char *msg, int cap);
 
 /* Release what kl_inputs_load loaded; safe on a zeroed or failed kl_inputs. */

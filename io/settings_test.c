@@ -219,7 +219,7 @@ static void test_refusals(void **state)
     {"holder:\n  stiffness: 0.5\n", "bad.yaml:2: holder.stiffness: must be in [1, 1e9] N/m, got 0.5"},
     {"tool:\n  nu: 0.5\n", "bad.yaml:2: tool.nu: must be in [-0.99, 0.4999], got 0.5"},
     {"holder:\n  stiffnes: 1e5\n", "bad.yaml:2: holder.stiffnes: unknown key (allowed: stiffness, damping, lateral_stiffness, lateral_damping, rotational_stiffness, rotational_damping)"},
-    {"holdr: {stiffness: 1}\n", "bad.yaml:1: (top level).holdr: unknown key"},
+    {"holdr: {stiffness: 1}\n", "bad.yaml:1: holdr: unknown key"},
     {"workpiece:\n  bead: {height: 1, colour: red}\n", "workpiece.bead.colour: unknown key (allowed: height, width, x)"},
     {"workpiece:\n  bead: {height: 1}\n", "bad.yaml:2: workpiece.bead.height: must be in [-0.01, 0.01] m, got 1"},
     {"workpiece: {shift: [0, 0]}\n", "workpiece.shift: must be a list of 3 numbers"},

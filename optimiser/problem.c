@@ -3,6 +3,8 @@
  * settings' defaults). */
 #include "optimiser/problem.h"
 
+#include "engine/gsl_guard.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -529,7 +531,11 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   if (!pb) return KELVIN_ERR_NOMEM;
   pb->set = *set;
   const kl_settings *s = &pb->set;
+  kl_gsl_guard(); /* a GSL error returns here as a status, never abort() */
   /* cross-field checks */
+  if (s->n_o > s->ns || s->n_v > s->ns)
+    FAIL(KELVIN_ERR_CONFIG, "path.samples (%d) must be at least offset.control_points (%d) and speed.control_points (%d)",
+         s->ns, s->n_o, s->n_v);
   if (!(s->v_min < s->v_max)) FAIL(KELVIN_ERR_CONFIG, "speed.min (%g) must be < speed.max (%g)", s->v_min, s->v_max);
   if (!(s->v_init >= s->v_min && s->v_init <= s->v_max))
     FAIL(KELVIN_ERR_CONFIG, "speed.initial: must be within [speed.min, speed.max] = [%g, %g], got %g", s->v_min,
@@ -733,6 +739,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     pb->hi[j] = j < s->n_o ? pb->set.o_max : s->v_max;
   }
   poly_free(&q);
+  if (kl_gsl_error()) FAIL(KELVIN_ERR_NUMERIC, "problem preparation failed: %s", kl_gsl_error());
   *out = pb;
   return KELVIN_OK;
 fail:

@@ -33,7 +33,7 @@ static void flat(kl_settings *s, int shape, double tilt_deg)
   s->surface = KL_SURF_PLANE;
   s->bead_h = 0, s->rough_a = 0, s->tilt_deg = tilt_deg;
   s->extent[0] = 0.16, s->extent[1] = 0.04, s->resolution = 5e-4;
-  s->path_x0 = -0.04, s->path_x1 = 0.04, s->ns = 41;
+  s->path_x0 = -0.04, s->path_x1 = 0.04, s->ns = 41, s->n_o = 8;
   s->tool_shape = shape;
   if (shape == KL_TOOL_DISC) s->tool_R = 0.025, s->tool_width = 0.01;
 }

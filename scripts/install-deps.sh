@@ -3,6 +3,7 @@
 #   scripts/install-deps.sh            build + run + test dependencies
 #   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet, Simbody, DART,
 #                                      Siconos; node + npm and the WebAssembly peers of benchmarks/maxstep/package.json)
+#   scripts/install-deps.sh --fuzz     also clang and its libFuzzer runtime (tests/fuzz/)
 # Works as root or through sudo.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ core=(
   libassimp-dev                                                # mesh import, STL/OBJ/PLY (engine/)
   libnlopt-dev                                                 # optimiser/
   libyaml-dev                                                  # config files
+  libcjson-dev                                                 # JSON reports (cli/)
   libxml2-dev                                                  # URDF robot files (engine/robot_urdf.c)
   libgsl-dev                                                   # reference integrator, Lambert W reference, Sobol
   libcmocka-dev                                                # unit tests
@@ -22,13 +24,15 @@ core=(
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
   nodejs)
 command -v npm >/dev/null 2>&1 || bench+=(npm) # a nodejs that ships its own npm conflicts with Debian's
+fuzz=(clang libclang-rt-14-dev)                                # libFuzzer harnesses (tests/fuzz/)
 
 want=("${core[@]}")
 npm_bench=0
 for arg in "$@"; do
   case "$arg" in
     --bench) want+=("${bench[@]}"); npm_bench=1 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --fuzz) want+=("${fuzz[@]}") ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done

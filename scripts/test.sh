@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: install what is missing, build with warnings as errors and
 # run every test (ctest, on the pocl CPU OpenCL device); then build and run it again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer; then a short libFuzzer run of every input reader
+# (tests/fuzz/run.sh --smoke: 20 s per harness under ASan + UBSan; skipped with a message without clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+scripts/install-deps.sh --fuzz || echo "test: could not install the fuzzing tools; the fuzz smoke run will be skipped"
 jobs=$(nproc)
 echo "== build and test (warnings are errors)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKELVIN_WERROR=ON >/dev/null
@@ -18,3 +20,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 if [ -f tests/lsan.supp ]; then export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"; fi
 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+echo "== fuzz smoke run: every input reader, 20 s each (libFuzzer, ASan + UBSan)"
+rc=0
+tests/fuzz/run.sh --smoke || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then exit "$rc"; fi

@@ -69,7 +69,7 @@ static void test_evaluate(void **state)
   free(t);
   write_file("bad_pass.csv", "s,offset\n0,0.0006\n");
   assert_int_equal(kelvin("evaluate small.yaml --pass bad_pass.csv --cpu --quiet --out ev2", err, sizeof err), 2);
-  assert_non_null(strstr(err, "missing column 'speed'"));
+  assert_non_null(strstr(err, "missing column 'speed_m_s' or 'speed'"));
 }
 
 static void expect(const char *args, int status, const char *must)
@@ -101,7 +101,7 @@ static void test_bad_input(void **state)
                               "path: {csv: off.csv, samples: 41}\n", KELVIN_SOURCE_DIR);
   write_file("off.yaml", yaml);
   write_file("off.csv", "x,y,z,nx,ny,nz\n0,0,0,0,0,1\n0.2,0,0,0,0,1\n");
-  expect("optimise off.yaml --cpu --quiet --out x6", 2, "off the workpiece");
+  expect("optimise off.yaml --cpu --quiet --out x6", 2, "off.csv:3: the path point (0.2, 0, 0) m is 0.11 m outside the mesh");
   /* a target the offset bounds cannot reach: best achievable and what limits it, exit 1 */
   char big[2048];
   snprintf(big, sizeof big, "path: {samples: 81, start: -0.03, end: 0.03}\n"

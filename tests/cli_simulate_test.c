@@ -80,7 +80,7 @@ static void test_bad_input(void **state)
     const char *scene, *ground, *must1, *must2;
   } cases[] = {
     {"unknown_key.yaml", "      - type: plane\n        colour: red\n", "unknown_key.yaml:7", "bodies[0].shapes[0].colour: unknown key"},
-    {"missing_mesh.yaml", "      - type: mesh\n        file: nowhere.obj\n", "bodies[0].shapes[0].file", "nowhere.obj: cannot open"},
+    {"missing_mesh.yaml", "      - type: mesh\n        file: nowhere.obj\n", "bodies[0].shapes[0].file", "nowhere.obj: cannot read"},
     {"empty_mesh.yaml", "      - type: mesh\n        file: empty.obj\n", "bodies[0].shapes[0].file", "empty.obj: mesh is empty"},
     {"nan_mesh.yaml", "      - type: mesh\n        file: nan.obj\n", "bodies[0].shapes[0].file", "nan.obj: vertex 1 has a non-finite"},
     {"normal.yaml", "      - type: plane\n        normal: [0, 0, 2]\n", "normal.yaml:7", "bodies[0].shapes[0].normal: must be a unit vector"},
@@ -114,8 +114,8 @@ static void test_bad_input(void **state)
   assert_non_null(strstr(err, "mass.yaml:8: bodies[1].mass: must be > 0 kg, got 0"));
   /* a missing scene, a YAML syntax error, an unknown option, a missing argument */
   put("syntax.yaml", "duration: [1\nbodies: x\n");
-  const char *more[][2] = {{"simulate '/nonexistent/scene.yaml'", "scene.yaml: cannot open"},
-                           {"simulate SYNTAX", "YAML syntax"},
+  const char *more[][2] = {{"simulate '/nonexistent/scene.yaml'", "scene.yaml: cannot read"},
+                           {"simulate SYNTAX", "malformed YAML"},
                            {"simulate --bogus x.yaml", "--bogus"},
                            {"simulate", "missing scene file"}};
   for (int i = 0; i < 4; ++i) {

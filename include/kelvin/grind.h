@@ -84,8 +84,9 @@ KELVIN_API kelvin_status kelvin_grind_set_target(kelvin_grind *g, const double *
 /* Prepare the problem from the settings and inputs (read the files they name, mesh an analytic part,
  * resample the path, compute the protrusion of the actual part into the tool, the contact constants and
  * the splines). Called by the runs below when needed; a second call without a change does nothing.
- * KELVIN_ERR_CONFIG (a file a setting names that cannot be read, a path off the workpiece, a target the
- * offset bounds exclude, ...), KELVIN_ERR_ARG (malformed inputs given in memory), KELVIN_ERR_NOMEM. */
+ * KELVIN_ERR_IO (a file a setting names that cannot be read), KELVIN_ERR_CONFIG (a file with bad
+ * content, a path off the workpiece, a target the offset bounds exclude, ...), KELVIN_ERR_ARG (malformed
+ * inputs given in memory), KELVIN_ERR_NOMEM. */
 KELVIN_API kelvin_status kelvin_grind_prepare(kelvin_grind *g);
 
 /* Path samples ns, control points nc (n_o offsets then n_v speeds) and path length [m] of the prepared

@@ -1,0 +1,307 @@
+/* cli/cmd_check.c: `kelvin check FILE`: validate any input file without running anything (like MuJoCo's
+ * compile): an optimise/evaluate config (with the files it names, and the problem prepared from them),
+ * a sweep config, a scene, a robot (YAML or URDF), a mesh, or a CSV input (path, target, pass or
+ * scenarios, told apart by their header). Prints the parsed model in brief on stdout; exit 0 when the
+ * file is good, 2 with the one-line message of the run that would have failed. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "engine/robot.h"
+#include "io/config.h"
+#include "io/mesh_import.h"
+#include "io/robot_yaml.h"
+#include "io/scene_yaml.h"
+#include "io/settings.h"
+#include "io/slurp.h"
+#include "io/sweep_config.h"
+#include "io/table.h"
+#include "optimiser/problem.h"
+
+static void help(void)
+{
+  printf("usage: kelvin check FILE\n\n"
+         "Validate an input file without running anything, and print what was read, in brief:\n"
+         "  optimise/evaluate config (.yaml with workpiece:, path:, ... sections): the settings, every file they\n"
+         "      name (mesh, path, target, robot) and the problem prepared from them: mesh bounds, path length\n"
+         "      and samples, offset and speed bounds, contact law and constants, and the contact's share of the\n"
+         "      compliance at the target force (Hertz: d(delta)/dF = 1/(1.5 K^(2/3) F^(1/3)) against 1/holder K)\n"
+         "  sweep config (sweep:), scene (bodies:), robot (robot: or .urdf), mesh (.stl, .obj, .ply),\n"
+         "  CSV input: path (x,y,z,nx,ny,nz), target (s,force), pass (s,offset,speed) or sweep scenarios\n"
+         "      (m,K,cr,v0,model), told apart by the header.\n"
+         "Exit status: 0 the file is good; 2 it is not (one line names the file, line and field).\n");
+}
+
+static int ends(const char *s, const char *suf)
+{
+  const size_t a = strlen(s), b = strlen(suf);
+  if (a < b) return 0;
+  for (size_t i = 0; i < b; ++i) {
+    char c = s[a - b + i];
+    if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
+    if (c != suf[i]) return 0;
+  }
+  return 1;
+}
+
+static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact"};
+
+static int check_settings(const char *file)
+{
+  kl_settings s;
+  kl_settings_default(&s);
+  char msg[4096];
+  if (kl_settings_load(&s, file, msg, sizeof msg) != KELVIN_OK) {
+    kl_cli_error("%s", msg);
+    return KL_EXIT_USAGE;
+  }
+  kl_inputs in;
+  kl_problem *pb = NULL;
+  kelvin_status st = kl_inputs_load(&s, &in, msg, sizeof msg);
+  if (st == KELVIN_OK) st = kl_problem_build(&s, &in.in, &pb, msg, sizeof msg);
+  if (st != KELVIN_OK) {
+    kl_inputs_free(&in);
+    kl_cli_error("%s: %s", file, msg);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  printf("%s: a grinding config (kelvin optimise / evaluate)\n", file);
+  if (in.mesh) {
+    double lo[3], hi[3];
+    kl_mesh_bounds(in.mesh, lo, hi);
+    printf("  mesh          %s: %d triangles, bounds [%.6g, %.6g] x [%.6g, %.6g] x [%.6g, %.6g] m\n", s.mesh,
+           kl_mesh_ntri(in.mesh), lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
+  }
+  printf("  path          %s, %.6g m in %d samples (%.3g mm apart)\n", s.path_csv[0] ? s.path_csv : "plane cut",
+         pb->length, pb->ns, 1e3 * pb->length / (pb->ns - 1));
+  printf("  target        %s, mean %.6g N\n", s.target_csv[0] ? s.target_csv : "constant", pb->gp[KL_GP_FREF]);
+  printf("  offset bounds [%.6g, %.6g] m (naive offset %.6g m), %d control points\n", pb->lo[0], pb->hi[0], pb->naive_o,
+         s.n_o);
+  printf("  speed bounds  [%.6g, %.6g] m/s, %d control points\n", s.v_min, s.v_max, s.n_v);
+  printf("  tool          radius %.6g m, mass %.6g kg; holder %.6g N/m, %.6g N s/m\n", s.tool_R, s.tool_mass, s.holder_K,
+         s.holder_D);
+  /* compliance at the target force: contact d(delta)/dF against the holder's 1/K */
+  const double F = pb->gp[KL_GP_FREF];
+  const double cc = s.model == KL_MODEL_KV ? 1.0 / pb->Kc : 1.0 / (1.5 * pow(pb->Kc, 2.0 / 3.0) * pow(F, 1.0 / 3.0));
+  const double ch = 1.0 / s.holder_K;
+  printf("  contact       %s%s%s, K = %.6g %s, cr %.3g, chi %.6g s/m\n",
+         s.model == KL_MODEL_KV ? "Kelvin-Voigt" : "Hertz + Hunt-Crossley", s.model == KL_MODEL_KV ? "" : ", law ",
+         s.model == KL_MODEL_KV ? "" : law_names[s.law], pb->Kc, s.model == KL_MODEL_KV ? "N/m" : "N/m^1.5", s.cr, pb->chi);
+  printf("  compliance    at %.6g N: contact %.4g m/N, holder %.4g m/N: the contact's share is %.3g %%\n", F, cc, ch,
+         100.0 * cc / (cc + ch));
+  if (in.robot) printf("  robot         %s, %d joints\n", in.robot->name, in.robot->ndof);
+  kl_problem_free(pb);
+  kl_inputs_free(&in);
+  return KL_EXIT_OK;
+}
+
+static int check_sweep(const char *file)
+{
+  kl_cfg *c = NULL;
+  kl_sweep_spec s;
+  if (kl_cfg_create(&c) != KELVIN_OK || kl_sweep_spec_default(&s) != 0) {
+    kl_cli_error("out of memory");
+    kl_cfg_destroy(c);
+    return KL_EXIT_RUNTIME;
+  }
+  int rc = KL_EXIT_OK;
+  const kelvin_status st = kl_sweep_load_spec(c, file, &s);
+  if (st != KELVIN_OK) {
+    kl_cli_error("%s", kl_cfg_errmsg(c));
+    rc = KL_EXIT_USAGE;
+  } else if (s.scenarios[0]) {
+    kl_impact_batch *b = NULL;
+    char msg[4096];
+    if (kl_sweep_load_csv(s.scenarios, s.samples, &b, msg, sizeof msg) != KELVIN_OK) {
+      kl_cli_error("%s", msg);
+      rc = KL_EXIT_USAGE;
+    } else {
+      printf("%s: a sweep config: %zu scenarios from %s, %d samples each\n", file, b->P, s.scenarios, s.samples);
+    }
+    kl_impact_batch_destroy(b);
+  } else {
+    const long P = kl_sweep_product_size(&s);
+    if (P <= 0) {
+      kl_cli_error("%s: the sweep is %s", file, P < 0 ? "too large (more than 5e7 scenarios)" : "empty");
+      rc = KL_EXIT_USAGE;
+    } else {
+      printf("%s: a sweep config: %ld scenarios (%d models, %d laws, %d rules; %d m, %d K, %d n, %d cr, %d v0, %d fe), "
+             "%d samples each\n", file, P, s.nmodel, s.nlaw, s.nrule, s.nv[PM], s.nv[PK], s.nv[PN], s.nv[PCR], s.nv[PV0],
+             s.nv[PFE], s.samples);
+    }
+  }
+  kl_sweep_spec_free(&s);
+  kl_cfg_destroy(c);
+  return rc;
+}
+
+static int check_scene(const char *file)
+{
+  kl_scene sc;
+  char msg[4096];
+  const kelvin_status st = kl_scene_load(file, &sc, msg, sizeof msg);
+  if (st != KELVIN_OK) {
+    kl_cli_error("%s", msg);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  printf("%s: a scene (kelvin simulate): %g s, output every %g s, %d bodies, %d shapes, %d meshes, contact %s\n", file,
+         sc.duration, sc.output_step, sc.nbody, sc.model->nshape, sc.nmesh, sc.model->model == KL_MODEL_KV ? "kv" : "hc");
+  for (int b = 0; b < sc.nbody; ++b)
+    printf("  %-16s %s%s\n", sc.body_name[b],
+           sc.model->body_type[b] == KL_BODY_STATIC ? "static" : sc.model->body_type[b] == KL_BODY_DYNAMIC ? "dynamic" : "kinematic",
+           "");
+  kl_scene_free(&sc);
+  return KL_EXIT_OK;
+}
+
+static int check_robot(const char *file)
+{
+  kl_robot *r = NULL;
+  char msg[4096];
+  const kelvin_status st = kl_robot_load(file, &r, msg, sizeof msg);
+  if (st != KELVIN_OK) {
+    kl_cli_error("%s", msg);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  double mass = 0;
+  for (int i = 0; i < r->ndof; ++i) mass += r->body_mass[i];
+  printf("%s: a robot: %s, %d revolute joints, moving mass %.6g kg, base (%g, %g, %g) m\n", file, r->name, r->ndof, mass,
+         r->base_pos[0], r->base_pos[1], r->base_pos[2]);
+  kl_robot_free(r);
+  return KL_EXIT_OK;
+}
+
+static int check_mesh(const char *file)
+{
+  kl_mesh *m = NULL;
+  char msg[4096];
+  const kelvin_status st = kl_mesh_load(file, 1.0, &m, msg, sizeof msg);
+  if (st != KELVIN_OK) {
+    kl_cli_error("%s", msg);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  double lo[3], hi[3];
+  kl_mesh_bounds(m, lo, hi);
+  printf("%s: a mesh: %d triangles, %d vertices, bounds [%.6g, %.6g] x [%.6g, %.6g] x [%.6g, %.6g] (file units)\n", file,
+         kl_mesh_ntri(m), kl_mesh_nvert(m), lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
+  kl_mesh_free(m);
+  return KL_EXIT_OK;
+}
+
+/* the header names of a CSV, to tell which input it is */
+typedef struct hdr {
+  int path, target, pass, scen;
+} hdr;
+static kelvin_status sniff(void *ctx, const kl_csv_row *r, char *msg, int cap)
+{
+  (void)msg;
+  (void)cap;
+  hdr *h = ctx;
+  int has[16] = {0};
+  static const char *const nm[] = {"x", "x_m", "nx", "s", "s_m", "force", "force_N", "target_N", "offset", "offset_m",
+                                   "speed", "speed_m_s", "model", "cr", NULL};
+  for (int i = 0; i < r->n; ++i)
+    for (int k = 0; nm[k]; ++k) has[k] |= strcmp(r->f[i], nm[k]) == 0;
+  h->path = (has[0] || has[1]) && has[2];
+  h->pass = (has[3] || has[4]) && (has[8] || has[9]) && (has[10] || has[11]);
+  h->target = (has[3] || has[4]) && (has[5] || has[6] || has[7]) && !h->pass;
+  h->scen = has[12] && has[13];
+  return KELVIN_ERR_ARG; /* the header is all we need */
+}
+
+static int check_csv(const char *file)
+{
+  hdr h = {0, 0, 0, 0};
+  char msg[4096];
+  const kelvin_status st = kl_csv_parse_file(file, 0, sniff, &h, msg, sizeof msg);
+  if (st != KELVIN_ERR_ARG) {
+    kl_cli_error("%s", msg);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  int n = 0;
+  kelvin_status s2 = KELVIN_OK;
+  if (h.pass) {
+    double *S = NULL, *O = NULL, *V = NULL;
+    long *L = NULL;
+    if ((s2 = kl_read_pass_csv(file, &n, &S, &O, &V, &L, msg, sizeof msg)) == KELVIN_OK)
+      printf("%s: a pass (kelvin evaluate --pass): %d rows, s over [%.6g, %.6g] m\n", file, n, S[0], S[n - 1]);
+    free(S), free(O), free(V), free(L);
+  } else if (h.path) {
+    double *P = NULL, *N = NULL;
+    long *L = NULL;
+    if ((s2 = kl_read_path_csv(file, 1e-3, &n, &P, &N, &L, msg, sizeof msg)) == KELVIN_OK)
+      printf("%s: a path: %d points\n", file, n);
+    free(P), free(N), free(L);
+  } else if (h.target) {
+    double *S = NULL, *F = NULL;
+    if ((s2 = kl_read_target_csv(file, &n, &S, &F, msg, sizeof msg)) == KELVIN_OK)
+      printf("%s: a target force profile: %d rows, s over [%.6g, %.6g] m\n", file, n, S[0], S[n - 1]);
+    free(S), free(F);
+  } else if (h.scen) {
+    kl_impact_batch *b = NULL;
+    if ((s2 = kl_sweep_load_csv(file, 0, &b, msg, sizeof msg)) == KELVIN_OK)
+      printf("%s: sweep scenarios: %zu rows\n", file, b->P);
+    kl_impact_batch_destroy(b);
+  } else {
+    kl_cli_error("%s: the header names no kelvin input (path: x_m,y_m,z_m,nx,ny,nz; target: s_m,target_N; pass: "
+                 "s_m,offset_m,speed_m_s; scenarios: m_kg,K,cr,v0_m_s,model)", file);
+    return KL_EXIT_USAGE;
+  }
+  if (s2 != KELVIN_OK) {
+    kl_cli_error("%s", msg);
+    return s2 == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  return KL_EXIT_OK;
+}
+
+/* which YAML input: by the top-level keys */
+static int check_yaml(const char *file)
+{
+  kl_cfg *c = NULL;
+  if (kl_cfg_create(&c) != KELVIN_OK) {
+    kl_cli_error("out of memory");
+    return KL_EXIT_RUNTIME;
+  }
+  const kelvin_status st = kl_cfg_load(c, file);
+  if (st != KELVIN_OK) {
+    kl_cli_error("%s", kl_cfg_errmsg(c));
+    kl_cfg_destroy(c);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+  }
+  const kl_cfg_node *r = kl_cfg_root(c);
+  const int sweep = kl_cfg_get(r, "sweep") != NULL, scene = kl_cfg_get(r, "bodies") != NULL,
+            robot = kl_cfg_get(r, "robot") != NULL && r->n == 1 && kl_cfg_get(kl_cfg_get(r, "robot"), "joints") != NULL;
+  kl_cfg_destroy(c);
+  if (sweep) return check_sweep(file);
+  if (scene) return check_scene(file);
+  if (robot) return check_robot(file);
+  return check_settings(file);
+}
+
+int kl_cmd_check(int argc, char **argv)
+{
+  static const struct option lo[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  opterr = 0;
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+    if (ch == 'h') {
+      help();
+      return KL_EXIT_OK;
+    }
+    kl_cli_error("check: unknown option '%s' (try 'kelvin check --help')", argv[optind - 1]);
+    return KL_EXIT_USAGE;
+  }
+  if (optind + 1 != argc) {
+    kl_cli_error("check: expected one FILE (usage: kelvin check FILE)");
+    return KL_EXIT_USAGE;
+  }
+  const char *f = argv[optind];
+  if (ends(f, ".urdf")) return check_robot(f);
+  if (ends(f, ".stl") || ends(f, ".obj") || ends(f, ".ply")) return check_mesh(f);
+  if (ends(f, ".csv")) return check_csv(f);
+  return check_yaml(f);
+}
