@@ -176,18 +176,25 @@ static int figure(const kl_cli_common *c, const kl_scene *sc)
     snprintf(file, sizeof file, "body_%s.csv", sc->body_name[b]);
     kl_gp_str(qfile, sizeof qfile, file);
     kl_gp_str(qname, sizeof qname, sc->body_name[b]);
-    snprintf(one, sizeof one, "%s%s using 1:18 with lines lw 2 title %s noenhanced", np ? ", " : "", qfile, qname);
+    snprintf(one, sizeof one, "%s%s every ::1 using 1:18 with lines lw 2 title %s.' (at the output instants)' noenhanced",
+             np ? ", " : "", qfile, qname);
     strncat(plots, one, sizeof plots - strlen(plots) - 1);
     ++np;
   }
   if (np == 0) return 0;
+  /* every finished contact from the log, however short and wherever it falls between output instants:
+   * its peak force (located inside the engine's sub-steps) as an impulse over its time span's middle */
+  strncat(plots, ", 'events.csv' every ::1 using (($1 + $2) / 2):10 with impulses lw 1 lc rgb 'black' "
+                 "title 'peak force of each contact (contact log)'",
+          sizeof plots - strlen(plots) - 1);
   char script[12000];
   snprintf(script, sizeof script,
-           "# kelvin simulate: total normal contact force on each dynamic body at the output instants\n"
+           "# kelvin simulate: total normal contact force on each dynamic body at the output instants, and the\n"
+           "# peak force of every contact from the contact log (between output instants too)\n"
            "if (!exists('OUTPUT')) OUTPUT = 'contact_forces.png'\n"
            "set terminal pngcairo size 1200,600 font ',11'\nset output OUTPUT\nset datafile separator ','\n"
            "set grid\nset xlabel 't [s]'\nset ylabel 'contact force [N]'\n"
-           "set title 'Contact forces (instantaneous, at the output instants)'\nplot %s\n",
+           "set title 'Contact forces: at the output instants (lines) and the peak of each contact (impulses)'\nplot %s\n",
            plots);
   return kl_cli_gnuplot(c, c->out, "contact_forces.png", script) < 0 ? -1 : 0;
 }

@@ -68,6 +68,12 @@ static void test_examples(void **state)
   assert_true(rows >= 5);
   free(a);
   free(b);
+  /* the force figure shows every contact, also those between output instants: its script plots the
+   * contact log (events.csv) beside the output samples */
+  snprintf(path, sizeof path, "%s/ball_plane/contact_forces.png.gp", tmpdir);
+  char *gp = slurp(path);
+  assert_non_null(strstr(gp, "'events.csv'"));
+  free(gp);
 }
 
 /* bad scenes and meshes: exit 2, one line naming the file and the field, the output folder untouched */
