@@ -15,7 +15,9 @@
 
 /* field paths ("bodies[3].shapes[0].radius") are built into fixed buffers; a path longer than them is
  * cut in the message, never overrun, so gcc's truncation analysis has nothing to add here */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 typedef struct ctx {
   kl_cfg *cfg;        /* the document; messages go on it */

@@ -188,7 +188,7 @@ static void dirname_of(const char *path, char *buf, size_t cap)
   if (!slash)
     snprintf(buf, cap, ".");
   else
-    snprintf(buf, cap, "%.*s", (int)(slash - path ? slash - path : 1), path);
+    snprintf(buf, cap, "%.*s", (int)((slash - path) ? (slash - path) : 1), path);
 }
 
 /* Fill s from the config file: the defaults of kl_sweep_spec_default, overridden by the keys under `sweep:`. */
