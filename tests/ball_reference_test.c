@@ -75,7 +75,7 @@ static void test_kv_contact(void **state)
       worst = fmax(worst, fmax(ex, fmax(ev, ef)));
     }
     printf("# KV cr=%g: worst relative error vs rk8pd %.2e\n", m.cr, worst);
-    assert_true(worst < 1e-9);
+    assert_true(worst < 4e-12); /* measured worst 3.7e-13 (the rk8pd reference at 1e-13 over the contact) */
   }
 }
 
@@ -112,8 +112,10 @@ static void test_hc_contact(void **state)
     reference(&m, chi, vin, hi, &x, &v);
     const double etc = fabs((c->t1 - c->t0) / hi - 1), evo = fabs(c->v_out / -v - 1);
     printf("# HC law %d: contact time err %.2e, exit speed err %.2e, %d sub-steps\n", m.law, etc, evo, c->nsub);
-    assert_true(etc < 1e-8);
-    assert_true(evo < 1e-8);
+    /* measured worst 8.2e-12 (contact time) and 8.8e-11 (exit speed: the linearised HC sub-steps at the
+     * engine's tolerance); about ten times that */
+    assert_true(etc < 1e-10);
+    assert_true(evo < 1e-9);
   }
 }
 
