@@ -1,6 +1,7 @@
 /* engine/world_pair_test.c: the contact parameters of a body pair (docs/design.md 2.4) seen through
  * what the 3-D engine does with them, and a compound body's inertia from its shapes, against values
- * worked by hand. Two free spheres of different bodies collide head on without gravity: stiffness K1 = 1e7 and K2 = 3e7 N/m blend harmonically,
+ * worked by hand. Two free spheres of different bodies collide head on without gravity: stiffness
+ * K1 = 1e7 and K2 = 3e7 N/m blend harmonically,
  *   K = 2 K1 K2 / (K1 + K2) = 2 x 3e14 / 4e7 = 1.5e7 N/m,
  * restitutions 0.4 and 0.8 by their mean, cr = 0.6; the contact's mass is the reduced mass
  *   mu = m1 m2 / (m1 + m2) = 1 x 3 / 4 = 0.75 kg.
