@@ -39,7 +39,7 @@ static void help(void)
     "  --stiffness K       contact stiffness, N/m (kv) or N/m^n (hc, ef) [140e6 for kv; Hertz for hc/ef]\n"
     "  --material E,NU     Young's modulus [Pa] and Poisson ratio of the ball  [steel: 210e9,0.3]\n"
     "  --plane-material E,NU  the same for the plane [steel: 210e9,0.3]\n"
-    "                      (hc/ef without --stiffness: Hertz K = 4/3 E* sqrt(R), paper eq. 2-3)\n"
+    "                      (hc/ef without --stiffness: Hertz K = 4/3 E* sqrt(R), paper eq. 2)\n"
     "  --exponent N        force exponent n for hc/ef [1.5]\n"
     "  --mass M            ball mass, kg [1]\n"
     "  --radius R          ball radius, m [0.1]\n"

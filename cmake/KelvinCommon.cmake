@@ -1,10 +1,16 @@
 # Flags and helpers shared by every target.
+include(GNUInstallDirs) # CMAKE_INSTALL_LIBDIR, ... for the install rules (api/, cli/)
 set(KELVIN_C_WARNINGS -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion)
 if(KELVIN_WERROR)
   list(APPEND KELVIN_C_WARNINGS -Werror)
 endif()
 # -ffp-contract=off: no silent fma, so host and device round alike (kernels use FP_CONTRACT OFF)
 add_compile_options(${KELVIN_C_WARNINGS} -ffp-contract=off)
+# Every layer's objects also go into libkelvin.so (api/CMakeLists.txt): position-independent, and hidden
+# unless a public header marks them KELVIN_API, so the library exports only kelvin_* symbols.
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+set(CMAKE_C_VISIBILITY_PRESET hidden)
+set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
 if(KELVIN_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)

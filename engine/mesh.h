@@ -35,7 +35,7 @@ int kl_mesh_closest(const kl_mesh *m, const double p[3], double rmax, double *di
 int kl_mesh_raycast(const kl_mesh *m, const double p[3], const double d[3], double tmin, double tmax, double *t,
                     double nrm[3]);
 
-/* --- additions for the engine's narrow phase (engine/collision.c) --- */
+/* --- additions for the engine's narrow phase (engine/collision_ccd.c) --- */
 
 /* Triangle t: corners a, b, c [m] and its unit normal by the right-hand rule on the winding. */
 void kl_mesh_triangle(const kl_mesh *m, int t, double a[3], double b[3], double c[3], double nrm[3]);

@@ -11,102 +11,143 @@
 #include "io/mesh_import.h"
 #include "io/robot_yaml.h"
 #include "io/table.h"
+#include "optimiser/schema.h"
 
-
-static const char *const surface_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
-static const char *const model_names[] = {"kv", "hc", NULL};
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const measure_names[] = {"instantaneous", "averaged", NULL};
 
 typedef struct loader {
   kl_cfg *c;
+  const kl_key *keys;
+  int nkeys;
   kelvin_status st;
 } loader;
 
-/* number field sec.key into *out if present, checked against (lo, hi] style bounds by the caller */
-static void num(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, double *out, double lo,
-                double hi, const char *rule)
+/* 1 if key lies under prefix (the prefix empty, or key = "PREFIX.rest"); *rest = what follows */
+static int under(const char *key, const char *prefix, const char **rest)
 {
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  double v;
-  if ((L->st = kl_cfg_number(L->c, n, field, &v)) != KELVIN_OK) return;
-  if (!(v >= lo && v <= hi)) {
-    L->st = kl_cfg_fail(L->c, n, field, "must be %s, got %g", rule, v);
-    return;
+  const size_t n = strlen(prefix);
+  if (n == 0) {
+    *rest = key;
+    return 1;
   }
-  *out = v;
+  if (strncmp(key, prefix, n) != 0 || key[n] != '.') return 0;
+  *rest = key + n + 1;
+  return 1;
 }
 
-static void integer(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, int *out, long lo,
-                    long hi)
+/* Check the mapping node at prefix ("" for the top level) against the table: every key it holds must
+ * be a setting or a section of settings below prefix; then the same for each section it holds. */
+static void check_map(loader *L, const kl_cfg_node *node, const char *prefix)
 {
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  long v;
-  if ((L->st = kl_cfg_long(L->c, n, field, lo, hi, &v)) != KELVIN_OK) return;
-  *out = (int)v;
-}
-
-static void choice(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, const char *const *names,
-                   int *out)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  L->st = kl_cfg_choice(L->c, n, field, names, out);
-}
-
-/* a file name relative to the config file's folder */
-static void file(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, char *out, size_t cap)
-{
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *n = kl_cfg_get(sec, key);
-  if (!n) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  if (n->type != KL_CFG_SCALAR || !n->value[0]) {
-    L->st = kl_cfg_fail(L->c, n, field, "must be a file name");
-    return;
+  const char *allowed[128];
+  int na = 0;
+  for (int i = 0; i < L->nkeys && na < 127; ++i) {
+    const char *rest;
+    if (!under(L->keys[i].key, prefix, &rest)) continue;
+    const size_t len = strcspn(rest, ".");
+    int seen = 0;
+    for (int j = 0; j < na && !seen; ++j) seen = strcspn(allowed[j], ".") == len && strncmp(allowed[j], rest, len) == 0;
+    if (!seen) allowed[na++] = rest; /* the name runs to the next '.' or the end */
   }
-  const char *cfgfile = kl_cfg_file(L->c);
+  /* the names as NUL-terminated words for kl_cfg_keys */
+  char words[128][64];
+  const char *list[129];
+  for (int j = 0; j < na; ++j) {
+    snprintf(words[j], sizeof words[j], "%.*s", (int)strcspn(allowed[j], "."), allowed[j]);
+    list[j] = words[j];
+  }
+  list[na] = NULL;
+  if ((L->st = kl_cfg_keys(L->c, node, prefix[0] ? prefix : "(top level)", list)) != KELVIN_OK) return;
+  for (int j = 0; j < na && L->st == KELVIN_OK; ++j) {
+    if (!strchr(allowed[j], '.')) continue; /* a setting, not a section */
+    const kl_cfg_node *sub = kl_cfg_get(node, words[j]);
+    if (!sub) continue;
+    char p[256];
+    snprintf(p, sizeof p, "%s%s%s", prefix, prefix[0] ? "." : "", words[j]);
+    check_map(L, sub, p);
+  }
+}
+
+/* The node of a dotted key, or NULL if absent; *section = the mapping that holds it (NULL if absent). */
+static const kl_cfg_node *find(const kl_cfg_node *root, const char *key, const kl_cfg_node **section)
+{
+  const kl_cfg_node *n = root;
+  *section = NULL;
+  char part[64];
+  while (n && *key) {
+    const size_t len = strcspn(key, ".");
+    snprintf(part, sizeof part, "%.*s", (int)len, key);
+    key += len + (key[len] == '.');
+    if (!*key) *section = n;
+    n = n->type == KL_CFG_MAP ? kl_cfg_get(n, part) : NULL;
+  }
+  return n;
+}
+
+/* a file name relative to the config file's folder into out */
+static void relative(const kl_cfg *c, const char *name, char *out, size_t cap)
+{
+  const char *cfgfile = kl_cfg_file(c);
   const char *slash = strrchr(cfgfile, '/');
-  if (n->value[0] != '/' && slash)
-    snprintf(out, cap, "%.*s/%s", (int)(slash - cfgfile), cfgfile, n->value);
+  if (name[0] != '/' && slash)
+    snprintf(out, cap, "%.*s/%s", (int)(slash - cfgfile), cfgfile, name);
   else
-    snprintf(out, cap, "%s", n->value);
+    snprintf(out, cap, "%s", name);
 }
 
-/* a list of exactly n numbers */
-static void vec(loader *L, const kl_cfg_node *sec, const char *secname, const char *key, double *out, int n)
+/* Read the value of table entry k at node n into the settings. */
+static void load_key(loader *L, const kl_key *k, const kl_cfg_node *n, kl_settings *s)
 {
-  if (L->st != KELVIN_OK || !sec) return;
-  const kl_cfg_node *v = kl_cfg_get(sec, key);
-  if (!v) return;
-  char field[128];
-  snprintf(field, sizeof field, "%s.%s", secname, key);
-  if (v->type != KL_CFG_SEQ || v->n != n) {
-    L->st = kl_cfg_fail(L->c, v, field, "must be a list of %d numbers", n);
+  kl_cfg *c = L->c;
+  char *f = (char *)s + k->offset, rule[256];
+  switch (k->type) {
+  case KL_KEY_REAL: {
+    double v[3];
+    if (k->n > 1 && (n->type != KL_CFG_SEQ || n->n != k->n)) {
+      L->st = kl_cfg_fail(c, n, k->key, "must be a list of %d numbers", k->n);
+      return;
+    }
+    for (int j = 0; j < k->n; ++j) {
+      const kl_cfg_node *item = k->n > 1 ? n->items[j] : n;
+      if ((L->st = kl_cfg_number(c, item, k->key, &v[j])) != KELVIN_OK) return;
+      if (!kl_key_number_ok(k, v[j])) {
+        L->st = kl_cfg_fail(c, item, k->key, "must be %s, got %g", kl_key_rule(k, rule, sizeof rule), v[j]);
+        return;
+      }
+    }
+    memcpy(f, v, (size_t)k->n * sizeof *v);
     return;
   }
-  for (int i = 0; i < n && L->st == KELVIN_OK; ++i) L->st = kl_cfg_number(L->c, v->items[i], field, &out[i]);
-}
-
-static const kl_cfg_node *section(loader *L, const kl_cfg_node *root, const char *name, const char *const *keys)
-{
-  if (L->st != KELVIN_OK) return NULL;
-  const kl_cfg_node *s = kl_cfg_get(root, name);
-  if (!s) return NULL;
-  L->st = kl_cfg_keys(L->c, s, name, keys);
-  return L->st == KELVIN_OK ? s : NULL;
+  case KL_KEY_INT:
+  case KL_KEY_SEED: {
+    long v;
+    if ((L->st = kl_cfg_long(c, n, k->key, (long)k->lo, (long)k->hi, &v)) != KELVIN_OK) return;
+    if (k->type == KL_KEY_INT)
+      *(int *)(void *)f = (int)v;
+    else
+      *(unsigned long *)(void *)f = (unsigned long)v;
+    return;
+  }
+  case KL_KEY_CHOICE: {
+    int v;
+    if ((L->st = kl_cfg_choice(c, n, k->key, k->names, &v)) == KELVIN_OK) *(int *)(void *)f = v;
+    return;
+  }
+  case KL_KEY_TEXT:
+    if (n->type != KL_CFG_SCALAR || !n->value[0] || strlen(n->value) >= k->size || strpbrk(n->value, " \t"))
+      L->st = kl_cfg_fail(c, n, k->key, "must be one word such as %s", k->sdef);
+    else
+      snprintf(f, k->size, "%s", n->value);
+    return;
+  case KL_KEY_FILE:
+  case KL_KEY_ROBOT:
+    if (n->type != KL_CFG_SCALAR || !n->value[0])
+      L->st = kl_cfg_fail(c, n, k->key, "must be %s", k->type == KL_KEY_ROBOT ? "'builtin' or a .yaml/.urdf robot file" : "a file name");
+    else if (k->type == KL_KEY_ROBOT && strcmp(n->value, "builtin") == 0)
+      snprintf(f, k->size, "builtin");
+    else
+      relative(c, n->value, f, k->size);
+    return;
+  }
 }
 
 kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap)
@@ -123,133 +164,19 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
     kl_cfg_destroy(c);
     return st;
   }
-  loader L = {c, KELVIN_OK};
+  loader L = {c, NULL, 0, KELVIN_OK};
+  L.keys = kl_settings_keys(&L.nkeys);
   const kl_cfg_node *root = kl_cfg_root(c);
-  static const char *const top[] = {"workpiece", "path",   "tool",      "holder",    "contact", "target",
-                                    "offset",    "speed",  "objective", "optimiser", "verify",  "robot", NULL};
-  L.st = kl_cfg_keys(c, root, "(top level)", top);
-  static const char *const kw[] = {"surface", "radius", "mesh", "mesh_scale", "extent", "resolution", "E", "nu", "bead",
-                                   "tilt_deg", "shift", "roughness", NULL};
-  const kl_cfg_node *w = section(&L, root, "workpiece", kw);
-  choice(&L, w, "workpiece", "surface", surface_names, &s->surface);
-  num(&L, w, "workpiece", "radius", &s->radius, 1e-3, 1e3, "in [1e-3, 1e3] m");
-  file(&L, w, "workpiece", "mesh", s->mesh, sizeof s->mesh);
-  num(&L, w, "workpiece", "mesh_scale", &s->mesh_scale, 1e-9, 1e9, "> 0");
-  vec(&L, w, "workpiece", "extent", s->extent, 2);
-  num(&L, w, "workpiece", "resolution", &s->resolution, 1e-6, 1e-2, "in [1e-6, 1e-2] m");
-  num(&L, w, "workpiece", "E", &s->work_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
-  num(&L, w, "workpiece", "nu", &s->work_nu, -0.99, 0.4999, "in (-1, 0.5)");
-  num(&L, w, "workpiece", "tilt_deg", &s->tilt_deg, -45, 45, "in [-45, 45] degrees");
-  vec(&L, w, "workpiece", "shift", s->shift, 3);
-  static const char *const kb[] = {"height", "width", "x", NULL};
-  const kl_cfg_node *b = w ? kl_cfg_get(w, "bead") : NULL;
-  if (b && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, b, "workpiece.bead", kb);
-  num(&L, b, "workpiece.bead", "height", &s->bead_h, -0.01, 0.01, "in [-0.01, 0.01] m");
-  num(&L, b, "workpiece.bead", "width", &s->bead_w, 1e-5, 0.1, "in [1e-5, 0.1] m");
-  num(&L, b, "workpiece.bead", "x", &s->bead_x, -10, 10, "in [-10, 10] m");
-  static const char *const kr[] = {"amplitude", "wavelength", "seed", NULL};
-  const kl_cfg_node *r = w ? kl_cfg_get(w, "roughness") : NULL;
-  if (r && L.st == KELVIN_OK) L.st = kl_cfg_keys(c, r, "workpiece.roughness", kr);
-  num(&L, r, "workpiece.roughness", "amplitude", &s->rough_a, 0, 1e-3, "in [0, 1e-3] m");
-  num(&L, r, "workpiece.roughness", "wavelength", &s->rough_l, 1e-5, 1, "in [1e-5, 1] m");
-  int seed = (int)s->rough_seed;
-  integer(&L, r, "workpiece.roughness", "seed", &seed, 0, 1000000000L);
-  s->rough_seed = (unsigned long)seed;
-  static const char *const kp[] = {"csv", "start", "end", "y", "samples", NULL};
-  const kl_cfg_node *p = section(&L, root, "path", kp);
-  file(&L, p, "path", "csv", s->path_csv, sizeof s->path_csv);
-  num(&L, p, "path", "start", &s->path_x0, -10, 10, "in [-10, 10] m");
-  num(&L, p, "path", "end", &s->path_x1, -10, 10, "in [-10, 10] m");
-  num(&L, p, "path", "y", &s->path_y, -10, 10, "in [-10, 10] m");
-  integer(&L, p, "path", "samples", &s->ns, 8, KL_PATH_MAX);
-  static const char *const kt[] = {"radius", "E", "nu", "mass", "weight", NULL};
-  const kl_cfg_node *t = section(&L, root, "tool", kt);
-  num(&L, t, "tool", "radius", &s->tool_R, 1e-4, 0.2, "in [1e-4, 0.2] m");
-  num(&L, t, "tool", "E", &s->tool_E, 1e6, 1e13, "in [1e6, 1e13] Pa");
-  num(&L, t, "tool", "nu", &s->tool_nu, -0.99, 0.4999, "in (-1, 0.5)");
-  num(&L, t, "tool", "mass", &s->tool_mass, 1e-3, 1e4, "in [1e-3, 1e4] kg");
-  num(&L, t, "tool", "weight", &s->tool_weight, -1e5, 1e5, "in [-1e5, 1e5] N");
-  static const char *const kh[] = {"stiffness", "damping", NULL};
-  const kl_cfg_node *h = section(&L, root, "holder", kh);
-  num(&L, h, "holder", "stiffness", &s->holder_K, 1.0, 1e9, "in [1, 1e9] N/m");
-  num(&L, h, "holder", "damping", &s->holder_D, 0.0, 1e7, "in [0, 1e7] N s/m");
-  static const char *const kc[] = {"model", "law", "cr", "approach_speed", "stiffness", NULL};
-  const kl_cfg_node *ct = section(&L, root, "contact", kc);
-  int model = s->model == KL_MODEL_KV ? 0 : 1;
-  choice(&L, ct, "contact", "model", model_names, &model);
-  s->model = model == 0 ? KL_MODEL_KV : KL_MODEL_HC;
-  choice(&L, ct, "contact", "law", law_names, &s->law);
-  num(&L, ct, "contact", "cr", &s->cr, 1e-6, 1.0, "in (0, 1]");
-  num(&L, ct, "contact", "approach_speed", &s->approach_speed, 1e-6, 100, "in [1e-6, 100] m/s");
-  num(&L, ct, "contact", "stiffness", &s->contact_K, 1.0, 1e16, "> 0");
-  static const char *const kg[] = {"force", "csv", "max_force", "measure", NULL};
-  const kl_cfg_node *tg = section(&L, root, "target", kg);
-  num(&L, tg, "target", "force", &s->target_F, 1e-6, 1e6, "> 0 N");
-  file(&L, tg, "target", "csv", s->target_csv, sizeof s->target_csv);
-  num(&L, tg, "target", "max_force", &s->max_F, 1e-6, 1e7, "> 0 N");
-  choice(&L, tg, "target", "measure", measure_names, &s->averaged);
-  static const char *const ko[] = {"min", "max", "control_points", NULL};
-  const kl_cfg_node *o = section(&L, root, "offset", ko);
-  num(&L, o, "offset", "min", &s->o_min, -1, 1, "in [-1, 1] m");
-  num(&L, o, "offset", "max", &s->o_max, -1, 1, "in [-1, 1] m");
-  integer(&L, o, "offset", "control_points", &s->n_o, 4, 60);
-  static const char *const ks[] = {"min", "max", "initial", "control_points", "max_accel", NULL};
-  const kl_cfg_node *sp = section(&L, root, "speed", ks);
-  num(&L, sp, "speed", "min", &s->v_min, 1e-6, 100, "in [1e-6, 100] m/s");
-  num(&L, sp, "speed", "max", &s->v_max, 1e-6, 100, "in [1e-6, 100] m/s");
-  num(&L, sp, "speed", "initial", &s->v_init, 1e-6, 100, "in [1e-6, 100] m/s");
-  integer(&L, sp, "speed", "control_points", &s->n_v, 4, 60);
-  num(&L, sp, "speed", "max_accel", &s->a_max, 1e-6, 1e4, "> 0 m/s^2");
-  static const char *const kw2[] = {"rms", "loss", "over", "time", "roughness", "accel", NULL};
-  const kl_cfg_node *ob = section(&L, root, "objective", kw2);
-  num(&L, ob, "objective", "rms", &s->w_rms, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "loss", &s->w_loss, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "over", &s->w_over, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "time", &s->w_time, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "roughness", &s->w_rough, 0, 1e9, ">= 0");
-  num(&L, ob, "objective", "accel", &s->w_acc, 0, 1e9, ">= 0");
-  static const char *const kn[] = {"screening", "screen_offset", "keep", "algorithm", "maxeval", "maxtime", "budget",
-                                   "xtol_rel", "ftol_rel", "fd_step", "force_tol", "seed", NULL};
-  const kl_cfg_node *op = section(&L, root, "optimiser", kn);
-  integer(&L, op, "optimiser", "screening", &s->screening, 0, 1 << 22);
-  num(&L, op, "optimiser", "screen_offset", &s->screen_o, 0, 0.1, "in [0, 0.1] m");
-  integer(&L, op, "optimiser", "keep", &s->keep, 1, 64);
-  if (op && L.st == KELVIN_OK) {
-    const kl_cfg_node *a = kl_cfg_get(op, "algorithm");
-    if (a) {
-      if (a->type != KL_CFG_SCALAR || strlen(a->value) >= sizeof s->algorithm)
-        L.st = kl_cfg_fail(c, a, "optimiser.algorithm", "must be an NLopt algorithm name such as LN_BOBYQA");
-      else
-        snprintf(s->algorithm, sizeof s->algorithm, "%s", a->value);
-    }
+  check_map(&L, root, "");
+  for (int i = 0; i < L.nkeys && L.st == KELVIN_OK; ++i) {
+    const kl_key *k = &L.keys[i];
+    const kl_cfg_node *sec;
+    const kl_cfg_node *n = find(root, k->key, &sec);
+    if (n)
+      load_key(&L, k, n, s);
+    else if (sec && (k->flags & KL_KEY_REQUIRED))
+      L.st = kl_cfg_fail(c, sec, k->key, "must be given with its section (%s)", k->doc);
   }
-  integer(&L, op, "optimiser", "maxeval", &s->maxeval, 1, 100000000L);
-  num(&L, op, "optimiser", "maxtime", &s->maxtime, 0.01, 1e6, "in [0.01, 1e6] s");
-  num(&L, op, "optimiser", "budget", &s->budget, 0, 1e7, "in [0, 1e7] s");
-  num(&L, op, "optimiser", "xtol_rel", &s->xtol_rel, 0, 1, "in [0, 1]");
-  num(&L, op, "optimiser", "ftol_rel", &s->ftol_rel, 0, 1, "in [0, 1]");
-  num(&L, op, "optimiser", "fd_step", &s->fd_step, 1e-10, 0.1, "in [1e-10, 0.1]");
-  num(&L, op, "optimiser", "force_tol", &s->ftol, 1e-8, 0.1, "in [1e-8, 0.1]");
-  int sd = (int)s->seed;
-  integer(&L, op, "optimiser", "seed", &sd, 0, 1000000000L);
-  s->seed = (unsigned long)sd;
-  static const char *const kv[] = {"count", "tolerance", NULL};
-  const kl_cfg_node *vf = section(&L, root, "verify", kv);
-  integer(&L, vf, "verify", "count", &s->verify, 0, 64);
-  num(&L, vf, "verify", "tolerance", &s->agree_tol, 0, 10, "in [0, 10]");
-  static const char *const krb[] = {"model", "base", "rpy", NULL};
-  const kl_cfg_node *rb = section(&L, root, "robot", krb);
-  if (rb && L.st == KELVIN_OK) {
-    const kl_cfg_node *m = kl_cfg_get(rb, "model");
-    if (!m || m->type != KL_CFG_SCALAR || !m->value[0])
-      L.st = kl_cfg_fail(c, m ? m : rb, "robot.model", "must be 'builtin' or a .yaml/.urdf robot file");
-    else if (strcmp(m->value, "builtin") == 0)
-      snprintf(s->robot, sizeof s->robot, "builtin");
-    else
-      file(&L, rb, "robot", "model", s->robot, sizeof s->robot);
-  }
-  vec(&L, rb, "robot", "base", s->robot_base, 3);
-  vec(&L, rb, "robot", "rpy", s->robot_rpy, 3);
   if (L.st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(c));
   kl_cfg_destroy(c);
   return L.st;

@@ -13,7 +13,7 @@ KL_FN kl_real kl_estar(kl_real Ei, kl_real nui, kl_real Ej, kl_real nuj)
   return 1.0 / (kl_sigma(Ei, nui) + kl_sigma(Ej, nuj));
 }
 
-/* Hertz stiffness of a sphere of radius R on a plane, paper eq. (2)-(3): K = (4/3) E* sqrt(R)
+/* Hertz stiffness of a sphere of radius R on a plane, paper eq. (2): K = (4/3) E* sqrt(R)
  * [N/m^1.5] for F = K d^{3/2}. Two spheres: pass the effective radius of kl_radius_eff. */
 KL_FN kl_real kl_hertz_K(kl_real estar, kl_real R) { return 4.0 / 3.0 * estar * sqrt(R); }
 

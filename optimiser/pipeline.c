@@ -85,6 +85,11 @@ void kl_opt_result_free(kl_opt_result *res)
 static void expand(const run *r, const double *x, double *o, double *v)
 {
   const int ns = r->pb->ns, nc = r->nc;
+  if (!r->basis) { /* the control points are the samples themselves */
+    memcpy(o, x, (size_t)ns * sizeof *o);
+    memcpy(v, x + ns, (size_t)ns * sizeof *v);
+    return;
+  }
   for (int k = 0; k < ns; ++k) {
     double a = 0, b = 0;
     for (int j = 0; j < nc; ++j) {
@@ -610,4 +615,27 @@ out:
   free(id);
   free(x);
   return st;
+}
+
+kelvin_status kl_verify(const kl_problem *pb, const double *basis, kl_opt_result *res, const int *which, int nv,
+                        char *msg, int cap)
+{
+  run r;
+  memset(&r, 0, sizeof r);
+  r.pb = pb;
+  r.basis = basis;
+  r.nc = basis ? pb->nc : 2 * pb->ns;
+  r.res = res;
+  r.msg = msg;
+  r.cap = cap;
+  int todo[KL_MAXPASS], n = 0;
+  for (int i = 0; i < nv; ++i) {
+    if (which[i] < 0 || which[i] >= res->npass || res->pass[which[i]].nx != r.nc || !res->pass[which[i]].so) {
+      snprintf(msg, (size_t)cap, "verify: pass %d is not a predicted pass of this problem (%d passes)", which[i],
+               res->npass);
+      return KELVIN_ERR_ARG;
+    }
+    if (!res->pass[which[i]].verified && n < KL_MAXPASS) todo[n++] = which[i];
+  }
+  return verify(&r, todo, n);
 }

@@ -55,6 +55,12 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
 kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
                           void *ctx, kl_opt_result *res, char *msg, int cap);
 
+/* Verify passes which (nv indices into res, each predicted by kl_optimise or kl_evaluate of pb) in the
+ * CPU engine; passes already verified are left alone, res->best is not changed. basis: pb->basis for the
+ * passes of kl_optimise, NULL for those of kl_evaluate (control points = the samples). */
+kelvin_status kl_verify(const kl_problem *pb, const double *basis, kl_opt_result *res, const int *which, int nv,
+                        char *msg, int cap);
+
 /* Release the per-pass arrays; the struct itself is the caller's. */
 void kl_opt_result_free(kl_opt_result *res);
 

@@ -1,5 +1,6 @@
-/* optimiser/problem.c: the settings' defaults and the preparation of a grinding problem from settings and
- * in-memory inputs (no file is opened here: io/settings.c reads the config and the files it names). */
+/* optimiser/problem.c: the preparation of a grinding problem from settings and in-memory inputs (no file is
+ * opened here: io/settings.c reads the config and the files it names; optimiser/schema.c holds the
+ * settings' defaults). */
 #include "optimiser/problem.h"
 
 #include <errno.h>
@@ -18,72 +19,6 @@
 #include "engine/robot.h"
 
 #define PI 3.14159265358979323846
-
-void kl_settings_default(kl_settings *s)
-{
-  memset(s, 0, sizeof *s);
-  s->surface = KL_SURF_CYLINDER;
-  s->radius = 0.4;
-  s->mesh_scale = 1.0;
-  s->extent[0] = 0.16;
-  s->extent[1] = 0.04;
-  s->resolution = 2.5e-4;
-  s->work_E = 70e9;
-  s->work_nu = 0.33;
-  s->bead_h = 4e-4;
-  s->bead_w = 1.5e-3;
-  s->bead_x = 0.01;
-  s->tilt_deg = 0.3;
-  s->rough_a = 3e-6;
-  s->rough_l = 2e-3;
-  s->rough_seed = 7;
-  s->path_x0 = -0.06;
-  s->path_x1 = 0.06;
-  s->ns = 241;
-  s->tool_R = 6e-3;
-  s->tool_E = 200e9;
-  s->tool_nu = 0.22;
-  s->tool_mass = 1.5;
-  s->tool_weight = 2.0;
-  s->holder_K = 5000.0;
-  s->holder_D = 35.0;
-  s->model = KL_MODEL_HC;
-  s->law = KL_LAW_EXACT;
-  s->cr = 0.5;
-  s->approach_speed = 0.01;
-  s->target_F = 5.0;
-  s->max_F = 10.0;
-  s->averaged = 1;
-  s->o_min = NAN;
-  s->o_max = NAN;
-  s->n_o = 48;
-  s->v_min = 0.005;
-  s->v_max = 0.03;
-  s->v_init = 0.015;
-  s->n_v = 6;
-  s->a_max = 0.05;
-  s->w_rms = 1.0;
-  s->w_loss = 5.0;
-  s->w_over = 10.0;
-  s->w_time = 0.02;
-  s->w_rough = 1e-4;
-  s->w_acc = 10.0;
-  s->screening = 2048;
-  s->screen_o = 1e-4;
-  s->keep = 2;
-  snprintf(s->algorithm, sizeof s->algorithm, "LD_LBFGS");
-  s->maxeval = 40;
-  s->maxtime = 60.0;
-  s->xtol_rel = 1e-6;
-  s->ftol_rel = 1e-8;
-  s->fd_step = 1e-4;
-  s->ftol = 1e-3;
-  s->verify = 2;
-  s->agree_tol = 0.02;
-  s->seed = 1;
-  s->robot_base[0] = -0.55;
-  s->robot_base[2] = -0.25;
-}
 
 static const char *const surface_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
 

@@ -1,5 +1,5 @@
-/* optimiser/problem.h: a grinding problem (docs/design.md section 5): its settings (the config, with a
- * documented default for every field) and what is prepared from them once on the host: the workpiece
+/* optimiser/problem.h: a grinding problem (docs/design.md section 5): its settings (the config; defaults
+ * and bounds in optimiser/schema.c) and what is prepared from them once on the host: the workpiece
  * as designed (nominal) and as it is (actual, a triangle mesh), the path on the nominal surface
  * resampled at arc-length samples, the protrusion of the actual surface into the ball-end tool, the
  * effective mass and weight per sample, the target force profile, and the packed rollout constants. */
@@ -19,69 +19,72 @@
 
 #define KL_PATH_MAX 4096 /* most path samples */
 
+/* The settings of a grinding problem, one field per config key. Each field's key, default, bounds, unit
+ * and meaning are in the table of optimiser/schema.c (and examples/optimise.yaml lists them all); the
+ * comments here only say what a field holds. */
 typedef struct kl_settings {
-  /* workpiece */
-  int surface;           /* KL_SURF_* [cylinder] */
-  double radius;         /* radius of curvature of cylinder/sphere/saddle [m] [0.4] */
+  /* workpiece (workpiece.*) */
+  int surface;           /* KL_SURF_* */
+  double radius;         /* radius of curvature of cylinder/sphere/saddle [m] */
   char mesh[1024];       /* surface: mesh: STL/OBJ/PLY file of the part ("" otherwise) */
-  double mesh_scale;     /* mesh units to metres [1] */
-  double extent[2];      /* analytic patch meshed for the actual part, x and y size [m] [0.16, 0.04] */
-  double resolution;     /* mesh spacing along x of analytic parts [m] [2.5e-4] (4x coarser in y) */
-  double work_E, work_nu; /* workpiece material [70e9 Pa, 0.33] (aluminium) */
-  double bead_h, bead_w, bead_x; /* weld bead: height [m], width (1 sigma) [m], position x [m] [4e-4, 1.5e-3, 0.01] */
-  double tilt_deg;       /* actual part rotated about y against its CAD [deg] [0.3] */
-  double shift[3];       /* actual part translated against its CAD [m] [0, 0, 0] */
-  double rough_a, rough_l; /* roughness amplitude [m] and wavelength [m] [3e-6, 2e-3] */
-  unsigned long rough_seed; /* [7] */
-  /* path */
+  double mesh_scale;     /* mesh units to metres */
+  double extent[2];      /* analytic patch meshed for the actual part, x and y size [m] */
+  double resolution;     /* mesh spacing along x of analytic parts [m] (4x coarser in y) */
+  double work_E, work_nu; /* workpiece material [Pa, -] */
+  double bead_h, bead_w, bead_x; /* weld bead: height [m], width (1 sigma) [m], position x [m] */
+  double tilt_deg;       /* actual part rotated about y against its CAD [deg] */
+  double shift[3];       /* actual part translated against its CAD [m] */
+  double rough_a, rough_l; /* roughness amplitude [m] and wavelength [m] */
+  unsigned long rough_seed;
+  /* path (path.*) */
   char path_csv[1024];   /* points + normals x,y,z,nx,ny,nz ("": plane intersection) */
-  double path_x0, path_x1, path_y; /* plane intersection y = path_y from x0 to x1 [m] [-0.06, 0.06, 0] */
-  int ns;                /* path samples [241] */
-  /* tool and holder */
-  double tool_R;         /* ball-end radius [m] [6e-3] */
-  double tool_E, tool_nu; /* abrasive ball-end [200e9 Pa, 0.22] */
-  double tool_mass;      /* effective moving mass along the normal [kg] [1.5] */
-  double tool_weight;    /* weight pushing on a horizontal part [N] [2] (counterbalanced spindle) */
-  double holder_K, holder_D; /* [5000 N/m, 35 N s/m] */
-  /* contact */
-  int model;             /* KL_MODEL_KV or KL_MODEL_HC [hc] */
-  int law;               /* KL_LAW_* [exact] */
-  double cr;             /* restitution [0.5] */
-  double approach_speed; /* speed that sets chi for hc, or D for kv via eq. 10 [m/s] [0.01] */
+  double path_x0, path_x1, path_y; /* plane intersection y = path_y from x0 to x1 [m] */
+  int ns;                /* path samples */
+  /* tool and holder (tool.*, holder.*) */
+  double tool_R;         /* ball-end radius [m] */
+  double tool_E, tool_nu; /* abrasive ball-end [Pa, -] */
+  double tool_mass;      /* effective moving mass along the normal [kg] */
+  double tool_weight;    /* weight pushing on a horizontal part [N] (counterbalanced spindle) */
+  double holder_K, holder_D; /* [N/m, N s/m] */
+  /* contact (contact.*) */
+  int model;             /* KL_MODEL_KV or KL_MODEL_HC */
+  int law;               /* KL_LAW_* */
+  double cr;             /* restitution */
+  double approach_speed; /* speed that sets chi for hc, or D for kv via eq. 10 [m/s] */
   double contact_K;      /* stiffness override (0: Hertz from materials) */
-  /* target */
-  double target_F;       /* constant target [N] [5] */
+  /* target (target.*) */
+  double target_F;       /* constant target [N] */
   char target_csv[1024]; /* s,force profile ("": constant) */
-  double max_F;          /* over-force threshold [N] [10] */
-  int averaged;          /* objective on the step-averaged force (1) or instantaneous (0) [1] */
-  /* decision variables */
-  double o_min, o_max;   /* offset bounds [m] (NaN: naive offset -1 mm .. +2 mm) */
-  int n_o;               /* offset control points [48] */
-  double v_min, v_max, v_init; /* feed speed bounds and initial [m/s] [0.005, 0.03, 0.015] */
-  int n_v;               /* speed control points [6] */
-  double a_max;          /* feed acceleration limit [m/s^2] [0.05] */
-  /* objective weights */
-  double w_rms, w_loss, w_over, w_time, w_rough, w_acc; /* [1, 5, 10, 0.02, 1e-4, 10] */
-  /* robot: the arm that holds the tool; "" none, "builtin" (the ER10-900-sized arm) or a
+  double max_F;          /* over-force threshold [N] */
+  int averaged;          /* objective on the step-averaged force (1) or instantaneous (0) */
+  /* decision variables (offset.*, speed.*) */
+  double o_min, o_max;   /* offset bounds [m] (NaN: derived from the naive offset) */
+  int n_o;               /* offset control points */
+  double v_min, v_max, v_init; /* feed speed bounds and initial [m/s] */
+  int n_v;               /* speed control points */
+  double a_max;          /* feed acceleration limit [m/s^2] */
+  /* objective weights (objective.*) */
+  double w_rms, w_loss, w_over, w_time, w_rough, w_acc;
+  /* robot (robot.*): the arm that holds the tool; "" none, "builtin" (the ER10-900-sized arm) or a
    * .yaml/.urdf file. Then the effective mass per sample is the arm's along the normal, and the speed
    * bound is capped by its joint speed limits. */
   char robot[1024];
-  double robot_base[3], robot_rpy[3]; /* base pose in the workpiece frame [m, rad] [-0.55, 0, -0.25], [0, 0, 0] */
-  /* pipeline */
-  int screening;         /* Sobol candidates in one batch [2048] (0: skip) */
-  double screen_o;       /* half-width of the offset box around the initial guess [m] [1e-4] */
-  int keep;              /* starts of the local refinement [2] */
-  char algorithm[64];    /* NLopt algorithm name [LD_LBFGS] (LD_*: finite-difference gradients, one batch each) */
-  int maxeval;           /* NLopt evaluations per start [40] (a gradient evaluation is one batch of nc + 1 rollouts) */
-  double maxtime;        /* per start [s] [60], a safety net: a run stopped by it is not reproducible */
-  double budget;         /* wall-time budget of screening + refinement together [s] [0: none]; the
+  double robot_base[3], robot_rpy[3]; /* base pose in the workpiece frame [m, rad] */
+  /* pipeline (optimiser.*, verify.*) */
+  int screening;         /* Sobol candidates in one batch (0: skip) */
+  double screen_o;       /* half-width of the offset box around the initial guess [m] */
+  int keep;              /* starts of the local refinement */
+  char algorithm[64];    /* NLopt algorithm name (LD_*: finite-difference gradients, one batch each) */
+  int maxeval;           /* NLopt evaluations per start (a gradient evaluation is one batch of nc + 1 rollouts) */
+  double maxtime;        /* per start [s], a safety net: a run stopped by it is not reproducible */
+  double budget;         /* wall-time budget of screening + refinement together [s] (0: none); the
                           * starts share what the screening leaves (benchmarks compare at equal budget) */
-  double xtol_rel, ftol_rel; /* [1e-6, 1e-8] */
-  double fd_step;        /* finite-difference step of gradient algorithms, relative to the bounds [1e-4] */
-  double ftol;           /* sub-step force tolerance, relative [1e-3] */
-  int verify;            /* winners re-simulated by the CPU engine, besides the naive pass [2] */
-  double agree_tol;      /* device vs CPU RMS disagreement flagged above [0.02] */
-  unsigned long seed;    /* [1] */
+  double xtol_rel, ftol_rel;
+  double fd_step;        /* finite-difference step of gradient algorithms, relative to the bounds */
+  double ftol;           /* sub-step force tolerance, relative */
+  int verify;            /* winners re-simulated by the CPU engine, besides the naive pass */
+  double agree_tol;      /* device vs CPU RMS disagreement flagged above */
+  unsigned long seed;
 } kl_settings;
 
 /* What is prepared from the settings. */
@@ -104,7 +107,8 @@ typedef struct kl_problem {
   double robot_vmax;     /* smallest robot speed bound along the path [m/s] (0: no robot) */
 } kl_problem;
 
-/* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead). */
+/* Fill the defaults (the built-in example: the paper's aluminium part, curved, with a weld bead) from the
+ * table of settings in optimiser/schema.c. */
 void kl_settings_default(kl_settings *s);
 
 /* What the settings' file fields name, already in memory (io/settings.h loads them from files; a program

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages kelvin needs. Idempotent: installs only what is missing and says what.
 #   scripts/install-deps.sh            build + run + test dependencies
-#   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet, Simbody, DART)
+#   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet, Simbody, DART,
+#                                      Siconos; node + npm and the WebAssembly peers of benchmarks/maxstep/package.json)
 # Works as root or through sudo.
 set -euo pipefail
 
@@ -18,12 +19,15 @@ core=(
   libcmocka-dev                                                # unit tests
   gnuplot-nox                                                  # figures
 )
-bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev)
+bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
+  nodejs)
+command -v npm >/dev/null 2>&1 || bench+=(npm) # a nodejs that ships its own npm conflicts with Debian's
 
 want=("${core[@]}")
+npm_bench=0
 for arg in "$@"; do
   case "$arg" in
-    --bench) want+=("${bench[@]}") ;;
+    --bench) want+=("${bench[@]}"); npm_bench=1 ;;
     -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -36,8 +40,28 @@ for p in "${want[@]}"; do
   fi
 done
 
+# the WebAssembly peers of benchmarks/maxstep (MuJoCo 3, PhysX, Rapier): exact versions from its package.json,
+# installed beside it; no lock file is written (it would record the registry's address)
+npm_peers() {
+  [ "$npm_bench" = 1 ] || return 0
+  local dir
+  dir="$(cd "$(dirname "$0")/.." && pwd)/benchmarks/maxstep"
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install-deps: npm missing: the WebAssembly peers of maxstep are skipped" >&2
+    return 0
+  fi
+  if node -e 'const p=require(process.argv[1]+"/package.json");for(const [n,v] of Object.entries(p.dependencies)){if(require(process.argv[1]+"/node_modules/"+n+"/package.json").version!==v)process.exit(1)}' "$dir" 2>/dev/null; then
+    echo "install-deps: WebAssembly peers of maxstep already installed"
+    return 0
+  fi
+  echo "install-deps: installing the WebAssembly peers of maxstep (npm, $dir)"
+  (cd "$dir" && npm install --no-package-lock --no-audit --no-fund --loglevel=error) ||
+    echo "install-deps: npm install failed: the WebAssembly peers of maxstep are skipped" >&2
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#want[@]} packages already installed"
+  npm_peers
   exit 0
 fi
 
@@ -54,4 +78,5 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+npm_peers
 echo "install-deps: done"

@@ -7,9 +7,9 @@
  * Tolerance: 1e-12 relative, not bit-for-bit. The headers are compiled by gcc for the host and by the
  * device's OpenCL compiler, both without contraction (-ffp-contract=off, FP_CONTRACT OFF) or fast-math,
  * so + - * / and sqrt round alike, and so do the log, log1p, exp and x^p of the hot loops (kl_log,
- * kl_log1p, kl_exp, kl_powr in kernels/kl_math.h: arithmetic, not library calls); but atan2, expm1,
- * sin, cos and the rarer library calls come from different libraries (glibc vs the device's libm, e.g.
- * pocl's SLEEF) that may differ by a few ulp.
+ * kl_log1p, kl_exp, kl_powr, kl_expm1, kl_sincos, kl_atan2 in kernels/kl_math.h: arithmetic, not library
+ * calls); only the rarer library calls (tgamma, and pow/expm1 for uncommon exponents) come from
+ * different libraries (glibc vs the device's libm, e.g. pocl's SLEEF) that may differ by a few ulp.
  * The closed forms amplify that by their condition numbers (root finds, Lambert W near its branch
  * point, quadrature of 1/|d'|); 1e-12 leaves a factor ~4000 over one ulp (2.2e-16) for that. Quantities
  * that are differences of O(1) numbers are compared against that O(1) scale instead of their own size:

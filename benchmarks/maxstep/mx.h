@@ -1,5 +1,6 @@
 /* benchmarks/maxstep/mx.h: what the max-stable-step benchmark shares between its driver (C17) and
- * the peer-engine runners (C17 for kelvin, MuJoCo and ODE; C++17 for Bullet, Simbody and DART).
+ * the peer-engine runners (C17 for kelvin, MuJoCo, ODE and the node peers; C++17 for Bullet, Simbody,
+ * DART and Siconos).
  * A runner simulates one case at one output step h and records one sample per output instant;
  * the driver judges every engine from those samples by the same criterion (README.md). */
 #ifndef KL_BENCH_MX_H
@@ -30,20 +31,24 @@ typedef struct mx_case {
   double tend;   /* simulated time [s] */
 } mx_case;
 
+#define MX_APEX_LOG_MAX 8192 /* capacity of mx_trace.apex_log */
+
 /* One run: samples at the output instants plus the engine's own counters. */
 typedef struct mx_trace {
   long n, cap;            /* samples stored, capacity */
   double *t, *z, *vz, *f; /* time [s], lowest-point height [m], vertical speed [m/s], contact force [N] */
   long nstep;             /* internal steps the engine took (= outputs for fixed-step engines) */
   long nfev;              /* force (right-hand side) evaluations; -1 where the engine has no such count */
-  double fpeak_log;       /* kelvin only: peak force from its contact log [N] (-1 otherwise) */
-  double dmax_log;        /* kelvin only: max penetration from its contact log [m] (-1 otherwise) */
-  int napex_log;          /* kelvin only: number of apexes in its exact log */
-  double *apex_log;       /* kelvin only: the apex heights of its exact log (napex_log of them) */
+  long work;              /* what the cap counts: nfev where counted, else nstep; the runner keeps it
+                             current before each mx_trace_push */
+  long work_cap;          /* a run stops once work exceeds this (steps or evaluations, never seconds) */
+  double fpeak_int;       /* largest contact force over the engine's internal steps [N]; -1: not exposed */
+  double dmax_int;        /* largest penetration over its internal steps [m]; -1: not exposed */
+  int napex_log;          /* kelvin: number of apexes from its contact log (exit speeds) */
+  double *apex_log;       /* kelvin: those apex heights (napex_log of them); NULL for the others */
   double wall;            /* seconds of stepping, mx_trace_begin to mx_trace_end (setup excluded) */
-  double wall_cap;        /* a run stops once its stepping took longer than this [s] */
   double t_start;         /* clock at mx_trace_begin */
-  int capped;             /* 1 if the run stopped at wall_cap */
+  int capped;             /* 1 if the run stopped at work_cap */
   int bad;                /* 1 if the engine itself reported a non-finite state or reset it */
   char err[200];          /* set when the run could not be set up (runner returns -1) */
 } mx_trace;
@@ -57,7 +62,7 @@ void mx_trace_begin(mx_trace *tr);
 /* Stop the stepping clock of a run (wall = elapsed seconds). */
 void mx_trace_end(mx_trace *tr);
 
-/* Append one sample; returns 1 when the run must stop (buffer full or past wall_cap), else 0. */
+/* Append one sample; returns 1 when the run must stop (buffer full, or work past work_cap), else 0. */
 int mx_trace_push(mx_trace *tr, double t, double z, double vz, double f);
 
 /* Number of output steps of a run: round(tend / h), at least 1. */
@@ -67,12 +72,15 @@ long mx_nout(const mx_case *c, double h);
  * engine could not be set up (tr->err says why). Non-finite states are data, not errors. */
 typedef int (*mx_run_fn)(const mx_case *c, int v, double h, mx_trace *tr);
 
-int mx_kelvin_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_kelvin_run(const mx_case *c, int v, double h, mx_trace *tr);   /* engine/world: 3-D */
+int mx_kelvin1d_run(const mx_case *c, int v, double h, mx_trace *tr); /* engine/ball: the 1-DoF slice */
 int mx_mujoco_run(const mx_case *c, int v, double h, mx_trace *tr);
 int mx_ode_run(const mx_case *c, int v, double h, mx_trace *tr);
 int mx_bullet_run(const mx_case *c, int v, double h, mx_trace *tr);
 int mx_simbody_run(const mx_case *c, int v, double h, mx_trace *tr);
 int mx_dart_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_siconos_run(const mx_case *c, int v, double h, mx_trace *tr);
+int mx_node_run(const mx_case *c, int v, double h, mx_trace *tr); /* WebAssembly peers under node */
 
 /* Version strings of the peers as they report them (or as their headers say). */
 const char *mx_mujoco_version(void);
@@ -80,14 +88,24 @@ const char *mx_ode_version(void);
 const char *mx_bullet_version(void);
 const char *mx_simbody_version(void);
 const char *mx_dart_version(void);
+const char *mx_siconos_version(void);
+const char *mx_node_version(int engine); /* engine: MX_NODE_* >> 8 (3: node); NULL if it cannot run */
+const char *mx_node_reason(int engine);  /* why it cannot run ("" if it can) */
+void mx_node_stop(void);                  /* end the node process, if one was started */
 
 /* Variants of the runners (the v argument) */
-enum { MX_KELVIN_PEN = 0, MX_KELVIN_FORCE = 1 };
-enum { MX_MUJOCO_KD = 0, MX_MUJOCO_DEFAULT = 1 };
+enum { MX_KELVIN_PEN = 0, MX_KELVIN_FORCE = 1, MX_KELVIN_TIGHT = 2 };
+enum { MX_MUJOCO_KD = 0, MX_MUJOCO_KD_RK4 = 1, MX_MUJOCO_KD_IMPLICIT = 2, MX_MUJOCO_DEFAULT = 3 };
 enum { MX_ODE_ERPCFM = 0, MX_ODE_BOUNCE = 1 };
-enum { MX_BULLET_KD = 0, MX_BULLET_RESTITUTION = 1 };
+enum { MX_BULLET_KD = 0, MX_BULLET_RESTITUTION = 1, MX_BULLET_RESTITUTION_0 = 2 };
 enum { MX_SIMBODY_RK_FIXED = 0, MX_SIMBODY_RKM_1E6 = 1, MX_SIMBODY_RKM_1E9 = 2 };
-enum { MX_DART_RESTITUTION = 0 };
+enum { MX_DART_RESTITUTION = 0, MX_DART_RESTITUTION_DARTCD = 1 };
+enum { MX_SICONOS_MOREAU = 0, MX_SICONOS_EVENT = 1 };
+/* node peers: engine in the high byte, configuration in the low byte */
+enum { MX_NODE_MUJOCO = 0, MX_NODE_PHYSX = 1 << 8, MX_NODE_RAPIER = 2 << 8 };
+enum { MX_NODE_MJ_EULER = 0, MX_NODE_MJ_RK4 = 1, MX_NODE_MJ_IMPLICIT = 2, MX_NODE_MJ_IMPLICITFAST = 3 };
+enum { MX_NODE_PX_RESTITUTION = 0 };
+enum { MX_NODE_RP_RESTITUTION = 0 };
 
 #ifdef __cplusplus
 }

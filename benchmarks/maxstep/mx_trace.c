@@ -18,7 +18,8 @@ void mx_trace_begin(mx_trace *tr) { tr->t_start = mx_now(); }
 /* wall = seconds since mx_trace_begin */
 void mx_trace_end(mx_trace *tr) { tr->wall = mx_now() - tr->t_start; }
 
-/* append a sample; 1 = stop (buffer full or past the wall cap) */
+/* append a sample; 1 = stop (buffer full, or the work counter past the cap: steps or evaluations,
+ * so that where a run stops never depends on the machine's load) */
 int mx_trace_push(mx_trace *tr, double t, double z, double vz, double f)
 {
   if (tr->n >= tr->cap) return 1;
@@ -27,8 +28,7 @@ int mx_trace_push(mx_trace *tr, double t, double z, double vz, double f)
   tr->vz[tr->n] = vz;
   tr->f[tr->n] = f;
   tr->n++;
-  /* the clock is read every 4096 samples only: reading it costs about as much as a cheap step */
-  if ((tr->n & 4095) == 0 && mx_now() - tr->t_start > tr->wall_cap) {
+  if (tr->work_cap > 0 && tr->work > tr->work_cap) {
     tr->capped = 1;
     return 1;
   }

@@ -7,6 +7,11 @@
  *                          then uses ERP = h K / (h K + D), CFM = 1 / (h K + D), as ODE does.
  *   MX_BULLET_RESTITUTION  Bullet's restitution: ball cr, plane 1 (combined by product), the default
  *                          solver settings (ERP, split impulse, restitution velocity threshold 0.2 m/s).
+ *   MX_BULLET_RESTITUTION_0  the same with Bullet's two documented knobs for bouncing: the bodies'
+ *                          contactProcessingThreshold = 0 (no speculative contacts at a positive
+ *                          distance, which slow the ball before it touches and so shrink the speed the
+ *                          restitution acts on) and the solver's splitImpulsePenetrationThreshold = 0
+ *                          (penetration always corrected by the split impulse, which adds no velocity).
  * The contact force read at an output is the sum of the manifold points' applied impulse / h for the
  * step that ends there. */
 #include <cstdio>
@@ -55,6 +60,11 @@ int mx_bullet_run(const mx_case *c, int v, double h, mx_trace *tr)
     ball.setRestitution(btScalar(c->cr));
     ground.setRestitution(1);
   }
+  if (v == MX_BULLET_RESTITUTION_0) {
+    ball.setContactProcessingThreshold(0);
+    ground.setContactProcessingThreshold(0);
+    world.getSolverInfo().m_splitImpulsePenetrationThreshold = 0;
+  }
   world.addRigidBody(&ground);
   world.addRigidBody(&ball);
 
@@ -69,6 +79,7 @@ int mx_bullet_run(const mx_case *c, int v, double h, mx_trace *tr)
       const btPersistentManifold *mf = dispatcher.getManifoldByIndexInternal(i);
       for (int j = 0; j < mf->getNumContacts(); ++j) f += double(mf->getContactPoint(j).getAppliedImpulse()) / h;
     }
+    tr->work = k;
     if (mx_trace_push(tr, double(k) * h, double(ball.getCenterOfMassPosition().z()) - c->R,
                       double(ball.getLinearVelocity().z()), f))
       break;

@@ -1,7 +1,9 @@
 /* benchmarks/maxstep/peer_dart.cc: the ball in DART 6 (a second LCP-based peer): a FreeJoint sphere
  * over a WeldJoint box (20 m thick, top face z = 0), the default FCL collision detector and boxed-LCP (Dantzig) constraint
  * solver, semi-implicit Euler, friction 0.
- *   MX_DART_RESTITUTION  restitution coefficients ball cr, plane 1 (DART multiplies them).
+ *   MX_DART_RESTITUTION        restitution coefficients ball cr, plane 1 (DART multiplies them), FCL
+ *                              (which meshes the sphere);
+ *   MX_DART_RESTITUTION_DARTCD the same with DART's own DARTCollisionDetector (analytic sphere-box).
  * DART has no compliant contact in its rigid-body pipeline (only soft bodies), so it has no
  * spring-damper row. The contact force read at an output is the sum of Contact::force over the last
  * collision result, which DART's contact constraint fills with its impulse / h. */
@@ -10,6 +12,8 @@
 /* not <dart/dart.hpp>: Debian's libdart-dev lacks dart/external/ikfast/ikfast.h, which it includes */
 #include <dart/collision/CollisionObject.hpp>
 #include <dart/collision/CollisionResult.hpp>
+#include <dart/collision/dart/DARTCollisionDetector.hpp>
+#include <dart/constraint/ConstraintSolver.hpp>
 #include <dart/config.hpp>
 #include <dart/dynamics/BodyNode.hpp>
 #include <dart/dynamics/FreeJoint.hpp>
@@ -28,12 +32,13 @@ const char *mx_dart_version(void) { return "DART " DART_VERSION; }
 /* drop the ball in DART at time step h, one sample per step (mx.h) */
 int mx_dart_run(const mx_case *c, int v, double h, mx_trace *tr)
 {
-  (void)v;
   using namespace dart::dynamics;
   try {
     auto world = dart::simulation::World::create();
     world->setGravity(Eigen::Vector3d(0, 0, -c->g));
     world->setTimeStep(h);
+    if (v == MX_DART_RESTITUTION_DARTCD)
+      world->getConstraintSolver()->setCollisionDetector(dart::collision::DARTCollisionDetector::create());
 
     SkeletonPtr ballSkel = Skeleton::create("ball");
     auto pair = ballSkel->createJointAndBodyNodePair<FreeJoint>();
@@ -74,6 +79,7 @@ int mx_dart_run(const mx_case *c, int v, double h, mx_trace *tr)
         const bool ballIs1 = ct.collisionObject1->getShapeFrame() == sn;
         f += ballIs1 ? ct.force.z() : -ct.force.z();
       }
+      tr->work = k;
       if (mx_trace_push(tr, double(k) * h, body->getWorldTransform().translation().z() - c->R,
                         body->getLinearVelocity().z(), f))
         break;

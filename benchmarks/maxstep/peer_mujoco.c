@@ -7,9 +7,11 @@
  *                     unresisted; condim = 1 (frictionless: only the normal spring-damper).
  *   MX_MUJOCO_DEFAULT MuJoCo's defaults: solref = (0.02, 1), solimp = (0.9, 0.95, 0.001, 0.5, 2),
  *                     condim = 3, friction 1.
- * Both with the default semi-implicit Euler integrator and Newton solver. The contact force read at an
- * output is mj_contactForce's normal component for the step that ends there (the force of the soft
- * constraint the solver applied over that step). */
+ * MX_MUJOCO_KD with three integrators: semi-implicit Euler (the default), RK4 and implicit (2.2.2 has no
+ * implicitfast, which came with 3.0); MX_MUJOCO_DEFAULT with Euler; all with the Newton solver. MuJoCo
+ * takes one step per output, so its samples are its steps. The contact force read at an output is
+ * mj_contactForce's normal component for the step that ends there (the force of the soft constraint
+ * the solver applied over that step; with RK4, that of its last stage). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +36,13 @@ static void quiet_warning(const char *msg) { (void)msg; }
 static void model_xml(const mx_case *c, int v, double h, char *buf, size_t cap)
 {
   char contact[256] = "";
-  if (v == MX_MUJOCO_KD)
+  const char *integrator = v == MX_MUJOCO_KD_RK4 ? "RK4" : v == MX_MUJOCO_KD_IMPLICIT ? "implicit" : "Euler";
+  if (v != MX_MUJOCO_DEFAULT)
     snprintf(contact, sizeof contact, "condim='1' solref='%.17g %.17g' solimp='0.9999 0.9999 0.001 0.5 2'",
              -c->K / c->m, -c->D / c->m);
   snprintf(buf, cap,
            "<mujoco model='ball'>"
-           " <option timestep='%.17g' gravity='0 0 %.17g'/>"
+           " <option timestep='%.17g' gravity='0 0 %.17g' integrator='%s'/>"
            " <default><geom %s/></default>"
            " <worldbody>"
            "  <geom name='floor' type='plane' size='0 0 1'/>"
@@ -50,7 +53,7 @@ static void model_xml(const mx_case *c, int v, double h, char *buf, size_t cap)
            "  </body>"
            " </worldbody>"
            "</mujoco>",
-           h, -c->g, contact, c->z0 + c->R, c->m, c->I, c->I, c->I, c->R);
+           h, -c->g, integrator, contact, c->z0 + c->R, c->m, c->I, c->I, c->I, c->R);
 }
 
 /* drop the ball in MuJoCo at time step h, one sample per step (mx.h) */
@@ -96,6 +99,7 @@ int mx_mujoco_run(const mx_case *c, int v, double h, mx_trace *tr)
     if (d->warning[mjWARN_BADQACC].number || d->warning[mjWARN_BADQPOS].number ||
         d->warning[mjWARN_BADQVEL].number)
       tr->bad = 1;
+    tr->work = k;
     if (mx_trace_push(tr, d->time, d->qpos[2] - c->R, d->qvel[2], f) || tr->bad) break;
   }
   mx_trace_end(tr);

@@ -2,8 +2,9 @@
  * stepper), one sphere-plane contact joint per step, frictionless (mu = 0).
  *   MX_ODE_ERPCFM  the same linear spring-damper through the contact's soft ERP and CFM, recomputed
  *                  from K and D for the step h (ODE manual): ERP = h K / (h K + D), CFM = 1 / (h K + D).
- *   MX_ODE_BOUNCE  ODE's restitution: dContactBounce with bounce = cr and bounce_vel = 0.1 m/s (the value
- *                  of ODE's demos), the world's default ERP (0.2) and CFM.
+ *   MX_ODE_BOUNCE  ODE's restitution: dContactBounce with bounce = cr and bounce_vel = 0 (every impact
+ *                  restitutes; ODE's demos use 0.1 m/s, below which an impact is plastic), the world's
+ *                  default ERP (0.2) and CFM.
  * The contact force read at an output is the contact joint's feedback (force on the ball) of the step
  * that ends there: an LCP contact delivers an impulse per step, so this is impulse / h. */
 #include <stdio.h>
@@ -53,7 +54,7 @@ int mx_ode_run(const mx_case *c, int v, double h, mx_trace *tr)
   } else {
     ct.surface.mode = dContactBounce;
     ct.surface.bounce = c->cr;
-    ct.surface.bounce_vel = 0.1;
+    ct.surface.bounce_vel = 0.0;
   }
   const long nout = mx_nout(c, h);
   const dReal *p = dBodyGetPosition(b), *vel = dBodyGetLinearVel(b);
@@ -71,6 +72,7 @@ int mx_ode_run(const mx_case *c, int v, double h, mx_trace *tr)
     dWorldStep(w, h);
     p = dBodyGetPosition(b);
     vel = dBodyGetLinearVel(b);
+    tr->work = k;
     if (mx_trace_push(tr, (double)k * h, p[2] - c->R, vel[2], ncon > 0 ? fb.f1[2] : 0.0)) break;
   }
   mx_trace_end(tr);

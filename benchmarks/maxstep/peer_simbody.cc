@@ -13,7 +13,11 @@
  *   MX_SIMBODY_RKM_1E6   RungeKuttaMersonIntegrator with error control at accuracy 1e-6;
  *   MX_SIMBODY_RKM_1E9   the same at 1e-9; for both the output step is only the reporting interval
  *                        (Simbody interpolates to it).
- * Counts: internal steps taken and realizations (right-hand-side evaluations). */
+ * Counts: internal steps taken and realizations (right-hand-side evaluations; the cap counts these).
+ * Internal values: the integrator returns after every internal step (setReturnEveryInternalStep), where
+ * the force law and the penetration are evaluated at the step's state: the largest of them are the
+ * "internal" peak force and penetration (the samples are the states interpolated to the outputs). */
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -117,10 +121,23 @@ int mx_simbody_run(const mx_case *c, int v, double h, mx_trace *tr)
     };
 
     const long nout = mx_nout(c, h);
+    integ.setReturnEveryInternalStep(true);
+    tr->fpeak_int = 0;
+    tr->dmax_int = 0;
     mx_trace_push(tr, 0.0, c->z0, 0.0, 0.0);
     mx_trace_begin(tr);
     for (long k = 1; k <= nout; ++k) {
-      integ.stepTo(double(k) * h);
+      const double tk = double(k) * h;
+      for (;;) {
+        const Integrator::SuccessfulStepStatus st = integ.stepTo(tk);
+        const State &s1 = integ.getState();
+        if (st != Integrator::ReachedReportTime) { /* an internal step */
+          tr->fpeak_int = std::max(tr->fpeak_int, force(s1));
+          tr->dmax_int = std::max(tr->dmax_int, c->R - ball.getBodyOriginLocation(s1)[1]);
+        }
+        tr->work = integ.getNumRealizations();
+        if (st == Integrator::ReachedReportTime || st == Integrator::EndOfSimulation || tr->work > tr->work_cap) break;
+      }
       const State &st = integ.getState();
       const double y = ball.getBodyOriginLocation(st)[1], vy = ball.getBodyOriginVelocity(st)[1];
       if (mx_trace_push(tr, st.getTime(), y - c->R, vy, force(st))) break;

@@ -1,33 +1,50 @@
-/* kelvin: compliant-contact simulation and force-aware trajectory optimisation.
- * Public API: status codes and version. Physics lives in kernels/ (closed forms), engine/ (CPU engine),
- * host/ (OpenCL batches) and optimiser/ (NLopt pipeline). */
+/* kelvin/kelvin.h: compliant-contact simulation and force-aware grinding-trajectory optimisation.
+ *
+ * What every part of the public C API shares: the export macro, the status codes and the version. The
+ * API itself is in four headers, each including this one:
+ *   kelvin/contact.h  closed forms: impact metrics of each contact model and damping law, the exact
+ *                     Kelvin-Voigt step, Hertz stiffness, damping from restitution (paper eq. 10)
+ *   kelvin/batch.h    a compute device (OpenCL, or the OpenMP twin), impact batches, grinding rollouts
+ *   kelvin/engine.h   the variable-time-step 3-D engine: world model and data, bodies, shapes, meshes
+ *   kelvin/grind.h    a grinding problem from memory or a config file: optimise, evaluate, verify, results
+ * Conventions (docs/api.md): opaque handles made by *_create and released by *_free (NULL is a no-op);
+ * every fallible call returns a kelvin_status and leaves a message for a person on the handle it was
+ * given (*_errmsg); outputs are set to a safe value before anything can fail; SI units throughout. */
 #ifndef KELVIN_KELVIN_H
 #define KELVIN_KELVIN_H
+
+#include <kelvin/version.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define KELVIN_VERSION_STRING "0.1.0"
+/* Marks the functions libkelvin exports; everything else in the library is hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KELVIN_API __attribute__((visibility("default")))
+#else
+#define KELVIN_API
+#endif
 
 typedef enum kelvin_status {
   KELVIN_OK = 0,
   KELVIN_ERR_ARG = -1,     /* caller error; the message names the argument and value */
-  KELVIN_ERR_CONFIG = -2,  /* bad input file; the message names file, line and field */
+  KELVIN_ERR_CONFIG = -2,  /* bad input file or settings; the message names file, line and field */
   KELVIN_ERR_NOMEM = -3,
   KELVIN_ERR_IO = -4,
   KELVIN_ERR_OPENCL = -5,  /* the message carries the CL call, error name, file:line */
   KELVIN_ERR_BUILD = -6,   /* kernel build failed; the message carries the build log */
-  KELVIN_ERR_NUMERIC = -7, /* every scenario in the batch went non-finite */
+  KELVIN_ERR_NUMERIC = -7, /* the computation went non-finite or did not converge */
   KELVIN_ERR_NLOPT = -8,   /* NLopt failed; message has nlopt_result_to_string() */
   KELVIN_ERR_NODEVICE = -9 /* no OpenCL device matched */
 } kelvin_status;
 
 /* "KELVIN_ERR_OPENCL", ...; never NULL. */
-const char *kelvin_status_str(kelvin_status st);
+KELVIN_API const char *kelvin_status_str(kelvin_status st);
 
-/* "0.1.0" */
-const char *kelvin_version(void);
+/* The library's version, KELVIN_VERSION_STRING of the build ("0.1.0"); compare with the header's to
+ * detect a program running against another libkelvin than it was compiled with. */
+KELVIN_API const char *kelvin_version(void);
 
 #ifdef __cplusplus
 }

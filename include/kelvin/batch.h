@@ -1,0 +1,145 @@
+/* kelvin/batch.h: many scenarios at once (docs/design.md section 4). A kelvin_device is where batches
+ * run: an OpenCL device (a GPU, or pocl on the CPU) or the OpenMP twin, which runs the same closed forms
+ * on the host's cores. On it run impact batches (thousands of kelvin_impact scenarios) and grinding
+ * rollouts (candidate passes of a kelvin_grind problem, kelvin/grind.h).
+ *
+ * Threads: a handle is used by one thread at a time; different handles may be used from different
+ * threads. A device is shared by the batches and rollouts run on it, one run at a time, and must outlive
+ * the rollouts created on it. */
+#ifndef KELVIN_BATCH_H
+#define KELVIN_BATCH_H
+
+#include <stddef.h>
+
+#include <kelvin/contact.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------------
+ * Devices */
+
+typedef struct kelvin_device kelvin_device;
+
+#define KELVIN_DEVICE_CPU 1 /* flag of kelvin_device_open: the OpenMP twin, no OpenCL at all */
+
+/* A closed device handle into *out; KELVIN_ERR_NOMEM (*out = NULL) is the only failure. */
+KELVIN_API kelvin_status kelvin_device_create(kelvin_device **out);
+
+/* Open dev on an OpenCL device and build its programs, or on the OpenMP twin. spec (nullable) picks the
+ * device: "P:D" (platform and device index), "gpu", "cpu" or a substring of the device name; NULL: the
+ * environment variable KELVIN_DEVICE, else the first GPU with double precision, else the first device
+ * with double precision, else the OpenMP twin. flags: KELVIN_DEVICE_CPU for the twin. Extra OpenCL build
+ * options come from the environment variable KELVIN_CL_BUILD_OPTIONS. The first build on a machine can
+ * take seconds (pocl caches it). KELVIN_ERR_NODEVICE (a spec that matches no device with double
+ * precision; the message lists the devices found), KELVIN_ERR_OPENCL, KELVIN_ERR_BUILD (the build log is
+ * in the message). Opening an open handle first closes it. */
+KELVIN_API kelvin_status kelvin_device_open(kelvin_device *dev, const char *spec, int flags);
+
+/* 1 if dev runs batches on an OpenCL device, 0 on the OpenMP twin or when not open. */
+KELVIN_API int kelvin_device_is_opencl(const kelvin_device *dev);
+
+/* One line saying which device runs and why ("OpenCL device 0:0 'cpu-...' (Portable Computing
+ * Language, CPU, 2 compute units)"); "" when not open; never NULL. */
+KELVIN_API const char *kelvin_device_describe(const kelvin_device *dev);
+
+/* The last error message; "" if none; never NULL (also for dev = NULL). */
+KELVIN_API const char *kelvin_device_errmsg(const kelvin_device *dev);
+
+/* Release the device (its OpenCL context, queue, programs); NULL is a no-op. */
+KELVIN_API void kelvin_device_free(kelvin_device *dev);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Impact batches: n scenarios of kelvin_impact, evaluated together */
+
+typedef struct kelvin_impact_batch kelvin_impact_batch;
+
+/* A batch of n >= 1 scenarios, each with nsamples >= 0 samples along its impact (abscissa, penetration,
+ * force; see kelvin_impact_batch_sample), every scenario zeroed (set them before running). *out = NULL
+ * and KELVIN_ERR_NOMEM, or KELVIN_ERR_ARG for sizes that overflow memory. */
+KELVIN_API kelvin_status kelvin_impact_batch_create(size_t n, int nsamples, kelvin_impact_batch **out);
+
+/* Scenarios in the batch (0 for NULL). */
+KELVIN_API size_t kelvin_impact_batch_size(const kelvin_impact_batch *b);
+
+/* Store scenario i (i < size). KELVIN_ERR_ARG for a bad index or NULL. Bad values are not an error here:
+ * that scenario's flags say what is wrong after the run. */
+KELVIN_API kelvin_status kelvin_impact_batch_set(kelvin_impact_batch *b, size_t i, const kelvin_impact_in *in);
+
+/* Evaluate every scenario on dev (an open device), or, with dev = NULL, in a plain serial loop on the
+ * calling thread (the reference the device paths are tested against). Per-scenario trouble is in that
+ * scenario's flags, never an error; errors are OpenCL failures (KELVIN_ERR_OPENCL) and a device that is
+ * not open (KELVIN_ERR_ARG). The message is on the batch. */
+KELVIN_API kelvin_status kelvin_impact_batch_run(kelvin_impact_batch *b, kelvin_device *dev);
+
+/* The metrics of scenario i after a run (zeros before). KELVIN_ERR_ARG for a bad index. */
+KELVIN_API kelvin_status kelvin_impact_batch_get(const kelvin_impact_batch *b, size_t i, kelvin_impact_out *out);
+
+/* Sample j (< nsamples) of scenario i after a run: abscissa *s (time [s] for Kelvin-Voigt; the phase in
+ * [0, 2] for the nonlinear models: [0, 1] compression, [1, 2] restitution), penetration *d [m], force
+ * *f [N] (each nullable). KELVIN_ERR_ARG for bad indices. */
+KELVIN_API kelvin_status kelvin_impact_batch_sample(const kelvin_impact_batch *b, size_t i, int j, double *s, double *d,
+                                                    double *f);
+
+/* The last error message; "" if none; never NULL. */
+KELVIN_API const char *kelvin_impact_batch_errmsg(const kelvin_impact_batch *b);
+
+/* NULL is a no-op. */
+KELVIN_API void kelvin_impact_batch_free(kelvin_impact_batch *b);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Grinding rollouts: candidate passes of a grinding problem (kelvin/grind.h), evaluated together.
+ * A candidate is a column of nc control points: the n_o offset spline values [m] (commanded depth along
+ * -n below the nominal surface) then the n_v feed-speed spline values [m/s]; nc = kelvin_grind_ncontrol. */
+
+typedef struct kelvin_grind kelvin_grind;
+typedef struct kelvin_rollout kelvin_rollout;
+
+/* Objective terms per candidate: obj[term * P + p] */
+#define KELVIN_OBJ_J 0      /* the weighted objective */
+#define KELVIN_OBJ_RMS 1    /* RMS of (F_k - F*_k) / F_ref over the samples (the scored force measure) */
+#define KELVIN_OBJ_LOSS 2   /* fraction of the pass time out of contact */
+#define KELVIN_OBJ_OVER 3   /* mean of (max(0, F_k - F_max) / F_ref)^2 */
+#define KELVIN_OBJ_TIME 4   /* pass time / reference time */
+#define KELVIN_OBJ_ROUGH 5  /* mean squared second differences of the commands, scaled */
+#define KELVIN_OBJ_ACC 6    /* mean of max(0, |v dv/ds| / a_max - 1)^2 */
+#define KELVIN_OBJ_T 7      /* pass time [s] */
+#define KELVIN_OBJ_NSUB 8   /* sub-steps taken */
+#define KELVIN_OBJ_STATUS 9 /* 0, or status bits (non-finite state, sub-step limit): the objective is then huge */
+#define KELVIN_OBJ_N 10
+
+/* Per-sample outputs per candidate, optional: out[(field * ns + k) * P + p] */
+#define KELVIN_SO_F 0    /* instantaneous contact force at sample k [N] */
+#define KELVIN_SO_FAVG 1 /* step-averaged contact force over the interval ending at sample k [N] */
+#define KELVIN_SO_T 2    /* time [s] */
+#define KELVIN_SO_Z 3    /* tool depth [m] */
+#define KELVIN_SO_D 4    /* penetration [m] (0 out of contact) */
+#define KELVIN_SO_C 5    /* 1 in contact at the sample */
+#define KELVIN_SO_N 6
+
+/* Prepare g's problem (kelvin_grind_prepare) and set up its rollouts on dev (an open device): on OpenCL
+ * the rollout program is built and the problem uploaded. The rollout copies what it needs: later
+ * changes to g do not affect it. dev must outlive it. *out = NULL on failure, the message on g. */
+KELVIN_API kelvin_status kelvin_rollout_create(kelvin_grind *g, kelvin_device *dev, kelvin_rollout **out);
+
+/* Path samples ns and control points nc of the candidates. */
+KELVIN_API int kelvin_rollout_nsamples(const kelvin_rollout *r);
+KELVIN_API int kelvin_rollout_ncontrol(const kelvin_rollout *r);
+
+/* Roll out P >= 1 candidates: ctrl (nc x P, candidate fastest: ctrl[j * P + p]) -> obj (KELVIN_OBJ_N x P)
+ * and, if samples is not NULL, the per-sample outputs (KELVIN_SO_N x ns x P). Per-candidate trouble is a
+ * status term with the objective set huge, never an error; errors are OpenCL failures (message on r). */
+KELVIN_API kelvin_status kelvin_rollout_eval(kelvin_rollout *r, size_t P, const double *ctrl, double *obj,
+                                             double *samples);
+
+/* The last error message; "" if none; never NULL. */
+KELVIN_API const char *kelvin_rollout_errmsg(const kelvin_rollout *r);
+
+/* NULL is a no-op. */
+KELVIN_API void kelvin_rollout_free(kelvin_rollout *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,190 @@
+/* kelvin/grind.h: a ball-end grinding pass that hits a target normal-force profile (docs/design.md
+ * section 5). A kelvin_grind holds the settings of a problem (every key of examples/optimise.yaml, with
+ * the same defaults: the built-in example), the inputs given in memory (workpiece mesh, path, target
+ * profile), the problem prepared from them, and the results of the last run:
+ *
+ *   kelvin_grind_create -> kelvin_grind_set... / kelvin_grind_load -> kelvin_grind_optimise (screening,
+ *   NLopt refinement, verification in the 3-D CPU engine) or kelvin_grind_evaluate (a given pass) ->
+ *   kelvin_grind_npass, kelvin_grind_pass_value, kelvin_grind_pass_series ... -> kelvin_grind_free
+ *
+ * Units: SI (m, m/s, N, kg, s). Offsets are commanded depths along -n below the nominal surface [m].
+ * Threads: one handle is used by one thread at a time (its runs use the device's threads); handles are
+ * independent of each other. Every fallible call leaves its message on the handle (kelvin_grind_errmsg). */
+#ifndef KELVIN_GRIND_H
+#define KELVIN_GRIND_H
+
+#include <kelvin/batch.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A handle holding the default settings (the built-in example) and no inputs. KELVIN_ERR_NOMEM
+ * (*out = NULL) is the only failure. */
+KELVIN_API kelvin_status kelvin_grind_create(kelvin_grind **out);
+
+/* NULL is a no-op. */
+KELVIN_API void kelvin_grind_free(kelvin_grind *g);
+
+/* The last error message; "" if none; never NULL (also for g = NULL). */
+KELVIN_API const char *kelvin_grind_errmsg(const kelvin_grind *g);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Settings, by the keys of a config file ("holder.stiffness", "contact.law", "workpiece.bead.height":
+ * section, then key; examples/optimise.yaml lists every key with its default, unit and meaning). The
+ * bounds are the config file's. A change discards the prepared problem and the results. */
+
+/* A number key (integer keys take whole numbers). KELVIN_ERR_ARG, the setting unchanged, for an unknown
+ * key, a key that takes a name or several numbers, or a value out of bounds (the message gives them). */
+KELVIN_API kelvin_status kelvin_grind_set(kelvin_grind *g, const char *key, double value);
+
+/* A key that takes n numbers ("workpiece.extent": 2; "workpiece.shift", "robot.base", "robot.rpy": 3). */
+KELVIN_API kelvin_status kelvin_grind_set_array(kelvin_grind *g, const char *key, const double *values, int n);
+
+/* A key that takes a name or a file: "contact.law" = "exact", "optimiser.algorithm" = "LN_BOBYQA",
+ * "robot.model" = "builtin" or a .yaml/.urdf file, "workpiece.mesh" / "path.csv" / "target.csv" = a file
+ * (relative to the working folder), read when the problem is prepared. Setting a file key drops the
+ * matching input given in memory. */
+KELVIN_API kelvin_status kelvin_grind_set_string(kelvin_grind *g, const char *key, const char *value);
+
+/* The (first) value of a number or choice key (a choice as its index) into *value. KELVIN_ERR_ARG for
+ * an unknown key or a text key. */
+KELVIN_API kelvin_status kelvin_grind_get(const kelvin_grind *g, const char *key, double *value);
+
+/* The value of a text, file or choice key ("exact"); NULL for an unknown or number key. Valid until the
+ * next change of g. */
+KELVIN_API const char *kelvin_grind_get_string(const kelvin_grind *g, const char *key);
+
+/* Load a YAML config file (the format of examples/optimise.yaml): the settings become the defaults
+ * overlaid by the file, as for `kelvin optimise FILE`, and the inputs given in memory are dropped; the
+ * files it names (relative to its folder) are read when the problem is prepared. KELVIN_ERR_CONFIG or
+ * KELVIN_ERR_IO with "FILE:LINE: field: ..." (the handle unchanged). */
+KELVIN_API kelvin_status kelvin_grind_load(kelvin_grind *g, const char *path);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Inputs from memory (copied; each wins over the matching file key until that key is set again) */
+
+/* The actual workpiece as a triangle mesh: vert (nvert x 3) [m], tri (ntri x 3) vertex indices,
+ * counter-clockwise seen from outside. Sets "workpiece.surface" to "mesh". KELVIN_ERR_ARG for empty,
+ * non-finite or degenerate data (the message names the triangle). The path then runs where the plane
+ * y = path.y cuts the mesh from x = path.start to path.end, unless a path is given. */
+KELVIN_API kelvin_status kelvin_grind_set_mesh(kelvin_grind *g, const double *vert, int nvert, const int *tri, int ntri);
+
+/* The path as planned on the CAD: n >= 2 points (n x 3) [m] and unit outward normals (n x 3), in order
+ * along the path; resampled at path.samples equal arc-length steps. */
+KELVIN_API kelvin_status kelvin_grind_set_path(kelvin_grind *g, const double *points, const double *normals, int n);
+
+/* A target force profile: n >= 1 samples of arc length s (increasing) [m] and force (> 0) [N], linear in
+ * between and constant beyond the ends; replaces the constant target.force. */
+KELVIN_API kelvin_status kelvin_grind_set_target(kelvin_grind *g, const double *s, const double *force, int n);
+
+/* ---------------------------------------------------------------------------------------------------
+ * The prepared problem */
+
+/* Prepare the problem from the settings and inputs (read the files they name, mesh an analytic part,
+ * resample the path, compute the protrusion of the actual part into the tool, the contact constants and
+ * the splines). Called by the runs below when needed; a second call without a change does nothing.
+ * KELVIN_ERR_CONFIG (a file a setting names that cannot be read, a path off the workpiece, a target the
+ * offset bounds exclude, ...), KELVIN_ERR_ARG (malformed inputs given in memory), KELVIN_ERR_NOMEM. */
+KELVIN_API kelvin_status kelvin_grind_prepare(kelvin_grind *g);
+
+/* Path samples ns, control points nc (n_o offsets then n_v speeds) and path length [m] of the prepared
+ * problem; 0 before kelvin_grind_prepare. */
+KELVIN_API int kelvin_grind_nsamples(const kelvin_grind *g);
+KELVIN_API int kelvin_grind_ncontrol(const kelvin_grind *g);
+KELVIN_API double kelvin_grind_length(const kelvin_grind *g);
+
+/* Control points (nc each) of the prepared problem: the naive pass (the constant offset a planner would
+ * command on the CAD, at speed.initial), the physics-based initial guess, and the bounds. KELVIN_ERR_ARG
+ * before kelvin_grind_prepare. Outputs nullable. */
+KELVIN_API kelvin_status kelvin_grind_control(const kelvin_grind *g, double *naive, double *guess, double *lo,
+                                              double *hi);
+
+/* Sampled offsets [m] and speeds [m/s] (ns each) of control points x (nc). */
+KELVIN_API kelvin_status kelvin_grind_expand(const kelvin_grind *g, const double *x, double *offset, double *speed);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Runs (each prepares the problem if needed and replaces the results) */
+
+/* Progress for a person (a line per stage: screening, refinement, verification), called from the
+ * calling thread; NULL for none (the default). */
+KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, void (*fn)(void *ctx, const char *text), void *ctx);
+
+/* The whole pipeline on dev (an open device): the naive pass and the initial guess, Sobol screening,
+ * NLopt refinement from the best (optimiser.keep) starts, verification of the naive pass and the best
+ * (verify.count) passes in the 3-D CPU engine, winners ranked by the verified objective. Passes are
+ * labelled "naive", "initial", "refined-1", ... KELVIN_ERR_CONFIG (an unknown NLopt algorithm),
+ * KELVIN_ERR_OPENCL, KELVIN_ERR_NOMEM. */
+KELVIN_API kelvin_status kelvin_grind_optimise(kelvin_grind *g, kelvin_device *dev);
+
+/* A given pass, without optimising: offset [m] and speed [m/s] > 0 per path sample (ns each, see
+ * kelvin_grind_nsamples; prepare first), predicted on dev and verified in the CPU engine next to the
+ * naive pass. Passes: "naive" and "user" (the best). */
+KELVIN_API kelvin_status kelvin_grind_evaluate(kelvin_grind *g, kelvin_device *dev, const double *offset,
+                                               const double *speed);
+
+/* Verify one more pass of the results (e.g. "initial", or a refined pass beyond verify.count) in the 3-D
+ * CPU engine; a pass already verified is left as it is. The best pass is not re-ranked. KELVIN_ERR_ARG
+ * for a bad index or no results. */
+KELVIN_API kelvin_status kelvin_grind_verify(kelvin_grind *g, int pass);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Results of the last run (0 passes before one) */
+
+/* Passes, and the index of the best: lowest verified objective among the verified passes (lowest
+ * predicted objective when none is), never the naive pass of an optimisation; -1 without results. */
+KELVIN_API int kelvin_grind_npass(const kelvin_grind *g);
+KELVIN_API int kelvin_grind_best(const kelvin_grind *g);
+
+/* "naive", "initial", "refined-1", ..., "user"; NULL for a bad index. */
+KELVIN_API const char *kelvin_grind_pass_label(const kelvin_grind *g, int pass);
+
+/* Numbers of a pass (kelvin_grind_pass_value). Errors are fractions of the reference force F_ref (the
+ * mean target): 0.0039 is 0.39 %. "Verified" values are NaN for a pass not verified. */
+typedef enum kelvin_pass_value {
+  KELVIN_PASS_RMS = 0,            /* predicted RMS force error (the device rollout) */
+  KELVIN_PASS_RMS_VERIFIED,       /* verified RMS force error (the 3-D CPU engine) */
+  KELVIN_PASS_OBJECTIVE,          /* predicted weighted objective */
+  KELVIN_PASS_OBJECTIVE_VERIFIED, /* verified weighted objective */
+  KELVIN_PASS_LOSS,               /* predicted fraction of the pass time out of contact */
+  KELVIN_PASS_LOSS_VERIFIED,      /* verified fraction of the pass time out of contact */
+  KELVIN_PASS_TIME,               /* predicted pass time [s] */
+  KELVIN_PASS_AGREEMENT,          /* RMS of (F_device - F_cpu) / F_ref over the samples */
+  KELVIN_PASS_VERIFIED,           /* 1 if verified, else 0 */
+  KELVIN_PASS_ROLLOUTS            /* rollouts the refinement of this pass spent (0 for the others) */
+} kelvin_pass_value;
+
+/* One number of a pass; NaN for a bad index or value. */
+KELVIN_API double kelvin_grind_pass_value(const kelvin_grind *g, int pass, kelvin_pass_value what);
+
+/* Per-sample series of a pass (kelvin_grind_pass_series), ns values each. "Scored" forces are the
+ * measure target.measure picks (step-averaged by default); the others are both measures separately. */
+typedef enum kelvin_series {
+  KELVIN_SERIES_S = 0,           /* arc length [m] */
+  KELVIN_SERIES_OFFSET,          /* commanded offset [m] */
+  KELVIN_SERIES_SPEED,           /* commanded feed speed [m/s] */
+  KELVIN_SERIES_TARGET,          /* target force [N] */
+  KELVIN_SERIES_FORCE,           /* predicted force, the scored measure [N] */
+  KELVIN_SERIES_FORCE_VERIFIED,  /* verified force, the scored measure [N] (a pass not verified: error) */
+  KELVIN_SERIES_FORCE_INSTANT,   /* predicted instantaneous force [N] */
+  KELVIN_SERIES_FORCE_AVERAGED,  /* predicted force averaged over the interval ending at the sample [N] */
+  KELVIN_SERIES_TIME,            /* predicted time at the sample [s] */
+  KELVIN_SERIES_DEPTH,           /* predicted tool depth [m] */
+  KELVIN_SERIES_CONTACT          /* predicted contact (1 in contact, else 0) */
+} kelvin_series;
+
+/* Series what of a pass into out (ns values). KELVIN_ERR_ARG for a bad index or series, or a verified
+ * series of a pass not verified. */
+KELVIN_API kelvin_status kelvin_grind_pass_series(const kelvin_grind *g, int pass, kelvin_series what, double *out);
+
+/* Control points of a pass (nc values for an optimisation, 2 ns for an evaluation: offsets then speeds)
+ * into x (cap values); the count, or -1 for a bad index. */
+KELVIN_API int kelvin_grind_pass_control(const kelvin_grind *g, int pass, double *x, int cap);
+
+/* Rollouts on the device in the last run. */
+KELVIN_API long kelvin_grind_rollouts(const kelvin_grind *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,282 @@
+/* optimiser/schema.c: the table of grinding settings and what it drives (schema.h). */
+#include "optimiser/schema.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/kl_impact.h"
+
+/* Stored values of the choices are the indices of their names. */
+_Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1, "contact.model names are indexed by KL_MODEL_*");
+_Static_assert(KL_LAW_HUNT_CROSSLEY == 0 && KL_LAW_LANKARANI_NIKRAVESH == 1 && KL_LAW_FLORES == 2 &&
+                 KL_LAW_GONTHIER == 3 && KL_LAW_EXACT == 4,
+               "contact.law names are indexed by KL_LAW_*");
+_Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 2 && KL_SURF_SADDLE == 3 &&
+                 KL_SURF_MESH == 4,
+               "workpiece.surface names are indexed by KL_SURF_*");
+
+static const char *const surfaces[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
+static const char *const models[] = {"kv", "hc", NULL};
+static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
+static const char *const measures[] = {"instantaneous", "averaged", NULL};
+
+#define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
+/* one line per key: key, field, default(s), bounds, unit, meaning */
+#define REAL(key, f, d, lo, hi, unit, doc) {key, KL_KEY_REAL, FIELD(f), 1, {d, 0, 0}, NULL, lo, hi, unit, NULL, 0, doc}
+#define REAL2(key, f, d0, d1, lo, hi, unit, doc)                                                                     \
+  {key, KL_KEY_REAL, FIELD(f), 2, {d0, d1, 0}, NULL, lo, hi, unit, NULL, 0, doc}
+#define REAL3(key, f, d0, d1, d2, lo, hi, unit, doc)                                                                 \
+  {key, KL_KEY_REAL, FIELD(f), 3, {d0, d1, d2}, NULL, lo, hi, unit, NULL, 0, doc}
+#define INT(key, f, d, lo, hi, doc) {key, KL_KEY_INT, FIELD(f), 1, {d, 0, 0}, NULL, lo, hi, "", NULL, 0, doc}
+#define SEED(key, f, d, doc) {key, KL_KEY_SEED, FIELD(f), 1, {d, 0, 0}, NULL, 0, 1e9, "", NULL, 0, doc}
+#define CHOICE(key, f, names, d, doc) {key, KL_KEY_CHOICE, FIELD(f), 1, {d, 0, 0}, NULL, 0, 0, "", names, 0, doc}
+#define TEXT(key, f, d, doc) {key, KL_KEY_TEXT, FIELD(f), 1, {0, 0, 0}, d, 0, 0, "", NULL, 0, doc}
+#define FILENAME(key, f, doc) {key, KL_KEY_FILE, FIELD(f), 1, {0, 0, 0}, "", 0, 0, "", NULL, 0, doc}
+#define ROBOT(key, f, doc) {key, KL_KEY_ROBOT, FIELD(f), 1, {0, 0, 0}, "", 0, 0, "", NULL, KL_KEY_REQUIRED, doc}
+
+static const kl_key table[] = {
+  /* workpiece: the part as designed (nominal) and as it is (actual) */
+  CHOICE("workpiece.surface", surface, surfaces, KL_SURF_CYLINDER, "nominal surface: plane | cylinder | sphere | saddle | mesh"),
+  REAL("workpiece.radius", radius, 0.4, 1e-3, 1e3, "m", "radius of curvature of cylinder (axis along y), sphere, saddle"),
+  FILENAME("workpiece.mesh", mesh, "surface mesh: STL/OBJ/PLY file of the actual part (none by default)"),
+  REAL("workpiece.mesh_scale", mesh_scale, 1.0, 1e-9, 1e9, "", "mesh units to metres (1e-3 for millimetres)"),
+  REAL2("workpiece.extent", extent, 0.16, 0.04, 1e-3, 10, "m", "x and y size of the patch meshed for an analytic actual part"),
+  REAL("workpiece.resolution", resolution, 2.5e-4, 1e-6, 1e-2, "m", "mesh spacing along x of analytic parts (4x coarser along y)"),
+  REAL("workpiece.E", work_E, 70e9, 1e6, 1e13, "Pa", "Young's modulus of the part (aluminium)"),
+  REAL("workpiece.nu", work_nu, 0.33, -0.99, 0.4999, "", "Poisson's ratio of the part"),
+  REAL("workpiece.bead.height", bead_h, 4e-4, -0.01, 0.01, "m", "weld bead across the path: Gaussian height"),
+  REAL("workpiece.bead.width", bead_w, 1.5e-3, 1e-5, 0.1, "m", "weld bead width (1 sigma)"),
+  REAL("workpiece.bead.x", bead_x, 0.01, -10, 10, "m", "weld bead position along x"),
+  REAL("workpiece.tilt_deg", tilt_deg, 0.3, -45, 45, "deg", "actual part rotated about y against its CAD"),
+  REAL3("workpiece.shift", shift, 0, 0, 0, -10, 10, "m", "actual part translated against its CAD"),
+  REAL("workpiece.roughness.amplitude", rough_a, 3e-6, 0, 1e-3, "m", "RMS roughness of the actual part"),
+  REAL("workpiece.roughness.wavelength", rough_l, 2e-3, 1e-5, 1, "m", "roughness wavelength"),
+  SEED("workpiece.roughness.seed", rough_seed, 7, "roughness phases"),
+  /* path on the nominal surface */
+  FILENAME("path.csv", path_csv, "points + normals, columns x,y,z,nx,ny,nz (none: the plane y = path.y cuts the part)"),
+  REAL("path.start", path_x0, -0.06, -10, 10, "m", "the plane intersection runs from x = start ..."),
+  REAL("path.end", path_x1, 0.06, -10, 10, "m", "... to x = end"),
+  REAL("path.y", path_y, 0.0, -10, 10, "m", "the cutting plane y = path.y"),
+  INT("path.samples", ns, 241, 8, KL_PATH_MAX, "arc-length samples"),
+  /* tool and holder */
+  REAL("tool.radius", tool_R, 6e-3, 1e-4, 0.2, "m", "ball-end radius"),
+  REAL("tool.E", tool_E, 200e9, 1e6, 1e13, "Pa", "Young's modulus of the abrasive ball-end"),
+  REAL("tool.nu", tool_nu, 0.22, -0.99, 0.4999, "", "Poisson's ratio of the ball-end"),
+  REAL("tool.mass", tool_mass, 1.5, 1e-3, 1e4, "kg", "effective moving mass along the normal"),
+  REAL("tool.weight", tool_weight, 2.0, -1e5, 1e5, "N", "weight on a horizontal part after the spindle's counterbalance"),
+  REAL("holder.stiffness", holder_K, 5000.0, 1, 1e9, "N/m", "compliant holder: F_h = K (u - z) + D (u' - z')"),
+  REAL("holder.damping", holder_D, 35.0, 0, 1e7, "N s/m", "holder damping (damping ratio ~0.2)"),
+  /* contact */
+  CHOICE("contact.model", model, models, KL_MODEL_HC, "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt"),
+  CHOICE("contact.law", law, laws, KL_LAW_EXACT, "damping law: hunt-crossley | lankarani-nikravesh | flores | gonthier | exact"),
+  REAL("contact.cr", cr, 0.5, 1e-6, 1.0, "", "coefficient of restitution"),
+  REAL("contact.approach_speed", approach_speed, 0.01, 1e-6, 100, "m/s", "speed that sets chi (hc) or D (kv, paper eq. 10)"),
+  REAL("contact.stiffness", contact_K, 0.0, 1, 1e16, "N/m^n", "stiffness override (default: Hertz, 4/3 E* sqrt(R))"),
+  /* target */
+  REAL("target.force", target_F, 5.0, 1e-6, 1e6, "N", "constant target normal force (the paper's 5 N)"),
+  FILENAME("target.csv", target_csv, "target profile, columns s,force (none: the constant target.force)"),
+  REAL("target.max_force", max_F, 10.0, 1e-6, 1e7, "N", "over-force penalty starts here"),
+  CHOICE("target.measure", averaged, measures, 1, "averaged (what a force sensor reports) | instantaneous"),
+  /* decision variables */
+  REAL("offset.min", o_min, NAN, -1, 1, "m", "lowest commanded depth along -n (default: the naive offset - 1 mm)"),
+  REAL("offset.max", o_max, NAN, -1, 1, "m", "highest commanded depth (default: the naive offset + 2 mm)"),
+  INT("offset.control_points", n_o, 48, 4, 60, "offset spline control points"),
+  REAL("speed.min", v_min, 0.005, 1e-6, 100, "m/s", "feed speed bounds ..."),
+  REAL("speed.max", v_max, 0.03, 1e-6, 100, "m/s", "..."),
+  REAL("speed.initial", v_init, 0.015, 1e-6, 100, "m/s", "feed of the naive pass and the initial guess"),
+  INT("speed.control_points", n_v, 6, 4, 60, "speed spline control points"),
+  REAL("speed.max_accel", a_max, 0.05, 1e-6, 1e4, "m/s^2", "feed acceleration limit |v dv/ds|"),
+  /* objective weights */
+  REAL("objective.rms", w_rms, 1.0, 0, 1e9, "", "weight of the RMS force error / F_ref"),
+  REAL("objective.loss", w_loss, 5.0, 0, 1e9, "", "weight of the fraction of time out of contact"),
+  REAL("objective.over", w_over, 10.0, 0, 1e9, "", "weight of the over-force"),
+  REAL("objective.time", w_time, 0.02, 0, 1e9, "", "weight of the pass time / reference time"),
+  REAL("objective.roughness", w_rough, 1e-4, 0, 1e9, "", "weight of the command roughness"),
+  REAL("objective.accel", w_acc, 10.0, 0, 1e9, "", "weight of the acceleration excess"),
+  /* pipeline */
+  INT("optimiser.screening", screening, 2048, 0, 1 << 22, "Sobol candidates in one batch (0: skip)"),
+  REAL("optimiser.screen_offset", screen_o, 1e-4, 0, 0.1, "m", "half-width of the offset box around the initial guess"),
+  INT("optimiser.keep", keep, 2, 1, 64, "refinement starts"),
+  TEXT("optimiser.algorithm", algorithm, "LD_LBFGS", "any NLopt algorithm name; LD_* get finite-difference gradients in one batch"),
+  INT("optimiser.maxeval", maxeval, 40, 1, 100000000, "NLopt evaluations per start"),
+  REAL("optimiser.maxtime", maxtime, 60.0, 0.01, 1e6, "s", "safety net per start; a run stopped by it is not reproducible"),
+  REAL("optimiser.budget", budget, 0.0, 0, 1e7, "s", "wall-time budget of screening + refinement, shared by the starts (0: none)"),
+  REAL("optimiser.xtol_rel", xtol_rel, 1e-6, 0, 1, "", "NLopt relative tolerance on the control points"),
+  REAL("optimiser.ftol_rel", ftol_rel, 1e-8, 0, 1, "", "NLopt relative tolerance on the objective"),
+  REAL("optimiser.fd_step", fd_step, 1e-4, 1e-10, 0.1, "", "finite-difference step, relative to the bounds"),
+  REAL("optimiser.force_tol", ftol, 1e-3, 1e-8, 0.1, "", "sub-step force tolerance of the rollouts, relative"),
+  SEED("optimiser.seed", seed, 1, "picks the Sobol block; same seed, same result"),
+  /* verification */
+  INT("verify.count", verify, 2, 0, 64, "winners re-simulated by the CPU engine (plus the naive pass)"),
+  REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs CPU RMS disagreement flagged above this"),
+  /* the arm holding the tool */
+  ROBOT("robot.model", robot, "the arm holding the tool: builtin (the ER10-900-sized arm) or a .yaml/.urdf file"),
+  REAL3("robot.base", robot_base, -0.55, 0, -0.25, -100, 100, "m", "base position in the workpiece frame"),
+  REAL3("robot.rpy", robot_rpy, 0, 0, 0, -10, 10, "rad", "base orientation, roll-pitch-yaw"),
+};
+
+#define NKEYS ((int)(sizeof table / sizeof table[0]))
+
+const kl_key *kl_settings_keys(int *n)
+{
+  *n = NKEYS;
+  return table;
+}
+
+const kl_key *kl_settings_key(const char *key)
+{
+  if (!key) return NULL;
+  for (int i = 0; i < NKEYS; ++i)
+    if (strcmp(table[i].key, key) == 0) return &table[i];
+  return NULL;
+}
+
+void kl_settings_default(kl_settings *s)
+{
+  memset(s, 0, sizeof *s);
+  char *base = (char *)s;
+  for (int i = 0; i < NKEYS; ++i) {
+    const kl_key *k = &table[i];
+    char *f = base + k->offset;
+    switch (k->type) {
+    case KL_KEY_REAL:
+      for (int j = 0; j < k->n; ++j) ((double *)(void *)f)[j] = k->def[j];
+      break;
+    case KL_KEY_INT:
+    case KL_KEY_CHOICE: *(int *)(void *)f = (int)k->def[0]; break;
+    case KL_KEY_SEED: *(unsigned long *)(void *)f = (unsigned long)k->def[0]; break;
+    case KL_KEY_TEXT:
+    case KL_KEY_FILE:
+    case KL_KEY_ROBOT: snprintf(f, k->size, "%s", k->sdef); break;
+    }
+  }
+}
+
+/* v as %g writes it, without the exponent's '+' and leading zeros: 1e9, 1e-6, 0.4999 */
+static void compact(double v, char *buf, size_t cap)
+{
+  char t[32]; /* %g of a double: at most 13 characters */
+  snprintf(t, sizeof t, "%g", v);
+  char *e = strchr(t, 'e');
+  if (e) {
+    char *p = e + 1, *q = e + 1;
+    if (*p == '+') ++p;
+    else if (*p == '-') *q++ = *p++;
+    while (*p == '0' && p[1]) ++p;
+    memmove(q, p, strlen(p) + 1);
+  }
+  snprintf(buf, cap, "%s", t);
+}
+
+const char *kl_key_rule(const kl_key *k, char *buf, size_t cap)
+{
+  const int whole = k->type == KL_KEY_INT || k->type == KL_KEY_SEED;
+  char lo[32], hi[32];
+  compact(k->lo, lo, sizeof lo);
+  compact(k->hi, hi, sizeof hi);
+  snprintf(buf, cap, "%sin [%s, %s]%s%s", whole ? "a whole number " : "", lo, hi, k->unit[0] ? " " : "", k->unit);
+  return buf;
+}
+
+int kl_key_number_ok(const kl_key *k, double v)
+{
+  if (!(isfinite(v) && v >= k->lo && v <= k->hi)) return 0;
+  if ((k->type == KL_KEY_INT || k->type == KL_KEY_SEED) && v != floor(v)) return 0;
+  return k->type == KL_KEY_REAL || k->type == KL_KEY_INT || k->type == KL_KEY_SEED;
+}
+
+#define ARGFAIL(...)                                                                                         \
+  do {                                                                                                       \
+    snprintf(msg, (size_t)cap, __VA_ARGS__);                                                                 \
+    return KELVIN_ERR_ARG;                                                                                   \
+  } while (0)
+
+kelvin_status kl_settings_set_numbers(kl_settings *s, const char *key, const double *v, int n, char *msg, int cap)
+{
+  const kl_key *k = kl_settings_key(key);
+  if (!k) ARGFAIL("%s: no such setting", key ? key : "(null)");
+  if (k->type != KL_KEY_REAL && k->type != KL_KEY_INT && k->type != KL_KEY_SEED)
+    ARGFAIL("%s: takes a %s, not a number", key, k->type == KL_KEY_CHOICE ? "name" : "text");
+  if (n != k->n || !v) ARGFAIL("%s: takes %d number%s, got %d", key, k->n, k->n > 1 ? "s" : "", v ? n : 0);
+  char rule[256];
+  for (int j = 0; j < n; ++j)
+    if (!kl_key_number_ok(k, v[j]))
+      ARGFAIL("%s%s: must be %s, got %g", key, n > 1 ? (j == 0 ? "[0]" : j == 1 ? "[1]" : "[2]") : "",
+              kl_key_rule(k, rule, sizeof rule), v[j]);
+  char *f = (char *)s + k->offset;
+  if (k->type == KL_KEY_REAL)
+    for (int j = 0; j < n; ++j) ((double *)(void *)f)[j] = v[j];
+  else if (k->type == KL_KEY_INT)
+    *(int *)(void *)f = (int)v[0];
+  else
+    *(unsigned long *)(void *)f = (unsigned long)v[0];
+  return KELVIN_OK;
+}
+
+kelvin_status kl_settings_set_text(kl_settings *s, const char *key, const char *text, char *msg, int cap)
+{
+  const kl_key *k = kl_settings_key(key);
+  if (!k) ARGFAIL("%s: no such setting", key ? key : "(null)");
+  if (!text) ARGFAIL("%s: the text is NULL", key);
+  char *f = (char *)s + k->offset;
+  switch (k->type) {
+  case KL_KEY_CHOICE: {
+    char list[256] = "";
+    for (int i = 0; k->names[i]; ++i) {
+      if (strcmp(text, k->names[i]) == 0) {
+        *(int *)(void *)f = i;
+        return KELVIN_OK;
+      }
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->names[i]);
+    }
+    ARGFAIL("%s: must be one of %s, got '%s'", key, list, text);
+  }
+  case KL_KEY_TEXT:
+    if (!text[0] || strlen(text) >= k->size || strpbrk(text, " \t\r\n"))
+      ARGFAIL("%s: must be one word of at most %zu characters, got '%s'", key, k->size - 1, text);
+    break;
+  case KL_KEY_FILE:
+  case KL_KEY_ROBOT:
+    if (strlen(text) >= k->size) ARGFAIL("%s: the file name is longer than %zu characters", key, k->size - 1);
+    break;
+  default: ARGFAIL("%s: takes %s, not a text", key, k->n > 1 ? "numbers" : "a number");
+  }
+  snprintf(f, k->size, "%s", text);
+  return KELVIN_OK;
+}
+
+int kl_settings_get_numbers(const kl_settings *s, const char *key, double *v, int cap)
+{
+  const kl_key *k = kl_settings_key(key);
+  if (!k) return -1;
+  const char *f = (const char *)s + k->offset;
+  switch (k->type) {
+  case KL_KEY_REAL:
+    for (int j = 0; j < k->n && j < cap; ++j) v[j] = ((const double *)(const void *)f)[j];
+    return k->n;
+  case KL_KEY_INT:
+  case KL_KEY_CHOICE:
+    if (cap > 0) v[0] = *(const int *)(const void *)f;
+    return 1;
+  case KL_KEY_SEED:
+    if (cap > 0) v[0] = (double)*(const unsigned long *)(const void *)f;
+    return 1;
+  default: return -1;
+  }
+}
+
+const char *kl_settings_get_text(const kl_settings *s, const char *key)
+{
+  const kl_key *k = kl_settings_key(key);
+  if (!k) return NULL;
+  const char *f = (const char *)s + k->offset;
+  if (k->type == KL_KEY_CHOICE) {
+    const int i = *(const int *)(const void *)f;
+    for (int j = 0; k->names[j]; ++j)
+      if (j == i) return k->names[j];
+    return NULL;
+  }
+  if (k->type == KL_KEY_TEXT || k->type == KL_KEY_FILE || k->type == KL_KEY_ROBOT) return f;
+  return NULL;
+}
