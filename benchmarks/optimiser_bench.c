@@ -6,7 +6,16 @@
  *   optimiser_bench [--budget SECONDS] [--repeats N] [--config FILE]
  *
  * Prints a Markdown table: objective and RMS force error (device prediction) of the best pass, rollouts
- * evaluated and wall time, median over the repeats. */
+ * evaluated and wall time, median over the repeats.
+ *
+ * Each run is checked before its numbers count (a method with a failed check gets no rate, the reason
+ * goes to stderr and the program exits 1):
+ *   - every pass the pipeline returns has status KL_OK and a finite objective;
+ *   - the best pass is no worse than the initial guess it started from;
+ *   - the best pass and the initial guess, re-rolled out here one at a time on the host
+ *     (kl_problem_expand + kl_grind_rollout, no batch, no GEMM), give the objective the method reported,
+ *     to 5e-13 relative (a reference run: the same header code on every path; measured 0 on the host paths,
+ *     3.1e-14 on pocl's OpenCL CPU device, whose compiler rounds some operations differently). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +31,49 @@
 typedef struct row {
   const char *name;
   double J[16], rms[16], evals[16], wall[16];
+  double worst_ref; /* largest relative difference from the serial reference runs */
 } row;
+
+/* objective of control points x by one serial rollout on the host */
+static double reference_J(const kl_problem *pb, const double *x)
+{
+  const int ns = pb->ns;
+  double *ov = malloc((size_t)2 * ns * sizeof *ov), obj[KL_OBJ_N];
+  if (!ov) return NAN;
+  kl_problem_expand(pb, x, ov, ov + ns);
+  kl_grind_rollout(pb->gp, ns, pb->geo, ov, 1, 0, obj, 0, NULL);
+  free(ov);
+  return obj[KL_OBJ_STATUS] == KL_OK ? obj[KL_OBJ_J] : NAN;
+}
+
+/* the checks of the header comment; 0 if they pass, else -1 with the reason on stderr */
+static int check_run(const kl_problem *pb, const kl_opt_result *res, row *r, int best)
+{
+  for (int i = 0; i < res->npass; ++i)
+    if (res->pass[i].obj[KL_OBJ_STATUS] != KL_OK || !isfinite(res->pass[i].obj[KL_OBJ_J])) {
+      fprintf(stderr, "optimiser_bench: %s: pass %s has status %g, objective %g\n", r->name, res->pass[i].label,
+              res->pass[i].obj[KL_OBJ_STATUS], res->pass[i].obj[KL_OBJ_J]);
+      return -1;
+    }
+  const kl_pass *b = &res->pass[best], *g = &res->pass[res->initial];
+  if (!(b->obj[KL_OBJ_J] <= g->obj[KL_OBJ_J])) {
+    fprintf(stderr, "optimiser_bench: %s: best objective %.6g worse than the initial guess's %.6g\n", r->name,
+            b->obj[KL_OBJ_J], g->obj[KL_OBJ_J]);
+    return -1;
+  }
+  const kl_pass *two[2] = {b, g};
+  for (int i = 0; i < 2; ++i) {
+    const double Jr = reference_J(pb, two[i]->x);
+    const double e = fabs(two[i]->obj[KL_OBJ_J] - Jr) / fabs(Jr);
+    r->worst_ref = fmax(r->worst_ref, e);
+    if (!(e <= 5e-13)) {
+      fprintf(stderr, "optimiser_bench: %s: pass %s reported objective %.17g, serial reference run %.17g\n", r->name,
+              two[i]->label, two[i]->obj[KL_OBJ_J], Jr);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 /* one run of the pipeline with these settings on a host path; best predicted objective */
 static int once(const kl_settings *set, const kl_problem_inputs *in, int cpu, int threads, row *r, int rep)
@@ -51,15 +102,21 @@ static int once(const kl_settings *set, const kl_problem_inputs *in, int cpu, in
   }
   r->wall[rep] = kl_bench_now() - t0;
   double bestJ = HUGE_VAL, bestrms = 0;
+  int best = -1;
   for (int i = 0; i < res->npass; ++i)
     if (i != res->naive && res->pass[i].obj[KL_OBJ_J] < bestJ) {
       bestJ = res->pass[i].obj[KL_OBJ_J];
       bestrms = res->pass[i].obj[KL_OBJ_RMS];
+      best = i;
     }
   r->J[rep] = bestJ;
   r->rms[rep] = bestrms;
   r->evals[rep] = (double)res->evaluations;
-  rc = 0;
+  if (best < 0 || res->initial < 0) {
+    fprintf(stderr, "optimiser_bench: %s: no pass besides the naive one\n", r->name);
+    goto done;
+  }
+  rc = check_run(pb, res, r, best);
 done:
   if (res) kl_opt_result_free(res);
   free(res);
@@ -103,10 +160,10 @@ int main(int argc, char **argv)
   /* kelvin: screening + refinement from the best `keep` within the budget (optimiser.budget); plain
    * NLopt: one start from the same physics-based initial guess, serial, stopped by the same budget or
    * by its tolerances */
-  row rows[4] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}},
-                 {"kelvin pipeline, OpenMP twin (same)", {0}, {0}, {0}, {0}},
-                 {"plain NLopt LN_BOBYQA on the CPU, serial rollouts", {0}, {0}, {0}, {0}},
-                 {"plain NLopt LD_LBFGS on the CPU, serial rollouts", {0}, {0}, {0}, {0}}};
+  row rows[4] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}, 0.0},
+                 {"kelvin pipeline, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0},
+                 {"plain NLopt LN_BOBYQA on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0},
+                 {"plain NLopt LD_LBFGS on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0}};
   int ok[4] = {1, 1, 1, 1};
   for (int rep = 0; rep < repeats; ++rep) {
     kl_settings s = base;
@@ -129,13 +186,15 @@ int main(int argc, char **argv)
   printf("| method | objective | RMS force error | rollouts | wall s | rollouts/s |\n|---|---|---|---|---|---|\n");
   for (int i = 0; i < 4; ++i) {
     if (!ok[i]) {
-      printf("| %s | failed | | | | |\n", rows[i].name);
+      printf("| %s | failed or wrong results: no rate (see stderr) | | | | |\n", rows[i].name);
       continue;
     }
+    fprintf(stderr, "optimiser_bench: %s: checks passed, objective vs serial reference run worst %.2e\n", rows[i].name,
+            rows[i].worst_ref);
     const double w = kl_bench_median(rows[i].wall, repeats), e = kl_bench_median(rows[i].evals, repeats);
     printf("| %s | %.4f | %.2f %% | %.0f | %.1f | %.0f |\n", rows[i].name, kl_bench_median(rows[i].J, repeats),
            100 * kl_bench_median(rows[i].rms, repeats), e, w, e / w);
   }
   kl_inputs_free(&inputs);
-  return 0;
+  return (ok[0] && ok[1] && ok[2] && ok[3]) ? 0 : 1;
 }

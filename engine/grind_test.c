@@ -168,8 +168,9 @@ static void test_flat_steady_state(void **state)
     assert_true(fabs(P.r.time[P.ns - 1] - 4.0) < 1e-12);
     printf("# flat %s: steady force %.6f N, worst |F/F* - 1| = %.2e (averaged %.2e), %ld sub-steps, %ld events\n",
            model == KL_MODEL_KV ? "KV" : "HC", Fs, worst, worst_avg, P.r.nsub, P.r.nevents);
-    assert_true(worst < 5e-3);
-    assert_true(worst_avg < 5e-3);
+    /* the steady state is held to rounding: measured 2.1e-14 (KV), 9.3e-15 (HC); 3e-13 is ten times that */
+    assert_true(worst < 3e-13);
+    assert_true(worst_avg < 3e-13);
     assert_true(P.r.nevents >= 1); /* the onset was located */
     path_free(&P);
   }
@@ -285,8 +286,9 @@ static void test_bump_vs_reference(void **state)
            "%ld events\n",
            model == KL_MODEL_KV ? "KV" : "HC", flo, fhi, rms, rmsa, worst, P.r.nsub, P.r.nevents);
     assert_true(fhi - flo > 2.0); /* the bump is felt */
-    assert_true(rms < 1e-2);
-    assert_true(rmsa < 1e-2);
+    /* against the GSL reference at ftol 1e-3: measured RMS 3.1e-4 (KV), 3.2e-4 (HC); about ten times that */
+    assert_true(rms < 3e-3);
+    assert_true(rmsa < 3e-3);
     path_free(&P);
   }
   kl_mesh_free(mesh);

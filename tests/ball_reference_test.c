@@ -76,7 +76,7 @@ static void test_kv_contact(void **state)
       worst = fmax(worst, fmax(ex, fmax(ev, ef)));
     }
     printf("# KV cr=%g: worst relative error vs rk8pd %.2e\n", m.cr, worst);
-    assert_true(worst < 1e-9);
+    assert_true(worst < 4e-12); /* measured worst 3.7e-13 (the rk8pd reference at 1e-13 over the contact) */
   }
 }
 
