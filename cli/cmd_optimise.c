@@ -272,7 +272,9 @@ static int run(int argc, char **argv, int evaluate)
     printf("kelvin %s: %s, path %.1f mm in %d samples, target %.3g N (%s force scored), the contact %.3g %% of the "
            "compliance there\n\n",
            cmd, a.config ? a.config : "built-in example", 1e3 * pb->length, pb->ns, pb->gp[KL_GP_FREF],
-           pb->set.averaged ? "step-averaged" : "instantaneous", 100 * pb->contact_share);
+           (pb->set.measure & KL_MEASURE_SENSOR_BIT) ? ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "wrist-sensor step-averaged" : "wrist-sensor")
+                                                      : ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "step-averaged contact" : "contact"),
+           100 * pb->contact_share);
     kl_report_print(pb, res);
     printf("\n%ld rollouts; time: screening %.2f s, refinement %.2f s, 3-D verification %.2f s (%.1f %%), total %.2f s\n",
            res->evaluations, res->time.screening, res->time.refinement, res->time.verification,

@@ -45,7 +45,8 @@
 #define KL_GP_OSCALE 11 /* offset scale of the roughness term [m] */
 #define KL_GP_VSCALE 12 /* speed scale of the roughness term [m/s] */
 #define KL_GP_TREF 13   /* time scale of the productivity term [s] */
-#define KL_GP_AVG 14    /* 1: the objective uses the step-averaged force, 0: the instantaneous one */
+#define KL_GP_AVG 14    /* the scored measure, KL_MEASURE_*: bit 0 step-averaged (else at the samples), bit 1 the
+                         * wrist sensor (else the contact force) */
 #define KL_GP_MAXSUB 15 /* most sub-steps per sample interval */
 #define KL_GP_W_RMS 16  /* weights of the objective terms */
 #define KL_GP_W_LOSS 17
@@ -54,6 +55,19 @@
 #define KL_GP_W_ROUGH 20
 #define KL_GP_W_ACC 21
 #define KL_GP_N 22
+
+/* What the objective scores (KL_GP_AVG): the contact force or the wrist sensor's reading, at the samples
+ * or averaged over each sample interval. The sensor on the robot's side of the holder reads the holder
+ * force plus the weight, F_h + F_g = F_N + m z'' (the equation of motion): the contact force plus the
+ * tool's inertia. Averaged over an interval of duration T that is the contact force's average plus
+ * m (z'_k - z'_{k-1}) / T; at a sample K_h (u - z) + D_h (u' - z') + F_g (u' the interval's own rate).
+ * The 3-D verification reads the same sensor (optimiser/verify3d.h). */
+#define KL_MEASURE_INSTANT 0 /* contact force at the samples */
+#define KL_MEASURE_AVERAGED 1 /* contact force averaged over each interval */
+#define KL_MEASURE_SENSOR_INSTANT 2 /* wrist sensor at the samples */
+#define KL_MEASURE_SENSOR 3 /* wrist sensor averaged over each interval (what a force sensor reports) */
+#define KL_MEASURE_AVG_BIT 1
+#define KL_MEASURE_SENSOR_BIT 2
 
 /* Geometry per path sample, sample-major (every candidate reads the same): geo[k*KL_GG_N + field] */
 #define KL_GG_S 0  /* arc length [m] */
@@ -516,7 +530,7 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     kl_real k1, d1;
     F = kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &k1, &d1);
   }
-  const int avg = (int)gp[KL_GP_AVG];
+  const int measure = (int)gp[KL_GP_AVG];
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   if (want) {
@@ -528,6 +542,7 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     so[(KL_SO_C * ns + 0) * P + p] = (kl_real)st.contact;
     so[(KL_SO_ZD * ns + 0) * P + p] = 0.0;
   }
+  kl_real zd_prev = st.zd;
   for (int k = 1; k < ns && st.status == KL_OK; ++k) {
     kl_grind_iv iv;
     iv.ds = geo[k * KL_GG_N + KL_GG_S] - geo[(k - 1) * KL_GG_N + KL_GG_S];
@@ -547,8 +562,14 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     }
     const kl_grind_ivout r = kl_grind_interval(gp, iv, &st);
     const kl_real favg = r.J / r.dt;
+    kl_real fk = (measure & KL_MEASURE_AVG_BIT) ? favg : r.F;
+    if (measure == KL_MEASURE_SENSOR) fk = favg + iv.m * (st.zd - zd_prev) / r.dt;
+    if (measure == KL_MEASURE_SENSOR_INSTANT)
+      fk = gp[KL_GP_KH] * (iv.o1 - st.z) + gp[KL_GP_DH] * ((iv.o1 - iv.o0) / iv.ds * iv.v1 - st.zd) +
+           geo[k * KL_GG_N + KL_GG_FG];
+    zd_prev = st.zd;
     const int has_m = k >= 2;
-    kl_grind_acc_add(&a, gp, avg ? favg : r.F, geo[k * KL_GG_N + KL_GG_FT], iv.ds, iv.o0, iv.o1, iv.v0, iv.v1, has_m,
+    kl_grind_acc_add(&a, gp, fk, geo[k * KL_GG_N + KL_GG_FT], iv.ds, iv.o0, iv.o1, iv.v0, iv.v1, has_m,
                      has_m ? ov[(k - 2) * P + p] : 0.0, has_m ? ov[(ns + k - 2) * P + p] : 0.0, r.tfree);
     if (want) {
       so[(KL_SO_F * ns + k) * P + p] = r.F;

@@ -355,26 +355,10 @@ done:
 }
 
 /* the device's wrist-sensor equivalent at each sample, F_h + F_g = F_N + m z'' (the 1-D model's
- * equation of motion): averaged over an interval, its contact force average plus m (z'_k - z'_{k-1})/T;
- * at the sample, K_h (u - z) + D_h (u' - z') + F_g with u' from the neighbouring offsets */
+ * equation of motion), averaged or at the samples as the scored measure is (kl_problem_measure) */
 static void device_sensor(const kl_problem *pb, const kl_pass *ps, const double *o, const double *v, double *sF)
 {
-  const int ns = pb->ns;
-  const double *so = ps->so;
-  for (int k = 0; k < ns; ++k) {
-    if (pb->set.averaged) {
-      if (k == 0) {
-        sF[0] = so[KL_SO_FAVG * ns];
-        continue;
-      }
-      const double T = so[KL_SO_T * ns + k] - so[KL_SO_T * ns + k - 1], m = 0.5 * (pb->meff[k - 1] + pb->meff[k]);
-      sF[k] = so[KL_SO_FAVG * ns + k] + m * (so[KL_SO_ZD * ns + k] - so[KL_SO_ZD * ns + k - 1]) / T;
-    } else {
-      const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
-      const double ud = v[k] * (o[b] - o[a]) / (pb->s[b] - pb->s[a]);
-      sF[k] = pb->set.holder_K * (o[k] - so[KL_SO_Z * ns + k]) + pb->set.holder_D * (ud - so[KL_SO_ZD * ns + k]) + pb->fg[k];
-    }
-  }
+  kl_problem_measure(pb, KL_MEASURE_SENSOR_BIT | (pb->set.measure & KL_MEASURE_AVG_BIT), ps->so, o, v, sF);
 }
 
 /* objective terms of the 3-D engine's wrist-sensor force, scored with the same functions as the
@@ -383,12 +367,15 @@ static void score_verified(const run *r, kl_pass *ps, const double *o, const dou
 {
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
-  const double *F3 = pb->set.averaged ? ps->vFavg : ps->vF, *Fc = pb->set.averaged ? ps->vFcavg : ps->vFc;
+  /* the sensor's reading (compared with the device's), and the scored measure: the sensor or the contact force */
+  const int avg = pb->set.measure & KL_MEASURE_AVG_BIT;
+  const double *F3 = avg ? ps->vFavg : ps->vF, *Fc = avg ? ps->vFcavg : ps->vFc;
+  const double *Fs = (pb->set.measure & KL_MEASURE_SENSOR_BIT) ? F3 : Fc;
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   for (int k = 1; k < ns; ++k) {
     const double dt = ps->vt[k] - ps->vt[k - 1];
-    kl_grind_acc_add(&a, pb->gp, F3[k], pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
+    kl_grind_acc_add(&a, pb->gp, Fs[k], pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
                      k >= 2 ? o[k - 2] : 0.0, k >= 2 ? v[k - 2] : 0.0, ps->vc[k] ? 0.0 : dt);
   }
   kl_grind_acc_finish(&a, pb->gp, ps->vt[ns - 1], (int)ps->vsub, KL_OK, 1, 0, ps->vobj);

@@ -700,7 +700,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   gp[KL_GP_OSCALE] = 1e-3;
   gp[KL_GP_VSCALE] = s->v_max;
   gp[KL_GP_TREF] = pb->length / s->v_init;
-  gp[KL_GP_AVG] = s->averaged;
+  gp[KL_GP_AVG] = s->measure;
   gp[KL_GP_MAXSUB] = 20000;
   gp[KL_GP_W_RMS] = s->w_rms;
   gp[KL_GP_W_LOSS] = s->w_loss;
@@ -793,4 +793,23 @@ void kl_problem_guess(const kl_problem *pb, double *x)
   gsl_vector_free(c);
   gsl_matrix_free(cov);
   gsl_multifit_linear_free(w);
+}
+
+void kl_problem_measure(const kl_problem *pb, int m, const double *so, const double *o, const double *v, double *out)
+{
+  const int ns = pb->ns, avg = m & KL_MEASURE_AVG_BIT;
+  out[0] = so[(avg ? KL_SO_FAVG : KL_SO_F) * ns];
+  if (m & KL_MEASURE_SENSOR_BIT) out[0] = so[KL_SO_FAVG * ns]; /* the start is at rest: sensor = contact force */
+  for (int k = 1; k < ns; ++k) {
+    if (!(m & KL_MEASURE_SENSOR_BIT)) {
+      out[k] = so[(avg ? KL_SO_FAVG : KL_SO_F) * ns + k];
+    } else if (avg) { /* F_N averaged + m (z'_k - z'_{k-1}) / T, the interval's mean mass */
+      const double T = so[KL_SO_T * ns + k] - so[KL_SO_T * ns + k - 1], mk = 0.5 * (pb->meff[k - 1] + pb->meff[k]);
+      out[k] = so[KL_SO_FAVG * ns + k] + mk * (so[KL_SO_ZD * ns + k] - so[KL_SO_ZD * ns + k - 1]) / T;
+    } else { /* K_h (u - z) + D_h (u' - z') + F_g, u' the rate on the interval ending at the sample */
+      const double ud = v[k] * (o[k] - o[k - 1]) / (pb->s[k] - pb->s[k - 1]);
+      out[k] = pb->set.holder_K * (o[k] - so[KL_SO_Z * ns + k]) + pb->set.holder_D * (ud - so[KL_SO_ZD * ns + k]) +
+               pb->fg[k];
+    }
+  }
 }

@@ -71,7 +71,7 @@ typedef struct kl_settings {
   double target_F;       /* constant target [N] */
   char target_csv[1024]; /* s,force profile ("": constant) */
   double max_F;          /* over-force threshold [N] */
-  int averaged;          /* objective on the step-averaged force (1) or instantaneous (0) */
+  int measure;           /* what the objective scores: KL_MEASURE_* (kernels/kl_rollout.h) */
   /* decision variables (offset.*, speed.*) */
   double o_min, o_max;   /* offset bounds [m] (NaN: derived from the naive offset) */
   int n_o;               /* offset control points */
@@ -164,6 +164,11 @@ void kl_problem_waypoints(const kl_problem *pb, const double *o, const double *v
 
 /* The disc's axis (unit, world) at sample k: tool.axis in the tool frame there. */
 void kl_problem_tool_axis(const kl_problem *pb, int k, double a[3]);
+
+/* The device's per-sample force of one pass (so: KL_SO_N x ns, one candidate; o, v: its commands per
+ * sample) as the measure m (KL_MEASURE_*) reads it: the contact force, or the wrist sensor's reading
+ * F_N + m z'' (kernels/kl_rollout.h), at the samples or averaged over each interval. out: ns. */
+void kl_problem_measure(const kl_problem *pb, int m, const double *so, const double *o, const double *v, double *out);
 void kl_problem_guess(const kl_problem *pb, double *x);
 
 #endif

@@ -12,6 +12,9 @@ _Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1, "contact.model names are in
 _Static_assert(KL_LAW_HUNT_CROSSLEY == 0 && KL_LAW_LANKARANI_NIKRAVESH == 1 && KL_LAW_FLORES == 2 &&
                  KL_LAW_GONTHIER == 3 && KL_LAW_EXACT == 4,
                "contact.law names are indexed by KL_LAW_*");
+_Static_assert(KL_MEASURE_INSTANT == 0 && KL_MEASURE_AVERAGED == 1 && KL_MEASURE_SENSOR_INSTANT == 2 &&
+                 KL_MEASURE_SENSOR == 3,
+               "target.measure names are indexed by KL_MEASURE_*");
 _Static_assert(KL_TOOL_BALL == 0 && KL_TOOL_DISC == 1, "tool.shape names are indexed by KL_TOOL_*");
 _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 2 && KL_SURF_SADDLE == 3 &&
                  KL_SURF_MESH == 4,
@@ -20,7 +23,7 @@ _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 
 static const char *const surfaces[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
 static const char *const models[] = {"kv", "hc", NULL};
 static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const measures[] = {"instantaneous", "averaged", NULL};
+static const char *const measures[] = {"instantaneous", "averaged", "sensor_instantaneous", "sensor", NULL};
 static const char *const tools[] = {"ball", "disc", NULL};
 
 #define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
@@ -93,7 +96,10 @@ static const kl_key table[] = {
   REAL("target.force", target_F, 5.0, 1e-6, 1e6, "N", "constant target normal force (the paper's 5 N)"),
   FILENAME("target.csv", target_csv, "target profile, columns s,force (none: the constant target.force)"),
   REAL("target.max_force", max_F, 10.0, 1e-6, 1e7, "N", "over-force penalty starts here"),
-  CHOICE("target.measure", averaged, measures, 1, "averaged (what a force sensor reports) | instantaneous"),
+  CHOICE("target.measure", measure, measures, KL_MEASURE_SENSOR,
+         "sensor: the wrist sensor's reading (contact force + the tool's inertia), averaged over each sample interval, "
+         "what the robot's force sensor reports | sensor_instantaneous: the same at the samples | averaged: the contact "
+         "force averaged over each interval | instantaneous: the contact force at the samples"),
   /* decision variables */
   REAL("offset.min", o_min, NAN, -1, 1, "m", "lowest commanded depth along -n (default: the naive offset - 1 mm)"),
   REAL("offset.max", o_max, NAN, -1, 1, "m", "highest commanded depth (default: the naive offset + 2 mm)"),
