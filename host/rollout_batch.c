@@ -80,8 +80,12 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
   const size_t ns = (size_t)d->ns, nc = (size_t)d->nc;
   r->gp = dup(d->gp, KL_GP_N);
   r->geo = dup(d->geo, ns * KL_GG_N);
-  r->basis = dup(d->basis, 2 * ns * nc);
-  if (!r->gp || !r->geo || !r->basis) {
+  if (!d->basis && d->nc != 2 * d->ns) {
+    free(r);
+    return kl_host_fail(h, KELVIN_ERR_ARG, "rollout: without a basis nc must be 2 ns, got %d, %d", d->nc, d->ns);
+  }
+  r->basis = d->basis ? dup(d->basis, 2 * ns * nc) : NULL;
+  if (!r->gp || !r->geo || (d->basis && !r->basis)) {
     kl_rollout_destroy(r);
     return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory");
   }
@@ -96,9 +100,10 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
     KL_CL(h, (r->dgeo = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                        ns * KL_GG_N * sizeof(double), r->geo, &err),
               err));
-    KL_CL(h, (r->dbasis = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                         2 * ns * nc * sizeof(double), r->basis, &err),
-              err));
+    if (r->basis)
+      KL_CL(h, (r->dbasis = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                           2 * ns * nc * sizeof(double), r->basis, &err),
+                err));
   }
   *out = r;
   return KELVIN_OK;
@@ -144,9 +149,13 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
   if (st != KELVIN_OK) return st;
   const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
   const int iP = (int)P, ins = r->ns, want = so != NULL;
-  KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
-  st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
-  if (st != KELVIN_OK) return st;
+  if (r->basis) {
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
+    st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
+    if (st != KELVIN_OK) return st;
+  } else { /* the samples themselves */
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dov, CL_TRUE, 0, 2 * ns * P * sizeof(double), ctrl, 0, NULL, NULL));
+  }
   KL_CL(h, clSetKernelArg(r->k, 0, sizeof iP, &iP));
   KL_CL(h, clSetKernelArg(r->k, 1, sizeof ins, &ins));
   KL_CL(h, clSetKernelArg(r->k, 2, sizeof r->dgp, &r->dgp));
@@ -181,8 +190,12 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
     r->ovcap = r->ov ? 2 * ns * P : 0;
     if (!r->ov) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory for %zu candidates", P);
   }
-  const kelvin_status st = kl_blas_dgemm(h, 2 * ns, P, nc, r->basis, ctrl, r->ov);
-  if (st != KELVIN_OK) return st;
+  if (r->basis) {
+    const kelvin_status st = kl_blas_dgemm(h, 2 * ns, P, nc, r->basis, ctrl, r->ov);
+    if (st != KELVIN_OK) return st;
+  } else {
+    memcpy(r->ov, ctrl, 2 * ns * P * sizeof *r->ov);
+  }
   const int iP = (int)P, want = so != NULL;
   const int threads = kl_host_threads(h) > 0 ? kl_host_threads(h) : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)

@@ -16,7 +16,8 @@ typedef struct kl_rollout_def {
   int nc;              /* control points per candidate (offset + speed) >= 1 */
   const double *gp;    /* problem constants (KL_GP_N, kernels/kl_rollout.h) */
   const double *geo;   /* geometry (ns x KL_GG_N) */
-  const double *basis; /* (2 ns x nc), row-major: [offsets; speeds] = basis . control points */
+  const double *basis; /* (2 ns x nc), row-major: [offsets; speeds] = basis . control points; NULL: the
+                        * control points are the samples themselves (nc = 2 ns), no GEMM */
 } kl_rollout_def;
 
 typedef struct kl_rollout kl_rollout; /* opaque; host/rollout_batch.c */

@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_qrng.h>
 
+#include "optimiser/lm.h"
 #include "optimiser/verify3d.h"
 
 typedef struct run {
@@ -502,7 +503,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   const int nc = pb->nc;
   double *best = NULL, *x = malloc((size_t)nc * sizeof *x);
   const nlopt_algorithm alg = nlopt_algorithm_from_string(s->algorithm);
-  if ((int)alg < 0) {
+  if ((int)alg < 0 && s->method == KL_METHOD_NLOPT) {
     snprintf(msg, (size_t)cap, "optimiser.algorithm: unknown NLopt algorithm '%s' (e.g. LN_BOBYQA, LN_SBPLX, LD_MMA, "
                                "LD_LBFGS, GN_CRS2_LM, GN_DIRECT_L)",
              s->algorithm);
@@ -518,6 +519,24 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   kl_problem_guess(pb, x);
   res->initial = kl_opt_add(res, "initial", x, nc);
   res->time.setup = now() - t0;
+  if (s->method == KL_METHOD_LM) { /* per-sample commands: Levenberg-Marquardt from the initial guess */
+    const double t1 = now();
+    kl_lm_stats ls;
+    say(&r, "refinement (Levenberg-Marquardt, %d per-sample commands, banded Jacobian of %d colours each)", nc,
+        kl_lm_band(pb));
+    st = kl_lm_solve(pb, h, r.ro, x, s->maxeval, s->budget > 0 ? s->budget : s->maxtime, progress, ctx, &ls, msg, cap);
+    r.evals += ls.rollouts;
+    if (st != KELVIN_OK) goto done;
+    const int i = kl_opt_add(res, "refined-1", x, nc);
+    if (i >= 0) {
+      res->pass[i].evals = (int)ls.rollouts;
+      res->pass[i].stop = ls.stop;
+    }
+    say(&r, "refinement: %d steps, %ld rollouts in %.2f s (Jacobians %.2f s, steps %.2f s), band %d, %s", ls.iterations,
+        ls.rollouts, now() - t1, ls.t_jacobian, ls.t_steps, ls.band, ls.stop);
+    res->time.refinement = now() - t1;
+    goto predict;
+  }
   /* 1. screening */
   const int global = s->algorithm[0] == 'G';
   const int keep = global ? 1 : s->keep;
@@ -554,9 +573,10 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, now() - t2, stop);
   }
   res->time.refinement = now() - t1;
+predict:
   /* 3. predictions of every pass, then the 3-D verification of the naive pass and the best `verify` */
   if ((st = predict_all(&r)) != KELVIN_OK) goto done;
-  t1 = now();
+  const double t3 = now();
   {
     int which[KL_MAXPASS], nv = 0;
     scored sc[KL_MAXPASS];
@@ -568,7 +588,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
     if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
   }
-  res->time.verification = now() - t1;
+  res->time.verification = now() - t3;
   rank(res);
 done:
   res->evaluations = r.evals;
@@ -584,16 +604,16 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
 {
   const double t0 = now();
   const int ns = pb->ns, nc = 2 * ns;
-  double *id = calloc((size_t)nc * nc, sizeof *id), *x = malloc((size_t)nc * sizeof *x);
+  double *x = malloc((size_t)nc * sizeof *x);
   kelvin_status st = KELVIN_ERR_NOMEM;
   run r;
   memset(&r, 0, sizeof r);
-  if (!id || !x) {
+  if (!x) {
     snprintf(msg, (size_t)cap, "out of memory");
     goto out;
   }
-  for (int i = 0; i < nc; ++i) id[(size_t)i * nc + i] = 1.0; /* samples are their own control points */
-  if ((st = setup(&r, pb, h, id, nc, progress, ctx, res, msg, cap)) != KELVIN_OK) goto out;
+  /* the samples are their own control points (no basis) */
+  if ((st = setup(&r, pb, h, NULL, nc, progress, ctx, res, msg, cap)) != KELVIN_OK) goto out;
   for (int k = 0; k < ns; ++k) {
     x[k] = pb->naive_o;
     x[ns + k] = pb->set.v_init;
@@ -612,7 +632,6 @@ out:
   res->evaluations = r.evals;
   res->time.total = now() - t0;
   if (r.ro || r.ctrl) teardown(&r);
-  free(id);
   free(x);
   return st;
 }

@@ -454,6 +454,8 @@ void kl_problem_free(kl_problem *pb)
   free(pb->ft);
   free(pb->geo);
   free(pb->basis);
+  free(pb->lo);
+  free(pb->hi);
   if (pb->own_actual) kl_mesh_free(pb->actual);
   free(pb);
 }
@@ -533,7 +535,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   const kl_settings *s = &pb->set;
   kl_gsl_guard(); /* a GSL error returns here as a status, never abort() */
   /* cross-field checks */
-  if (s->n_o > s->ns || s->n_v > s->ns)
+  if (s->method == KL_METHOD_NLOPT && (s->n_o > s->ns || s->n_v > s->ns))
     FAIL(KELVIN_ERR_CONFIG, "path.samples (%d) must be at least offset.control_points (%d) and speed.control_points (%d)",
          s->ns, s->n_o, s->n_v);
   if (!(s->v_min < s->v_max)) FAIL(KELVIN_ERR_CONFIG, "speed.min (%g) must be < speed.max (%g)", s->v_min, s->v_max);
@@ -563,6 +565,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   if (s->model == KL_MODEL_KV && isfinite(s->exponent) && s->exponent != 1.0)
     FAIL(KELVIN_ERR_CONFIG, "contact.exponent: Kelvin-Voigt is linear (1), got %g", s->exponent);
   pb->ns = s->ns;
+  if (s->method == KL_METHOD_LM) pb->set.n_o = pb->set.n_v = s->ns; /* the samples are the control points */
   pb->nc = s->n_o + s->n_v;
   const int ns = s->ns;
   pb->s = calloc((size_t)ns, sizeof(double));
@@ -575,9 +578,11 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   pb->fg = calloc((size_t)ns, sizeof(double));
   pb->ft = calloc((size_t)ns, sizeof(double));
   pb->geo = calloc((size_t)ns * KL_GG_N, sizeof(double));
-  pb->basis = calloc((size_t)2 * ns * pb->nc, sizeof(double));
+  if (s->method == KL_METHOD_NLOPT) pb->basis = calloc((size_t)2 * ns * pb->nc, sizeof(double));
+  pb->lo = calloc((size_t)pb->nc, sizeof(double));
+  pb->hi = calloc((size_t)pb->nc, sizeof(double));
   if (!pb->s || !pb->p || !pb->nrm || !pb->tan || !pb->h || !pb->dh || !pb->meff || !pb->fg || !pb->ft || !pb->geo ||
-      !pb->basis)
+      (s->method == KL_METHOD_NLOPT && !pb->basis) || !pb->lo || !pb->hi)
     FAIL(KELVIN_ERR_NOMEM, "out of memory");
   /* workpiece: the part as it is */
   if (s->surface == KL_SURF_MESH) {
@@ -678,8 +683,19 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   }
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
-  if (!isfinite(s->o_min)) pb->set.o_min = pb->naive_o - 1e-3;
-  if (!isfinite(s->o_max)) pb->set.o_max = pb->naive_o + 2e-3;
+  /* offset bounds from the part's measured deviation from its CAD: the per-sample static offsets
+   * o_k = d*(F*_k) + (F*_k - F_g,k)/K_h - h_k (kl_problem_guess) span the range the part asks for; the
+   * naive offset and offset.margin either side */
+  {
+    double glo = pb->naive_o, ghi = pb->naive_o;
+    for (int k = 0; k < ns; ++k) {
+      const double g = static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / s->holder_K - pb->h[k];
+      glo = fmin(glo, g);
+      ghi = fmax(ghi, g);
+    }
+    if (!isfinite(s->o_min)) pb->set.o_min = glo - s->o_margin;
+    if (!isfinite(s->o_max)) pb->set.o_max = ghi + s->o_margin;
+  }
   if (!(pb->set.o_min < pb->naive_o && pb->naive_o < pb->set.o_max))
     FAIL(KELVIN_ERR_CONFIG, "offset: the naive offset %.4g m (static equilibrium at the target) is outside [offset.min, "
                             "offset.max] = [%g, %g]",
@@ -717,8 +733,8 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     g[KL_GG_FG] = pb->fg[k];
     g[KL_GG_FT] = pb->ft[k];
   }
-  /* clamped cubic B-splines on the normalised arc length (GSL) */
-  for (int part = 0; part < 2; ++part) {
+  /* clamped cubic B-splines on the normalised arc length (GSL), method nlopt */
+  for (int part = 0; part < 2 && pb->basis; ++part) {
     const int nco = part ? s->n_v : s->n_o, col0 = part ? s->n_o : 0;
     bw = gsl_bspline_alloc(4, (size_t)(nco - 2));
     bv = gsl_vector_alloc((size_t)nco);
@@ -753,6 +769,11 @@ fail:
 void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v)
 {
   const int ns = pb->ns, nc = pb->nc;
+  if (!pb->basis) {
+    memcpy(o, x, (size_t)ns * sizeof *o);
+    memcpy(v, x + ns, (size_t)ns * sizeof *v);
+    return;
+  }
   for (int k = 0; k < ns; ++k) {
     double a = 0, b = 0;
     for (int j = 0; j < nc; ++j) {
@@ -774,6 +795,12 @@ void kl_problem_guess(const kl_problem *pb, double *x)
   /* per-sample static equilibrium on the actual part, o_k = d*(F*_k) + (F*_k - F_g,k)/K_h - h_k,
    * fitted by least squares onto the offset spline (the speed stays at its initial value) */
   const int ns = pb->ns, no = pb->set.n_o;
+  if (!pb->basis) { /* per sample: the static offsets themselves */
+    kl_problem_naive(pb, x);
+    for (int k = 0; k < ns; ++k)
+      x[k] = fmin(pb->hi[k], fmax(pb->lo[k], static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]));
+    return;
+  }
   gsl_matrix *X = gsl_matrix_alloc((size_t)ns, (size_t)no);
   gsl_vector *y = gsl_vector_alloc((size_t)ns), *c = gsl_vector_alloc((size_t)no);
   gsl_matrix *cov = gsl_matrix_alloc((size_t)no, (size_t)no);
