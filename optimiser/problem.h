@@ -17,7 +17,7 @@
 #define KL_SURF_SADDLE 3
 #define KL_SURF_MESH 4
 
-#define KL_PATH_MAX 16384 /* most path samples */
+#define KL_PATH_MAX 4096 /* most path samples */
 
 #define KL_METHOD_LM 0    /* offset and speed per path sample, Levenberg-Marquardt on the force residuals (optimiser/lm.c) */
 #define KL_METHOD_NLOPT 1 /* offset and speed as clamped cubic B-splines, NLopt (optimiser/pipeline.c) */
