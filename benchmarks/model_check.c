@@ -49,7 +49,7 @@ static int verify_right(const kl_problem *right, const double *x, double *es, do
   if (!buf || !c) return -1;
   double *o = buf, *v = buf + ns;
   kl_problem_expand(right, x, o, v);
-  kl_v3_out out = {buf + 2 * ns, buf + 3 * ns, buf + 4 * ns, buf + 5 * ns, buf + 6 * ns, buf + 7 * ns, c, 0, 0};
+  kl_v3_out out = {buf + 2 * ns, buf + 3 * ns, buf + 4 * ns, buf + 5 * ns, buf + 6 * ns, buf + 7 * ns, c, 0, 0, 0};
   char msg[1024];
   const kelvin_status st = kl_verify3d_run(right, o, v, &out, msg, sizeof msg);
   if (st != KELVIN_OK) fprintf(stderr, "model_check: %s\n", msg);
@@ -71,7 +71,7 @@ static int disagreement(const kl_problem *pb, const double *x, double *erms, dou
   double *o = buf, *v = buf + ns;
   kl_problem_expand(pb, x, o, v);
   kl_grind_rollout(pb->gp, ns, pb->geo, buf, 1, 0, obj, 1, so); /* ov = [o; v], one candidate */
-  kl_v3_out out = {buf + 2 * ns, buf + 3 * ns, buf + 4 * ns, buf + 5 * ns, buf + 6 * ns, buf + 7 * ns, c, 0, 0};
+  kl_v3_out out = {buf + 2 * ns, buf + 3 * ns, buf + 4 * ns, buf + 5 * ns, buf + 6 * ns, buf + 7 * ns, c, 0, 0, 0};
   char msg[1024];
   const kelvin_status st = kl_verify3d_run(pb, o, v, &out, msg, sizeof msg);
   if (st != KELVIN_OK) fprintf(stderr, "model_check: %s\n", msg);

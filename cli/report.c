@@ -179,6 +179,7 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
       cJSON_AddBoolToObject(ag, "flagged", q->disagree);
       num(ag, "inertia_rms", q->inertia_rms);
       num(o, "engine_substeps", (double)q->vsub);
+      num(o, "verification_seconds", q->vseconds);
     }
   }
   return kl_json_write(dir, "report.json", d);

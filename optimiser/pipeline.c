@@ -439,6 +439,7 @@ static kelvin_status verify(run *r, const int *which, int nv)
     kl_pass *ps = &r->res->pass[which[i]];
     ps->verified = 1;
     ps->vsub = out[i].nsub;
+    ps->vseconds = out[i].seconds;
     score_verified(r, ps, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
   }
 done:

@@ -65,7 +65,7 @@ typedef struct v3 {
 
 static void verify(const kl_problem *pb, const double *o, const double *v, v3 *r)
 {
-  r->out = (kl_v3_out){r->F, r->Favg, r->Fc, r->Fcavg, r->t, r->dev, r->c, 0, 0};
+  r->out = (kl_v3_out){r->F, r->Favg, r->Fc, r->Fcavg, r->t, r->dev, r->c, 0, 0, 0};
   char msg[1024];
   const kelvin_status st = kl_verify3d_run(pb, o, v, &r->out, msg, sizeof msg);
   if (st != KELVIN_OK) printf("# %s\n", msg);
