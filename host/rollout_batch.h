@@ -34,6 +34,12 @@ void kl_rollout_destroy(kl_rollout *r);
  * (KL_OBJ_STATUS) with the objective set huge, never an error; errors are OpenCL failures. */
 kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so);
 
+/* The tangent-linear rollouts (kernels/kl_rollout.h, kl_grind_rollout_tl): as kl_rollout_eval, and
+ * each candidate p carries 1 <= nd <= KL_TL_MAX offset directions dir[(p nd + i) ns + k]; the scored
+ * measure's derivatives along them go to dS (same layout). so may be NULL. */
+kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, int nd, const double *dir, double *obj,
+                                 double *so, double *dS);
+
 /* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s]. */
 size_t kl_rollout_count(const kl_rollout *r);
 double kl_rollout_seconds(const kl_rollout *r);

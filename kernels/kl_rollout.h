@@ -275,8 +275,85 @@ KL_FN kl_real kl_grind_e2(kl_real a, kl_real t)
   return (kl_expm1(x) - x) / (a * a);
 }
 
-/* Advance the state across one sample interval with controlled sub-steps. */
-KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind_state *st)
+/* The tangent-linear rollout (forward sensitivities): the derivatives of the state with respect to
+ * the commanded offsets along nd directions at once (a direction: an offset change delta o_k per sample;
+ * the speeds are held). Along the solution the sensitivity (y, y') = d(z, z')/d(direction) obeys the
+ * linear, time-varying equation
+ *     m y'' + (D_h + c_t(t)) y' + (K_h + k_t(t)) y = K_h du + D_h du',
+ * with k_t, c_t the contact's tangent stiffness and damping along the solution (0 out of contact) and du
+ * the offset change linear in s between samples. Each accepted sub-step advances it over the same
+ * interval by the exponential integrator's order-4 stage (kernels/kl_xrb.h, exprb43): linearised about
+ * the sub-step start (the same K and D as the solution's own step), the remainder (the change of k_t,
+ * c_t and of du along the step) taken at the middle and the end on the solution's dense output. The
+ * force law is continuous where a contact starts or ends (F = 0 there), so the sensitivities carry across
+ * the events unchanged. The derivative of the discrete rollout differs from this one by the integrator's
+ * error (it is the continuous model's derivative); tests/gradient_check_test.c measures the agreement
+ * with central differences. */
+#define KL_TL_MAX 32 /* most directions per tangent-linear rollout */
+
+typedef struct kl_grind_tl {
+  int nd;                                  /* directions */
+  kl_real y[KL_TL_MAX], yd[KL_TL_MAX];     /* sensitivities of z, z' */
+  kl_real do0[KL_TL_MAX], do1[KL_TL_MAX];  /* offset changes at the interval's two samples (input) */
+  kl_real iy[KL_TL_MAX];                   /* int y dt over the interval (output) */
+  kl_real isig;                            /* int sigma dt over the interval (output) */
+} kl_grind_tl;
+
+/* The sensitivity equation's remainder at tau (from the sub-step start) for direction i, state (y, y'):
+ * the true right-hand side less the linearisation lin (tau0: the sub-step start within the interval). */
+KL_FN kl_real kl_grind_tl_rest(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys lin, kl_kv_poly dense,
+                               kl_real z0, kl_real zd0, kl_real tau0, kl_real tau, int contact, kl_real ddo0,
+                               kl_real ddo, kl_real y, kl_real yd)
+{
+  const kl_grind_pt p = kl_grind_at(iv, kl_grind_sigma(iv, tau0 + tau));
+  kl_real kt = 0.0, ct = 0.0;
+  if (contact) {
+    const kl_kv_out b = kl_kv_poly_step(dense, z0, zd0, tau);
+    kl_grind_force(gp, b.x + p.h, b.v + p.hd, &kt, &ct);
+  }
+  const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
+  const kl_real g = Kh * (ddo0 + ddo * p.sg) + Dh * ddo / iv.ds * p.v;
+  return (g - (Kh + kt) * y - (Dh + ct) * yd) - (lin.f0 + lin.f1 * tau - lin.K * y - lin.D * yd);
+}
+
+/* Advance the sensitivities over an accepted sub-step [tau0, tau0 + hc] of the solution (linearisation s
+ * at its start (z0, z0'), dense output dense, phase contact, path point p0 at its start). */
+KL_FN void kl_grind_tl_step(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys s, kl_kv_poly dense, kl_real z0,
+                            kl_real zd0, kl_grind_pt p0, kl_real tau0, kl_real hc, int contact, kl_grind_tl *tl)
+{
+  const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
+  const kl_real a = (iv.v1 - iv.v0) / iv.ds;
+  tl->isig += p0.sg * hc + p0.v / iv.ds * kl_grind_e2(a, hc);
+  kl_xrb w;
+  for (int i = 0; i < tl->nd; ++i) {
+    const kl_real ddo0 = tl->do0[i], ddo = tl->do1[i] - tl->do0[i], us = ddo / iv.ds;
+    kl_kv_sys ls = s;
+    ls.f0 = Kh * (ddo0 + ddo * p0.sg) + Dh * us * p0.v;
+    ls.f1 = Kh * us * p0.v + Dh * us * a * p0.v;
+    kl_kv_out u2;
+    if (i == 0) {
+      u2 = kl_xrb_begin(&w, ls, tl->y[i], tl->yd[i], hc);
+    } else { /* the bases depend on m, K, D and hc alone: shared by the directions */
+      w.s = ls;
+      w.x0 = tl->y[i];
+      w.v0 = tl->yd[i];
+      w.r2 = 0.0;
+      u2 = kl_kv_apply(kl_kv_poly_of(ls), w.bh2, w.x0, w.v0);
+    }
+    const kl_kv_out u3 =
+        kl_xrb_stage3(&w, kl_grind_tl_rest(gp, iv, ls, dense, z0, zd0, tau0, 0.5 * hc, contact, ddo0, ddo, u2.x, u2.v));
+    const kl_kv_out x3 =
+        kl_xrb_order4(&w, kl_grind_tl_rest(gp, iv, ls, dense, z0, zd0, tau0, hc, contact, ddo0, ddo, u3.x, u3.v));
+    tl->iy[i] += (x3.J - ls.D * x3.dx) / ls.K; /* int y = (int (K y + D y') - D dy) / K */
+    tl->y[i] = x3.x;
+    tl->yd[i] = x3.v;
+  }
+}
+
+/* Advance the state across one sample interval with controlled sub-steps (tl: the sensitivities carried
+ * along, or NULL). */
+KL_FN kl_grind_ivout kl_grind_interval_tl(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind_state *st,
+                                          kl_grind_tl *tl)
 {
   kl_grind_ivout out;
   out.J = 0.0;
@@ -395,6 +472,7 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
     const int to_end = !ev && h >= T - tau;
     const kl_kv_out o = ev ? kl_kv_poly_step(dense, z0, zd0, hc) : fin;
     const kl_grind_pt pc = ev ? kl_grind_at(iv, kl_grind_sigma(iv, tau + hc)) : pe;
+    if (tl) kl_grind_tl_step(gp, iv, s, dense, z0, zd0, p0, tau, hc, st->contact, tl);
     ++nsub;
     flips = 0;
     if (st->contact) {
@@ -421,6 +499,11 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
   out.F = (st->contact && d > 0.0) ? kl_grind_force(gp, d, dd, &k1, &d1) : 0.0;
   if (out.F < 0.0) out.F = 0.0;
   return out;
+}
+
+KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind_state *st)
+{
+  return kl_grind_interval_tl(gp, iv, st, 0);
 }
 
 /* Static equilibrium depth at a sample: K_h (o - z) + F_g = F_N(z + h, 0) (monotone in z). */
@@ -512,10 +595,13 @@ KL_FN void kl_grind_acc_finish(const kl_grind_acc *a, const KL_GLOBAL kl_real *g
 }
 
 /* Roll out candidate p of P: offsets o_k = ov[k*P + p], speeds v_k = ov[(ns + k)*P + p]; writes the
- * objective terms obj[term*P + p] and, if want, the per-sample outputs so[(field*ns + k)*P + p]. */
-KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
-                            const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
-                            KL_GLOBAL kl_real *so)
+ * objective terms obj[term*P + p] and, if want, the per-sample outputs so[(field*ns + k)*P + p]. With
+ * nd > 0 (at most KL_TL_MAX) also the tangent-linear rollout along the offset directions dir[i*ns + k]
+ * (i < nd): the derivative of the scored measure (KL_GP_AVG) at each sample along each direction into
+ * dS[i*ns + k] (for candidate p; the caller gives each candidate its own dir and dS). */
+KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
+                               const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
+                               KL_GLOBAL kl_real *so, int nd, const KL_GLOBAL kl_real *dir, KL_GLOBAL kl_real *dS)
 {
   kl_grind_state st;
   st.z = kl_grind_equilibrium(gp, ov[p], geo[KL_GG_H], geo[KL_GG_FG]);
@@ -531,6 +617,20 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     F = kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &k1, &d1);
   }
   const int measure = (int)gp[KL_GP_AVG];
+  kl_grind_tl tl;
+  if (nd > KL_TL_MAX) nd = KL_TL_MAX;
+  tl.nd = nd > 0 ? nd : 0;
+  {
+    /* the start's equilibrium moves with o_0 by K_h / (K_h + k_t) in contact, 1 out of it */
+    kl_real kt = 0.0, ct = 0.0;
+    if (st.contact) kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &kt, &ct);
+    const kl_real dz0 = gp[KL_GP_KH] / (gp[KL_GP_KH] + kt);
+    for (int i = 0; i < tl.nd; ++i) {
+      tl.y[i] = dz0 * dir[i * ns];
+      tl.yd[i] = 0.0;
+      dS[i * ns] = (measure & KL_MEASURE_SENSOR_BIT) || st.contact ? gp[KL_GP_KH] * (dir[i * ns] - tl.y[i]) : 0.0;
+    }
+  }
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   if (want) {
@@ -560,7 +660,35 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
       st.status |= KL_BAD_INPUT;
       break;
     }
-    const kl_grind_ivout r = kl_grind_interval(gp, iv, &st);
+    kl_real y_prev[KL_TL_MAX], yd_prev[KL_TL_MAX];
+    for (int i = 0; i < tl.nd; ++i) {
+      tl.do0[i] = dir[i * ns + k - 1];
+      tl.do1[i] = dir[i * ns + k];
+      tl.iy[i] = 0.0;
+      y_prev[i] = tl.y[i];
+      yd_prev[i] = tl.yd[i];
+    }
+    tl.isig = 0.0;
+    const kl_grind_ivout r = kl_grind_interval_tl(gp, iv, &st, tl.nd ? &tl : 0);
+    /* the scored measure's derivatives: the sensor averaged is the holder force's average,
+     * (K_h int (du - y) + D_h (ddu - dy)) / T; the contact force's average less m dy' / T; at the sample
+     * the holder force, or the contact tangent's k_t y + c_t y' */
+    for (int i = 0; i < tl.nd; ++i) {
+      const kl_real ddo = tl.do1[i] - tl.do0[i];
+      const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
+      kl_real d;
+      if (measure & KL_MEASURE_AVG_BIT) { /* the holder's impulse: K_h int (du - y) + D_h (ddo - dy) */
+        d = (Kh * (tl.do0[i] * r.dt + ddo * tl.isig - tl.iy[i]) + Dh * (ddo - (tl.y[i] - y_prev[i]))) / r.dt;
+        if (!(measure & KL_MEASURE_SENSOR_BIT)) d -= iv.m * (tl.yd[i] - yd_prev[i]) / r.dt;
+      } else if (measure & KL_MEASURE_SENSOR_BIT) {
+        d = Kh * (tl.do1[i] - tl.y[i]) + Dh * (ddo / iv.ds * iv.v1 - tl.yd[i]);
+      } else {
+        kl_real kt = 0.0, ct = 0.0;
+        if (st.contact && r.F > 0.0) kl_grind_force(gp, r.d, st.zd + (iv.g1) * iv.v1, &kt, &ct);
+        d = kt * tl.y[i] + ct * tl.yd[i];
+      }
+      dS[i * ns + k] = d;
+    }
     const kl_real favg = r.J / r.dt;
     kl_real fk = (measure & KL_MEASURE_AVG_BIT) ? favg : r.F;
     if (measure == KL_MEASURE_SENSOR) fk = favg + iv.m * (st.zd - zd_prev) / r.dt;
@@ -582,6 +710,13 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     }
   }
   kl_grind_acc_finish(&a, gp, st.t, st.nsub, st.status, P, p, obj);
+}
+
+KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
+                            const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
+                            KL_GLOBAL kl_real *so)
+{
+  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, obj, want, so, 0, 0, 0);
 }
 
 #endif
