@@ -209,6 +209,20 @@ static kelvin_status batch(lm *L, size_t P, const double *xs)
   return st;
 }
 
+/* the tangent-linear rollout of x with nd offset directions dirs (nd x ns): the measure's derivatives into
+ * dS (nd x ns), the outputs into L->so, L->obj as a batch of one */
+static kelvin_status tangent_batch(lm *L, int nd, const double *x, const double *dirs, double *dS)
+{
+  if ((size_t)1 > L->pcap) {
+    kelvin_status st = batch(L, 1, x); /* sizes the scratch */
+    if (st != KELVIN_OK) return st;
+  }
+  const kelvin_status st = kl_rollout_tangent(L->ro, 1, x, nd, dirs, L->obj, L->so, dS);
+  if (st != KELVIN_OK) snprintf(L->msg, (size_t)L->cap, "%s", kl_host_errmsg(L->h));
+  L->rollouts += 1;
+  return st;
+}
+
 /* sum of squares of candidate p of the last batch (HUGE_VAL for a failed rollout) */
 static double phi_of(lm *L, size_t P, size_t p, const double *x, double *S)
 {
@@ -245,6 +259,7 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
   stats->stop = "";
   const int ns = pb->ns, n = 2 * ns, B = kl_lm_band(pb);
   const int p = 2 * B - 1 > 5 ? 2 * B - 1 : 5;
+  const int tangent = pb->set.jacobian == KL_JACOBIAN_TANGENT && B <= KL_TL_MAX;
   const size_t nc = (size_t)pb->nc, PJ = (size_t)(2 * B + 1);
   stats->band = B;
   if (pb->basis || pb->nc != n) {
@@ -256,10 +271,14 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
   double *xs = malloc(PJ * nc * sizeof *xs), *S0 = malloc((size_t)ns * sizeof *S0), *S = malloc((size_t)ns * sizeof *S);
   double *step = malloc(nc * sizeof *step), *xt = malloc(KL_LM_NLAMBDA * nc * sizeof *xt), *dx = malloc((size_t)n * sizeof *dx);
   L.tmp = malloc(KL_SO_N * (size_t)ns * sizeof *L.tmp);
+  double *Sc = malloc(PJ * (size_t)ns * sizeof *Sc), *dirs = calloc((size_t)B * ns, sizeof *dirs);
+  double *dS = malloc((size_t)B * ns * sizeof *dS);
+  if (dirs)
+    for (int k = 0; k < ns; ++k) dirs[(size_t)(k % B) * ns + k] = 1.0; /* colour c: the samples j = c mod B */
   gn q = {n, p, gsl_matrix_alloc((size_t)n, (size_t)p + 1), calloc((size_t)n, sizeof(double)), 0.0};
   gsl_matrix *A = gsl_matrix_alloc((size_t)n, (size_t)p + 1);
   gsl_vector *rhs = gsl_vector_alloc((size_t)n), *sol = gsl_vector_alloc((size_t)n);
-  if (!xs || !S0 || !S || !step || !xt || !dx || !L.tmp || !q.H || !q.g || !A || !rhs || !sol) {
+  if (!xs || !S0 || !S || !step || !xt || !dx || !L.tmp || !q.H || !q.g || !A || !rhs || !sol || !Sc || !dirs || !dS) {
     snprintf(msg, (size_t)cap, "out of memory");
     st = KELVIN_ERR_NOMEM;
     goto done;
@@ -285,7 +304,9 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
       stats->stop = "maxtime";
       break;
     }
-    /* the Jacobian: base + B offset colours + B speed colours in one batch */
+    /* the Jacobian: base + B offset colours + B speed colours in one batch (forward differences); or the
+     * base with the B offset colours' exact derivatives in one tangent-linear rollout, and the B speed
+     * colours by differences in a second batch */
     double t1 = now();
     for (size_t c = 0; c < PJ; ++c) memcpy(xs + c * nc, x, nc * sizeof *x);
     for (int k = 0; k < ns; ++k) {
@@ -295,20 +316,29 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
       xs[(size_t)(1 + c) * nc + k] += step[k];
       xs[(size_t)(1 + B + c) * nc + ns + k] += step[ns + k];
     }
-    if ((st = batch(&L, PJ, xs)) != KELVIN_OK) goto done;
+    int ok[2 * KL_LM_BMAX + 1];
+    if (!tangent) {
+      if ((st = batch(&L, PJ, xs)) != KELVIN_OK) goto done;
+      for (size_t c = 0; c < PJ; ++c) {
+        ok[c] = L.obj[KL_OBJ_STATUS * PJ + c] == 0.0;
+        measure_of(pb, L.so, PJ, c, xs + c * nc, L.tmp, Sc + c * (size_t)ns);
+      }
+    } else {
+      if ((st = tangent_batch(&L, B, x, dirs, dS)) != KELVIN_OK) goto done;
+      ok[0] = L.obj[KL_OBJ_STATUS] == 0.0;
+      measure_of(pb, L.so, 1, 0, x, L.tmp, Sc);
+      if ((st = batch(&L, (size_t)B, xs + (size_t)(1 + B) * nc)) != KELVIN_OK) goto done;
+      for (int c = 0; c < B; ++c) {
+        ok[1 + B + c] = L.obj[KL_OBJ_STATUS * (size_t)B + (size_t)c] == 0.0;
+        measure_of(pb, L.so, (size_t)B, (size_t)c, xs + (size_t)(1 + B + c) * nc, L.tmp, Sc + (size_t)(1 + B + c) * ns);
+      }
+    }
     gsl_matrix_set_zero(q.H);
     memset(q.g, 0, (size_t)n * sizeof *q.g);
     q.phi = 0;
-    measure_of(pb, L.so, PJ, 0, xs, L.tmp, S0);
+    memcpy(S0, Sc, (size_t)ns * sizeof *S0);
     {
       const weights w = weights_of(pb);
-      double *Sc = malloc(PJ * (size_t)ns * sizeof *Sc);
-      if (!Sc) {
-        snprintf(msg, (size_t)cap, "out of memory");
-        st = KELVIN_ERR_NOMEM;
-        goto done;
-      }
-      for (size_t c = 1; c < PJ; ++c) measure_of(pb, L.so, PJ, c, xs + c * nc, L.tmp, Sc + c * (size_t)ns);
       for (int k = 1; k < ns; ++k) {
         const double r = w.cF * (S0[k] - pb->ft[k]) / F;
         int idx[2 * KL_LM_BMAX];
@@ -317,14 +347,14 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
         const int j0 = k - B + 1 > 0 ? k - B + 1 : 0;
         for (int j = j0; j <= k; ++j) { /* the sample of each colour in (k - B, k], o_j then v_j */
           const size_t co = (size_t)(1 + j % B), cv = (size_t)(1 + B + j % B);
-          const double okd = L.obj[KL_OBJ_STATUS * PJ + co] == 0.0 ? (Sc[co * ns + k] - S0[k]) / step[j] : 0.0;
-          const double vkd = L.obj[KL_OBJ_STATUS * PJ + cv] == 0.0 ? (Sc[cv * ns + k] - S0[k]) / step[ns + j] : 0.0;
+          const double okd = tangent ? dS[(size_t)(j % B) * ns + k]
+                                     : ok[co] ? (Sc[co * ns + k] - S0[k]) / step[j] : 0.0;
+          const double vkd = ok[cv] ? (Sc[cv * ns + k] - S0[k]) / step[ns + j] : 0.0;
           idx[nnz] = IO(j), val[nnz++] = w.cF * okd / F;
           idx[nnz] = IV(j), val[nnz++] = w.cF * vkd / F;
         }
         gn_row(&q, nnz, idx, val, r);
       }
-      free(Sc);
     }
     regularisation(pb, x, &q);
     stats->t_jacobian += now() - t1;
@@ -402,6 +432,9 @@ done:
   free(xt);
   free(dx);
   free(L.tmp);
+  free(Sc);
+  free(dirs);
+  free(dS);
   free(L.ctrl);
   free(L.obj);
   free(L.so);

@@ -22,6 +22,9 @@
 #define KL_METHOD_LM 0    /* offset and speed per path sample, Levenberg-Marquardt on the force residuals (optimiser/lm.c) */
 #define KL_METHOD_NLOPT 1 /* offset and speed as clamped cubic B-splines, NLopt (optimiser/pipeline.c) */
 
+#define KL_JACOBIAN_DIFFERENCES 0 /* coloured forward differences, one batch */
+#define KL_JACOBIAN_TANGENT 1     /* the tangent-linear rollout along the colours (kernels/kl_rollout.h) */
+
 #define KL_TOOL_BALL 0 /* ball-end: a sphere of radius tool_R */
 #define KL_TOOL_DISC 1 /* wheel: a disc of radius tool_R and width tool_width, axis tool_axis (tool frame) */
 
@@ -92,6 +95,7 @@ typedef struct kl_settings {
   double robot_base[3], robot_rpy[3]; /* base pose in the workpiece frame [m, rad] */
   /* pipeline (optimiser.*, verify.*) */
   int method;            /* KL_METHOD_LM (per-sample commands, Levenberg-Marquardt) or KL_METHOD_NLOPT (splines) */
+  int jacobian;          /* method lm: the offsets' Jacobian by KL_JACOBIAN_DIFFERENCES or KL_JACOBIAN_TANGENT */
   int screening;         /* Sobol candidates in one batch (0: skip) */
   double screen_o;       /* half-width of the offset box around the initial guess [m] */
   int keep;              /* starts of the local refinement */

@@ -16,6 +16,7 @@ _Static_assert(KL_MEASURE_INSTANT == 0 && KL_MEASURE_AVERAGED == 1 && KL_MEASURE
                  KL_MEASURE_SENSOR == 3,
                "target.measure names are indexed by KL_MEASURE_*");
 _Static_assert(KL_METHOD_LM == 0 && KL_METHOD_NLOPT == 1, "optimiser.method names are indexed by KL_METHOD_*");
+_Static_assert(KL_JACOBIAN_DIFFERENCES == 0 && KL_JACOBIAN_TANGENT == 1, "optimiser.jacobian names are indexed by KL_JACOBIAN_*");
 _Static_assert(KL_TOOL_BALL == 0 && KL_TOOL_DISC == 1, "tool.shape names are indexed by KL_TOOL_*");
 _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 2 && KL_SURF_SADDLE == 3 &&
                  KL_SURF_MESH == 4,
@@ -27,6 +28,7 @@ static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flor
 static const char *const measures[] = {"instantaneous", "averaged", "sensor_instantaneous", "sensor", NULL};
 static const char *const tools[] = {"ball", "disc", NULL};
 static const char *const methods[] = {"lm", "nlopt", NULL};
+static const char *const jacobians[] = {"differences", "tangent", NULL};
 
 #define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
 /* one line per key: key, field, default(s), bounds, unit, meaning */
@@ -123,6 +125,9 @@ static const kl_key table[] = {
   /* pipeline */
   CHOICE("optimiser.method", method, methods, KL_METHOD_LM,
          "lm: offset and speed per sample, Levenberg-Marquardt with a banded Jacobian | nlopt: splines, screening + NLopt"),
+  CHOICE("optimiser.jacobian", jacobian, jacobians, KL_JACOBIAN_DIFFERENCES,
+         "method lm: the offsets' banded Jacobian by coloured forward differences (one batch) | tangent (the "
+         "tangent-linear rollout along the colours)"),
   INT("optimiser.screening", screening, 2048, 0, 1 << 22, "Sobol candidates in one batch (0: skip)"),
   REAL("optimiser.screen_offset", screen_o, 1e-4, 0, 0.1, "m", "half-width of the offset box around the initial guess"),
   INT("optimiser.keep", keep, 2, 1, 64, "refinement starts"),
