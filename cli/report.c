@@ -35,23 +35,29 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
     return -1;
   }
   pass_ov(pb, b, o, v);
+  /* the device's wrist-sensor reading, step-averaged and at the samples, as the 3-D engine's beside it */
+  double *sa = malloc((size_t)2 * ns * sizeof *sa);
   kl_out f;
-  if (kl_out_open(&f, dir, "trajectory.csv") != 0) {
+  if (!sa || kl_out_open(&f, dir, "trajectory.csv") != 0) {
     free(o);
     free(v);
+    free(sa);
     return -1;
   }
+  kl_problem_measure(pb, KL_MEASURE_SENSOR, b->so, o, v, sa);
+  kl_problem_measure(pb, KL_MEASURE_SENSOR_INSTANT, b->so, o, v, sa + ns);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,offset_m,speed_m_s,time_s,target_N,predicted_N,verified_N,"
                "predicted_inst_N,verified_inst_N,contact\n");
   for (int k = 0; k < ns; ++k) {
     const double *p = &pb->p[3 * k], *n = &pb->nrm[3 * k];
     fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,", pb->s[k], p[0], p[1], p[2], n[0], n[1],
-            n[2], o[k], v[k], b->so[KL_SO_T * ns + k], pb->ft[k], b->so[KL_SO_FAVG * ns + k]);
+            n[2], o[k], v[k], b->so[KL_SO_T * ns + k], pb->ft[k], sa[k]);
     if (b->verified)
-      fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", b->vFavg[k], b->so[KL_SO_F * ns + k], b->vF[k], b->vc[k]);
+      fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", b->vFavg[k], sa[ns + k], b->vF[k], b->vc[k]);
     else
-      fprintf(f.f, "nan,%.9g,nan,%d\n", b->so[KL_SO_F * ns + k], (int)b->so[KL_SO_C * ns + k]);
+      fprintf(f.f, "nan,%.9g,nan,%d\n", sa[ns + k], (int)b->so[KL_SO_C * ns + k]);
   }
+  free(sa);
   const int rc = kl_out_commit(&f);
   /* robot waypoints: the tool pose and time per sample (kl_problem_waypoints: what the 3-D verification
    * follows): TCP on the tool axis (tool centre p + (R - offset) n, plus R along the tool z), tool z into

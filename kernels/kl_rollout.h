@@ -7,7 +7,12 @@
  * the ball-end tool, so the penetration is d = z + h(s) and its rate d' = z' + v h'(s). With the holder
  * F_h = K_h (u - z) + D_h (u' - z') and the contact force F_N(d, d') of section 2 (no tension: zero
  * unless d > 0 and F_N > 0),
- *     m z'' = F_h - F_N + F_g,   ds/dt = v(s).
+ *     m z'' = F_h - kappa F_N + F_g,   ds/dt = v(s),
+ * where kappa (per sample, from the part: optimiser/problem.c) is the share of the contact force that
+ * acts along the tool axis: the contact normal n_c inclined against the axis a on a flank, step or bead,
+ * and the friction mu F_N against the motion along the contact's tangent t, kappa = (n_c - mu t) . a
+ * (1 on a flat part; below 1 climbing a flank, above 1 descending one). The contact force reported and
+ * scored is the axial one, kappa F_N, as the 3-D verification measures it.
  * Between path samples s_{k-1}, s_k the offset and speed are linear in s and h is the cubic Hermite
  * interpolant of the sampled h and h'. Each interval is sub-stepped by the exponential Rosenbrock step of
  * kernels/kl_xrb.h: about the sub-step start the right-hand side is linearised (contact tangent stiffness
@@ -76,7 +81,8 @@
 #define KL_GG_M 3  /* effective mass along n [kg] */
 #define KL_GG_FG 4 /* tool weight component pushing into the surface [N] */
 #define KL_GG_FT 5 /* target normal force [N] */
-#define KL_GG_N 6
+#define KL_GG_KAP 6 /* kappa - 1: the contact force's share along the tool axis, less 1 (0 on a flat part) */
+#define KL_GG_N 7
 
 /* Objective terms per candidate (KL_OBJ_N x P): obj[term*P + p] */
 #define KL_OBJ_J 0      /* weighted objective */
@@ -117,6 +123,7 @@ typedef struct kl_grind_iv {
   kl_real h0, h1;         /* protrusion at both ends [m] */
   kl_real g0, g1;         /* dh/ds at both ends */
   kl_real m, fg;          /* effective mass [kg] and weight component [N] on the interval */
+  kl_real kap;            /* the contact force's share along the tool axis on the interval (kappa) */
 } kl_grind_iv;
 
 /* Result of one interval. */
@@ -210,7 +217,7 @@ KL_FN kl_real kl_grind_rhs(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind
                            int contact, kl_real *Fc)
 {
   kl_real kt, ct;
-  *Fc = contact ? kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct) : 0.0;
+  *Fc = contact ? iv.kap * kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct) : 0.0;
   return gp[KL_GP_KH] * (p.u - z) + gp[KL_GP_DH] * (p.ud - zd) + iv.fg - *Fc;
 }
 
@@ -221,7 +228,11 @@ KL_FN kl_kv_sys kl_grind_lin(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_gri
                              int contact)
 {
   kl_real kt = 0.0, ct = 0.0, F0 = 0.0;
-  if (contact) F0 = kl_grind_force(gp, z0 + p.h, zd0 + p.hd, &kt, &ct);
+  if (contact) {
+    F0 = iv.kap * kl_grind_force(gp, z0 + p.h, zd0 + p.hd, &kt, &ct);
+    kt *= iv.kap;
+    ct *= iv.kap;
+  }
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   kl_kv_sys s;
   s.m = iv.m;
@@ -246,7 +257,11 @@ KL_FN kl_real kl_grind_rest_rate(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl
                                  kl_real zd, int contact, kl_real *ke, kl_real *de)
 {
   kl_real kt = 0.0, ct = 0.0, Fc = 0.0;
-  if (contact) Fc = kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct);
+  if (contact) {
+    Fc = iv.kap * kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct);
+    kt *= iv.kap;
+    ct *= iv.kap;
+  }
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   const kl_real zdd = (Kh * (p.u - z) + Dh * (p.ud - zd) + iv.fg - Fc) / iv.m;
   *ke = Kh + kt;
@@ -310,6 +325,8 @@ KL_FN kl_real kl_grind_tl_rest(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_k
   if (contact) {
     const kl_kv_out b = kl_kv_poly_step(dense, z0, zd0, tau);
     kl_grind_force(gp, b.x + p.h, b.v + p.hd, &kt, &ct);
+    kt *= iv.kap;
+    ct *= iv.kap;
   }
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   const kl_real g = Kh * (ddo0 + ddo * p.sg) + Dh * ddo / iv.ds * p.v;
@@ -496,7 +513,7 @@ KL_FN kl_grind_ivout kl_grind_interval_tl(const KL_GLOBAL kl_real *gp, kl_grind_
   const kl_real d = st->z + p0.h, dd = st->zd + p0.hd;
   kl_real k1, d1;
   out.d = d;
-  out.F = (st->contact && d > 0.0) ? kl_grind_force(gp, d, dd, &k1, &d1) : 0.0;
+  out.F = (st->contact && d > 0.0) ? iv.kap * kl_grind_force(gp, d, dd, &k1, &d1) : 0.0;
   if (out.F < 0.0) out.F = 0.0;
   return out;
 }
@@ -506,8 +523,8 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
   return kl_grind_interval_tl(gp, iv, st, 0);
 }
 
-/* Static equilibrium depth at a sample: K_h (o - z) + F_g = F_N(z + h, 0) (monotone in z). */
-KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_real h, kl_real fg)
+/* Static equilibrium depth at a sample: K_h (o - z) + F_g = kappa F_N(z + h, 0) (monotone in z). */
+KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_real h, kl_real fg, kl_real kap)
 {
   const kl_real Kh = gp[KL_GP_KH];
   const kl_real zfree = o + fg / Kh;
@@ -517,7 +534,7 @@ KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_re
     const kl_real c = 0.5 * (a + b);
     if (c <= a || c >= b) break;
     kl_real k1, d1;
-    const kl_real G = Kh * (o - c) + fg - kl_grind_force(gp, c + h, 0.0, &k1, &d1);
+    const kl_real G = Kh * (o - c) + fg - kap * kl_grind_force(gp, c + h, 0.0, &k1, &d1);
     if (G > 0.0)
       a = c;
     else
@@ -604,7 +621,8 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
                                KL_GLOBAL kl_real *so, int nd, const KL_GLOBAL kl_real *dir, KL_GLOBAL kl_real *dS)
 {
   kl_grind_state st;
-  st.z = kl_grind_equilibrium(gp, ov[p], geo[KL_GG_H], geo[KL_GG_FG]);
+  const kl_real kap0 = 1.0 + geo[KL_GG_KAP];
+  st.z = kl_grind_equilibrium(gp, ov[p], geo[KL_GG_H], geo[KL_GG_FG], kap0);
   st.zd = 0.0;
   st.t = 0.0;
   st.h = 0.0;
@@ -614,7 +632,7 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
   kl_real F = 0.0;
   if (st.contact) {
     kl_real k1, d1;
-    F = kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &k1, &d1);
+    F = kap0 * kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &k1, &d1);
   }
   const int measure = (int)gp[KL_GP_AVG];
   kl_grind_tl tl;
@@ -624,7 +642,7 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
     /* the start's equilibrium moves with o_0 by K_h / (K_h + k_t) in contact, 1 out of it */
     kl_real kt = 0.0, ct = 0.0;
     if (st.contact) kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &kt, &ct);
-    const kl_real dz0 = gp[KL_GP_KH] / (gp[KL_GP_KH] + kt);
+    const kl_real dz0 = gp[KL_GP_KH] / (gp[KL_GP_KH] + kap0 * kt);
     for (int i = 0; i < tl.nd; ++i) {
       tl.y[i] = dz0 * dir[i * ns];
       tl.yd[i] = 0.0;
@@ -656,6 +674,7 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
     iv.g1 = geo[k * KL_GG_N + KL_GG_DH];
     iv.m = 0.5 * (geo[(k - 1) * KL_GG_N + KL_GG_M] + geo[k * KL_GG_N + KL_GG_M]);
     iv.fg = 0.5 * (geo[(k - 1) * KL_GG_N + KL_GG_FG] + geo[k * KL_GG_N + KL_GG_FG]);
+    iv.kap = 1.0 + 0.5 * (geo[(k - 1) * KL_GG_N + KL_GG_KAP] + geo[k * KL_GG_N + KL_GG_KAP]);
     if (!(iv.ds > 0.0 && iv.v0 > 0.0 && iv.v1 > 0.0 && iv.m > 0.0)) {
       st.status |= KL_BAD_INPUT;
       break;
@@ -685,7 +704,7 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
       } else {
         kl_real kt = 0.0, ct = 0.0;
         if (st.contact && r.F > 0.0) kl_grind_force(gp, r.d, st.zd + (iv.g1) * iv.v1, &kt, &ct);
-        d = kt * tl.y[i] + ct * tl.yd[i];
+        d = iv.kap * (kt * tl.y[i] + ct * tl.yd[i]);
       }
       dS[i * ns + k] = d;
     }

@@ -452,6 +452,7 @@ void kl_problem_free(kl_problem *pb)
   free(pb->meff);
   free(pb->fg);
   free(pb->ft);
+  free(pb->kap);
   free(pb->geo);
   free(pb->basis);
   free(pb->lo);
@@ -577,11 +578,12 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   pb->meff = calloc((size_t)ns, sizeof(double));
   pb->fg = calloc((size_t)ns, sizeof(double));
   pb->ft = calloc((size_t)ns, sizeof(double));
+  pb->kap = calloc((size_t)ns, sizeof(double));
   pb->geo = calloc((size_t)ns * KL_GG_N, sizeof(double));
   if (s->method == KL_METHOD_NLOPT) pb->basis = calloc((size_t)2 * ns * pb->nc, sizeof(double));
   pb->lo = calloc((size_t)pb->nc, sizeof(double));
   pb->hi = calloc((size_t)pb->nc, sizeof(double));
-  if (!pb->s || !pb->p || !pb->nrm || !pb->tan || !pb->h || !pb->dh || !pb->meff || !pb->fg || !pb->ft || !pb->geo ||
+  if (!pb->s || !pb->p || !pb->nrm || !pb->tan || !pb->h || !pb->dh || !pb->meff || !pb->fg || !pb->ft || !pb->kap || !pb->geo ||
       (s->method == KL_METHOD_NLOPT && !pb->basis) || !pb->lo || !pb->hi)
     FAIL(KELVIN_ERR_NOMEM, "out of memory");
   /* workpiece: the part as it is */
@@ -630,6 +632,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
              k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
       }
       pb->h[k] = h;
+      pb->kap[k] = 1.0; /* the disc's contact direction is not sampled: taken along the axis */
       continue;
     }
     if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn))
@@ -638,6 +641,19 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
            "tool centre",
            k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
     pb->h[k] = R - d;
+    /* the share of the contact force along the tool axis a (out of the part): the contact normal n_c
+     * from the closest point to the centre, friction mu against the motion T along the contact's
+     * tangent, kappa = (n_c - mu t) . a */
+    {
+      double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
+      tool_frame(pb, k, Rm);
+      const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
+      normalise(nc);
+      const double tn = dot(T, nc);
+      for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
+      normalise(t);
+      pb->kap[k] = dot(nc, a) - s->friction * dot(t, a);
+    }
   }
   free(tri);
   for (int k = 0; k < ns; ++k) {
@@ -684,12 +700,12 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
   /* offset bounds from the part's measured deviation from its CAD: the per-sample static offsets
-   * o_k = d*(F*_k) + (F*_k - F_g,k)/K_h - h_k (kl_problem_guess) span the range the part asks for; the
+   * o_k = d*(F*_k / kappa_k) + (F*_k - F_g,k)/K_h - h_k (kl_problem_guess) span the range the part asks for; the
    * naive offset and offset.margin either side */
   {
     double glo = pb->naive_o, ghi = pb->naive_o;
     for (int k = 0; k < ns; ++k) {
-      const double g = static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / s->holder_K - pb->h[k];
+      const double g = static_pen(pb, pb->ft[k] / pb->kap[k]) + (pb->ft[k] - pb->fg[k]) / s->holder_K - pb->h[k];
       glo = fmin(glo, g);
       ghi = fmax(ghi, g);
     }
@@ -732,6 +748,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     g[KL_GG_M] = pb->meff[k];
     g[KL_GG_FG] = pb->fg[k];
     g[KL_GG_FT] = pb->ft[k];
+    g[KL_GG_KAP] = pb->kap[k] - 1.0;
   }
   /* clamped cubic B-splines on the normalised arc length (GSL), method nlopt */
   for (int part = 0; part < 2 && pb->basis; ++part) {
@@ -792,13 +809,13 @@ void kl_problem_naive(const kl_problem *pb, double *x)
 
 void kl_problem_guess(const kl_problem *pb, double *x)
 {
-  /* per-sample static equilibrium on the actual part, o_k = d*(F*_k) + (F*_k - F_g,k)/K_h - h_k,
+  /* per-sample static equilibrium on the actual part, o_k = d*(F*_k / kappa_k) + (F*_k - F_g,k)/K_h - h_k,
    * fitted by least squares onto the offset spline (the speed stays at its initial value) */
   const int ns = pb->ns, no = pb->set.n_o;
   if (!pb->basis) { /* per sample: the static offsets themselves */
     kl_problem_naive(pb, x);
     for (int k = 0; k < ns; ++k)
-      x[k] = fmin(pb->hi[k], fmax(pb->lo[k], static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]));
+      x[k] = fmin(pb->hi[k], fmax(pb->lo[k], static_pen(pb, pb->ft[k] / pb->kap[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]));
     return;
   }
   gsl_matrix *X = gsl_matrix_alloc((size_t)ns, (size_t)no);
@@ -809,7 +826,7 @@ void kl_problem_guess(const kl_problem *pb, double *x)
   if (X && y && c && cov && w) {
     for (int k = 0; k < ns; ++k) {
       for (int j = 0; j < no; ++j) gsl_matrix_set(X, (size_t)k, (size_t)j, pb->basis[(size_t)k * pb->nc + j]);
-      gsl_vector_set(y, (size_t)k, static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]);
+      gsl_vector_set(y, (size_t)k, static_pen(pb, pb->ft[k] / pb->kap[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]);
     }
     double chisq;
     if (gsl_multifit_linear(X, y, c, cov, &chisq, w) == 0)

@@ -120,6 +120,7 @@ typedef struct kl_problem {
   double *p, *nrm, *tan; /* nominal points, unit normals, unit tangents (ns x 3) */
   double *h, *dh;        /* protrusion (ns) [m] and dh/ds (ns) */
   double *meff, *fg, *ft; /* effective mass [kg], weight component [N], target force [N] (ns) */
+  double *kap;           /* the contact force's share along the tool axis (ns; kernels/kl_rollout.h) */
   double *geo;           /* packed (ns x KL_GG_N) */
   double *basis;         /* (2 ns x nc) splines; NULL with method lm: the control points are the samples (nc = 2 ns) */
   double gp[KL_GP_N];    /* packed constants */

@@ -4,7 +4,7 @@
  * 64 % of the compliance at 8 N) over a 0.25 mm sheet step rising over 0.3 mm, on a 30 mm path sampled
  * every 0.1 mm (301 samples, 602 variables). The optimised pass, verified in the 3-D engine (the
  * judge, optimiser/verify3d.h), must miss the 8 N target by far less than the naive constant-offset
- * pass and by at most 1.5 % RMS, its wrist-sensor force must stay within 20 % of the target at every
+ * pass and by at most 1 % RMS (measured 0.61 %), its wrist-sensor force must stay within 20 % of the target at every
  * sample, and the commanded normal acceleration within the robot's limit (offset.max_accel).
  * The OpenCL part is skipped (exit 77 after the twin's) without an OpenCL device. */
 #include <math.h>
@@ -75,7 +75,7 @@ static void outcome(void **state)
          res->evaluations, res->time.total);
   assert_true(strcmp(b->label, "refined-1") == 0 || strcmp(b->label, "initial") == 0);
   assert_true(b->vobj[KL_OBJ_RMS] < 0.05 * nv->vobj[KL_OBJ_RMS]); /* far below the naive pass's */
-  assert_true(b->vobj[KL_OBJ_RMS] < 0.015);                        /* bound: see the header */
+  assert_true(b->vobj[KL_OBJ_RMS] < 0.01);                         /* bound: see the header */
   assert_true(fmin3 > 0.8 * 8.0 && fmax3 < 1.2 * 8.0);             /* within 20 % at every sample */
   assert_true(b->vobj[KL_OBJ_LOSS] == 0.0);
   assert_true(amax <= 1.05 * s.o_acc); /* the hinge is a penalty: 5 % over the limit allowed */
