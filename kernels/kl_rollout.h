@@ -314,23 +314,37 @@ typedef struct kl_grind_tl {
   kl_real isig;                            /* int sigma dt over the interval (output) */
 } kl_grind_tl;
 
-/* The sensitivity equation's remainder at tau (from the sub-step start) for direction i, state (y, y'):
- * the true right-hand side less the linearisation lin (tau0: the sub-step start within the interval). */
-KL_FN kl_real kl_grind_tl_rest(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys lin, kl_kv_poly dense,
-                               kl_real z0, kl_real zd0, kl_real tau0, kl_real tau, int contact, kl_real ddo0,
-                               kl_real ddo, kl_real y, kl_real yd)
+/* The solution at one instant of a sub-step, as the sensitivity equation needs it: the path position
+ * sigma, the speed, and the holder + contact tangents K_h + kappa k_t, D_h + kappa c_t there. */
+typedef struct kl_grind_tlpt {
+  kl_real sg, v, K, D;
+} kl_grind_tlpt;
+
+KL_FN kl_grind_tlpt kl_grind_tl_at(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_poly dense, kl_real z0,
+                                   kl_real zd0, kl_real tau0, kl_real tau, int contact)
 {
   const kl_grind_pt p = kl_grind_at(iv, kl_grind_sigma(iv, tau0 + tau));
   kl_real kt = 0.0, ct = 0.0;
   if (contact) {
     const kl_kv_out b = kl_kv_poly_step(dense, z0, zd0, tau);
     kl_grind_force(gp, b.x + p.h, b.v + p.hd, &kt, &ct);
-    kt *= iv.kap;
-    ct *= iv.kap;
   }
-  const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
-  const kl_real g = Kh * (ddo0 + ddo * p.sg) + Dh * ddo / iv.ds * p.v;
-  return (g - (Kh + kt) * y - (Dh + ct) * yd) - (lin.f0 + lin.f1 * tau - lin.K * y - lin.D * yd);
+  kl_grind_tlpt q;
+  q.sg = p.sg;
+  q.v = p.v;
+  q.K = gp[KL_GP_KH] + iv.kap * kt;
+  q.D = gp[KL_GP_DH] + iv.kap * ct;
+  return q;
+}
+
+/* The sensitivity equation's remainder at tau (from the sub-step start), the solution there q, for the
+ * offset change ddo0 + ddo sigma and the state (y, y'): the true right-hand side less the linearisation
+ * lin. */
+KL_FN kl_real kl_grind_tl_rest(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys lin, kl_grind_tlpt q, kl_real tau,
+                               kl_real ddo0, kl_real ddo, kl_real y, kl_real yd)
+{
+  const kl_real g = gp[KL_GP_KH] * (ddo0 + ddo * q.sg) + gp[KL_GP_DH] * ddo / iv.ds * q.v;
+  return (g - q.K * y - q.D * yd) - (lin.f0 + lin.f1 * tau - lin.K * y - lin.D * yd);
 }
 
 /* Advance the sensitivities over an accepted sub-step [tau0, tau0 + hc] of the solution (linearisation s
@@ -341,6 +355,9 @@ KL_FN void kl_grind_tl_step(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_s
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   const kl_real a = (iv.v1 - iv.v0) / iv.ds;
   tl->isig += p0.sg * hc + p0.v / iv.ds * kl_grind_e2(a, hc);
+  /* the solution at the middle and the end, shared by the directions */
+  const kl_grind_tlpt qm = kl_grind_tl_at(gp, iv, dense, z0, zd0, tau0, 0.5 * hc, contact);
+  const kl_grind_tlpt qe = kl_grind_tl_at(gp, iv, dense, z0, zd0, tau0, hc, contact);
   kl_xrb w;
   for (int i = 0; i < tl->nd; ++i) {
     const kl_real ddo0 = tl->do0[i], ddo = tl->do1[i] - tl->do0[i], us = ddo / iv.ds;
@@ -357,10 +374,8 @@ KL_FN void kl_grind_tl_step(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_s
       w.r2 = 0.0;
       u2 = kl_kv_apply(kl_kv_poly_of(ls), w.bh2, w.x0, w.v0);
     }
-    const kl_kv_out u3 =
-        kl_xrb_stage3(&w, kl_grind_tl_rest(gp, iv, ls, dense, z0, zd0, tau0, 0.5 * hc, contact, ddo0, ddo, u2.x, u2.v));
-    const kl_kv_out x3 =
-        kl_xrb_order4(&w, kl_grind_tl_rest(gp, iv, ls, dense, z0, zd0, tau0, hc, contact, ddo0, ddo, u3.x, u3.v));
+    const kl_kv_out u3 = kl_xrb_stage3(&w, kl_grind_tl_rest(gp, iv, ls, qm, 0.5 * hc, ddo0, ddo, u2.x, u2.v));
+    const kl_kv_out x3 = kl_xrb_order4(&w, kl_grind_tl_rest(gp, iv, ls, qe, hc, ddo0, ddo, u3.x, u3.v));
     tl->iy[i] += (x3.J - ls.D * x3.dx) / ls.K; /* int y = (int (K y + D y') - D dy) / K */
     tl->y[i] = x3.x;
     tl->yd[i] = x3.v;

@@ -91,13 +91,21 @@ static void check(void **state)
       }
       for (int i = 0; i < ND; ++i)
         for (int k = 0; k < ns; ++k) dir[i * ns + k] = gsl_ran_gaussian(rng, 1.0);
-      /* the tangent-linear rollout, one candidate with ND directions */
-      double t0 = now();
+      /* the tangent-linear rollout, one candidate with ND directions; its cost against one rollout's, the
+       * fastest of 5 each after a first call of each */
       assert_int_equal(kl_rollout_tangent(ro, 1, x, ND, dir, obj, NULL, dS), KELVIN_OK);
-      t_tl += now() - t0;
-      t0 = now();
       assert_int_equal(kl_rollout_eval(ro, 1, x, obj, NULL), KELVIN_OK);
-      t_one += now() - t0;
+      double b_tl = HUGE_VAL, b_one = HUGE_VAL;
+      for (int rep = 0; rep < 5; ++rep) {
+        double t0 = now();
+        assert_int_equal(kl_rollout_tangent(ro, 1, x, ND, dir, obj, NULL, dS), KELVIN_OK);
+        b_tl = fmin(b_tl, now() - t0);
+        t0 = now();
+        assert_int_equal(kl_rollout_eval(ro, 1, x, obj, NULL), KELVIN_OK);
+        b_one = fmin(b_one, now() - t0);
+      }
+      t_tl += b_tl;
+      t_one += b_one;
       /* central differences: 2 ND candidates in one batch */
       const int P = 2 * ND;
       for (int c = 0; c < P; ++c) {
@@ -129,11 +137,11 @@ static void check(void **state)
            "directions x %d samples; one tangent-linear rollout with %d directions %.2f ms, one rollout %.2f ms (%.2fx)\n",
            kl_host_is_opencl(host) ? "OpenCL" : "OpenMP twin", meas, worst, NPT, ND, ns, ND, 1e3 * t_tl / NPT,
            1e3 * t_one / NPT, t_tl / t_one);
-    /* measured (OpenMP twin and OpenCL alike) 5.0e-5 for the contact force at the samples (measure 0), 8.6e-6,
-     * 5.3e-6 and 4.4e-6 for the others; the same at a difference step 10x larger, and falling with the
-     * rollout's tolerance (1.7e-4 at force_tol 1e-7, 1.0e-5 at 1e-11): the integrator's error, not the
-     * differences'. Asserted 10x the worst. */
-    assert_true(worst < 5e-4);
+    /* measured (OpenMP twin and OpenCL alike) 5.9e-5 for the contact force at the samples (measure 0), 8.8e-6,
+     * 5.2e-6 and 4.7e-6 for the others; the same at a difference step 10x larger, and falling with the
+     * rollout's tolerance (about 1.7e-4 at force_tol 1e-7, 1.0e-5 at 1e-11): the integrator's error, not
+     * the differences'. Asserted 10x the worst. */
+    assert_true(worst < 6e-4);
     worst_all = fmax(worst_all, worst);
     kl_rollout_destroy(ro);
     free(x), free(dir), free(dS), free(obj), free(ctrl), free(so), free(tmp), free(Sp), free(Sm);
