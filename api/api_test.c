@@ -371,6 +371,7 @@ static kelvin_grind *plate(int ns)
   assert_int_equal(kelvin_grind_set_mesh(g, vert, NX * NY, tri, nt), KELVIN_OK);
   assert_int_equal(kelvin_grind_set_path(g, pts, nrm, 11), KELVIN_OK);
   assert_int_equal(kelvin_grind_set(g, "path.samples", ns), KELVIN_OK);
+  assert_int_equal(kelvin_grind_set_string(g, "optimiser.method", "nlopt"), KELVIN_OK); /* the splines below */
   assert_int_equal(kelvin_grind_set(g, "offset.control_points", 8), KELVIN_OK);
   assert_int_equal(kelvin_grind_set(g, "speed.control_points", 4), KELVIN_OK);
   assert_int_equal(kelvin_grind_set(g, "optimiser.screening", 64), KELVIN_OK);

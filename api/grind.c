@@ -368,7 +368,7 @@ kelvin_status kelvin_grind_pass_series(const kelvin_grind *g, int pass, kelvin_s
   const kl_pass *p = pass_of(g, pass);
   if (!p || !out) return KELVIN_ERR_ARG;
   const kl_problem *pb = g->pb;
-  const int ns = pb->ns, avg = pb->set.averaged;
+  const int ns = pb->ns, avg = pb->set.measure & KL_MEASURE_AVG_BIT;
   const double *so = p->so;
   int field = -1;
   switch (what) {

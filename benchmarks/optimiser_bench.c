@@ -157,14 +157,17 @@ int main(int argc, char **argv)
   }
   base.verify = 0;
   base.maxeval = 100000000;
+  base.method = KL_METHOD_NLOPT; /* the spline rows; the per-sample rows below set lm */
   /* kelvin: screening + refinement from the best `keep` within the budget (optimiser.budget); plain
    * NLopt: one start from the same physics-based initial guess, serial, stopped by the same budget or
    * by its tolerances */
-  row rows[4] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}, 0.0},
+  row rows[6] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}, 0.0},
                  {"kelvin pipeline, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0},
                  {"plain NLopt LN_BOBYQA on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0},
-                 {"plain NLopt LD_LBFGS on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0}};
-  int ok[4] = {1, 1, 1, 1};
+                 {"plain NLopt LD_LBFGS on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0},
+                 {"kelvin per-sample Levenberg-Marquardt, OpenCL (banded Jacobian in one batch)", {0}, {0}, {0}, {0}, 0.0},
+                 {"kelvin per-sample Levenberg-Marquardt, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0}};
+  int ok[6] = {1, 1, 1, 1, 1, 1};
   for (int rep = 0; rep < repeats; ++rep) {
     kl_settings s = base;
     s.budget = budget; /* screening + refinement share it */
@@ -178,13 +181,18 @@ int main(int argc, char **argv)
     if (ok[2] && once(&s, &inputs.in, 1, 1, &rows[2], rep) != 0) ok[2] = 0;
     snprintf(s.algorithm, sizeof s.algorithm, "LD_LBFGS");
     if (ok[3] && once(&s, &inputs.in, 1, 1, &rows[3], rep) != 0) ok[3] = 0;
+    s = base;
+    s.method = KL_METHOD_LM;
+    s.maxeval = 40; /* Levenberg-Marquardt steps (its default) */
+    if (ok[4] && once(&s, &inputs.in, 0, 0, &rows[4], rep) != 0) ok[4] = 0;
+    if (ok[5] && once(&s, &inputs.in, 1, 0, &rows[5], rep) != 0) ok[5] = 0;
     fprintf(stderr, "optimiser_bench: repeat %d/%d done\n", rep + 1, repeats);
   }
   printf("Optimiser benchmark: built-in `kelvin optimise` problem, wall-time budget %.0f s per run, median of %d "
          "runs (device prediction of the best pass; verification left out)\n\n",
          budget, repeats);
   printf("| method | objective | RMS force error | rollouts | wall s | rollouts/s |\n|---|---|---|---|---|---|\n");
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     if (!ok[i]) {
       printf("| %s | failed or wrong results: no rate (see stderr) | | | | |\n", rows[i].name);
       continue;

@@ -22,9 +22,10 @@ static void help_optimise(void)
     "usage: kelvin optimise [config.yaml] [options]\n\n"
     "Find path offsets and feed speeds of a grinding pass (ball-end or disc) that hit a target normal-force\n"
     "profile. The device model is 1-D: the tool depth along the normal under the holder, the contact law\n"
-    "against the protrusion of the actual part. Sobol screening of thousands of candidates in one OpenCL\n"
-    "batch, NLopt refinement of the best, then verification of the naive and the best passes in the 3-D\n"
-    "engine: the tool a rigid body on a 6-DoF holder whose anchor follows the waypoints, contact with the\n"
+    "against the protrusion of the actual part, scored as the wrist sensor reads it. The offset and the\n"
+    "speed at every path sample are fitted by Levenberg-Marquardt from a physics-based guess, its banded\n"
+    "Jacobian from one OpenCL batch of coloured rollouts (optimiser.method lm; nlopt: splines, Sobol\n"
+    "screening and NLopt), then the naive and the best passes are verified in the 3-D engine: the tool a rigid body on a 6-DoF holder whose anchor follows the waypoints, contact with the\n"
     "actual mesh (exact for the ball, libccd for the disc) with friction, the force read as a wrist sensor\n"
     "would; the passes are re-ranked by it and device-vs-3-D disagreement above verify.tolerance is flagged.\n"
     "Without a config it runs the built-in example: an aluminium curved panel (R 0.4 m) with a weld bead\n"
@@ -32,11 +33,11 @@ static void help_optimise(void)
     "holder, target 5 N (examples/optimise.yaml lists every setting with its default).\n\n"
     "options:\n"
     "  --out DIR          output folder [kelvin-out/optimise]\n"
-    "  --algorithm NAME   NLopt algorithm for the refinement [LD_LBFGS], e.g. LD_MMA, LN_BOBYQA, LN_SBPLX;\n"
-    "                     a global one (GN_CRS2_LM, GN_DIRECT_L, ...) replaces screening + refinement\n"
-    "  --screening N      screening candidates (0: none) [2048]\n"
-    "  --maxeval N        NLopt evaluations per refinement start [40]; with a gradient (LD_*) algorithm\n"
-    "                     each is one batch of n + 1 rollouts (finite differences)\n"
+    "  --algorithm NAME   NLopt algorithm for the refinement (sets optimiser.method nlopt) [LD_LBFGS], e.g.\n"
+    "                     LD_MMA, LN_BOBYQA; a global one (GN_CRS2_LM, ...) replaces screening + refinement\n"
+    "  --screening N      screening candidates of method nlopt (0: none) [2048]\n"
+    "  --maxeval N        Levenberg-Marquardt steps, or NLopt evaluations per refinement start [40]; with a\n"
+    "                     gradient (LD_*) algorithm each is one batch of n + 1 rollouts (finite differences)\n"
     "  --seed N           picks the Sobol block; same seed, same result [1]\n"
     "  --cpu              run the rollouts on the OpenMP twin instead of OpenCL\n"
     "  --device SPEC      OpenCL device: index 'P:D', 'gpu', 'cpu' or a name substring (env KELVIN_DEVICE)\n"
@@ -206,6 +207,7 @@ static int run(int argc, char **argv, int evaluate)
       return KL_EXIT_USAGE;
     }
     snprintf(set.algorithm, sizeof set.algorithm, "%s", a.algorithm);
+    set.method = KL_METHOD_NLOPT;
   }
   if (a.have_screening) set.screening = (int)a.screening;
   if (a.have_maxeval) set.maxeval = (int)a.maxeval;
@@ -272,7 +274,9 @@ static int run(int argc, char **argv, int evaluate)
     printf("kelvin %s: %s, path %.1f mm in %d samples, target %.3g N (%s force scored), the contact %.3g %% of the "
            "compliance there\n\n",
            cmd, a.config ? a.config : "built-in example", 1e3 * pb->length, pb->ns, pb->gp[KL_GP_FREF],
-           pb->set.averaged ? "step-averaged" : "instantaneous", 100 * pb->contact_share);
+           (pb->set.measure & KL_MEASURE_SENSOR_BIT) ? ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "wrist-sensor step-averaged" : "wrist-sensor")
+                                                      : ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "step-averaged contact" : "contact"),
+           100 * pb->contact_share);
     kl_report_print(pb, res);
     printf("\n%ld rollouts; time: screening %.2f s, refinement %.2f s, 3-D verification %.2f s (%.1f %%), total %.2f s\n",
            res->evaluations, res->time.screening, res->time.refinement, res->time.verification,

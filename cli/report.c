@@ -35,23 +35,29 @@ static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char
     return -1;
   }
   pass_ov(pb, b, o, v);
+  /* the device's wrist-sensor reading, step-averaged and at the samples, as the 3-D engine's beside it */
+  double *sa = malloc((size_t)2 * ns * sizeof *sa);
   kl_out f;
-  if (kl_out_open(&f, dir, "trajectory.csv") != 0) {
+  if (!sa || kl_out_open(&f, dir, "trajectory.csv") != 0) {
     free(o);
     free(v);
+    free(sa);
     return -1;
   }
+  kl_problem_measure(pb, KL_MEASURE_SENSOR, b->so, o, v, sa);
+  kl_problem_measure(pb, KL_MEASURE_SENSOR_INSTANT, b->so, o, v, sa + ns);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,offset_m,speed_m_s,time_s,target_N,predicted_N,verified_N,"
                "predicted_inst_N,verified_inst_N,contact\n");
   for (int k = 0; k < ns; ++k) {
     const double *p = &pb->p[3 * k], *n = &pb->nrm[3 * k];
     fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,", pb->s[k], p[0], p[1], p[2], n[0], n[1],
-            n[2], o[k], v[k], b->so[KL_SO_T * ns + k], pb->ft[k], b->so[KL_SO_FAVG * ns + k]);
+            n[2], o[k], v[k], b->so[KL_SO_T * ns + k], pb->ft[k], sa[k]);
     if (b->verified)
-      fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", b->vFavg[k], b->so[KL_SO_F * ns + k], b->vF[k], b->vc[k]);
+      fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", b->vFavg[k], sa[ns + k], b->vF[k], b->vc[k]);
     else
-      fprintf(f.f, "nan,%.9g,nan,%d\n", b->so[KL_SO_F * ns + k], (int)b->so[KL_SO_C * ns + k]);
+      fprintf(f.f, "nan,%.9g,nan,%d\n", sa[ns + k], (int)b->so[KL_SO_C * ns + k]);
   }
+  free(sa);
   const int rc = kl_out_commit(&f);
   /* robot waypoints: the tool pose and time per sample (kl_problem_waypoints: what the 3-D verification
    * follows): TCP on the tool axis (tool centre p + (R - offset) n, plus R along the tool z), tool z into
@@ -134,7 +140,8 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
   num(p, "chi_s_m", pb->chi);
   num(p, "kv_damping_N_s_m", pb->Dc);
   num(p, "target_mean_N", pb->gp[KL_GP_FREF]);
-  cJSON_AddStringToObject(p, "scored_force", s->averaged ? "averaged" : "instantaneous");
+  static const char *const measure_names[] = {"instantaneous", "averaged", "sensor_instantaneous", "sensor"};
+  cJSON_AddStringToObject(p, "scored_force", measure_names[s->measure & 3]);
   num(p, "naive_offset_m", pb->naive_o);
   pair(p, "offset_bounds_m", s->o_min, s->o_max);
   pair(p, "speed_bounds_m_s", s->v_min, s->v_max);
@@ -178,6 +185,7 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
       cJSON_AddBoolToObject(ag, "flagged", q->disagree);
       num(ag, "inertia_rms", q->inertia_rms);
       num(o, "engine_substeps", (double)q->vsub);
+      num(o, "verification_seconds", q->vseconds);
     }
   }
   return kl_json_write(dir, "report.json", d);
@@ -203,17 +211,31 @@ static int figure(const kl_problem *pb, const kl_opt_result *res, const char *di
   }
   pass_ov(pb, b, o, v);
   if (nv) pass_ov(pb, nv, on, vn);
-  const int avg = pb->set.averaged;
+  /* the scored measure (target.measure): the device's, and the 3-D engine's sensor or contact force */
+  const int ms = pb->set.measure, avg = ms & KL_MEASURE_AVG_BIT, sens = ms & KL_MEASURE_SENSOR_BIT;
+  double *pm = malloc((size_t)2 * ns * sizeof *pm);
+  if (!pm) {
+    free(o);
+    free(v);
+    free(on);
+    free(vn);
+    kl_out_abort(&f);
+    return -1;
+  }
+  kl_problem_measure(pb, ms, b->so, o, v, pm);
+  if (nv) kl_problem_measure(pb, ms, nv->so, on, vn, pm + ns);
+#define KL_V3(p, k) (sens ? (avg ? (p)->vFavg[k] : (p)->vF[k]) : (avg ? (p)->vFcavg[k] : (p)->vFc[k]))
   for (int k = 1; k < ns; ++k) {
-    const double fn = nv ? (nv->verified ? (avg ? nv->vFavg[k] : nv->vF[k]) : nv->so[(avg ? KL_SO_FAVG : KL_SO_F) * ns + k])
-                         : NAN;
-    fprintf(f.f, "%.6g,%.6g,%.6g,%.6g,", 1e3 * pb->s[k], pb->ft[k], fn, b->so[(avg ? KL_SO_FAVG : KL_SO_F) * ns + k]);
+    const double fn = nv ? (nv->verified ? KL_V3(nv, k) : pm[ns + k]) : NAN;
+    fprintf(f.f, "%.6g,%.6g,%.6g,%.6g,", 1e3 * pb->s[k], pb->ft[k], fn, pm[k]);
     if (b->verified)
-      fprintf(f.f, "%.6g,", avg ? b->vFavg[k] : b->vF[k]);
+      fprintf(f.f, "%.6g,", KL_V3(b, k));
     else
       fprintf(f.f, "NaN,");
     fprintf(f.f, "%.6g,%.6g,%.6g,%.6g\n", nv ? 1e3 * on[k] : NAN, 1e3 * o[k], nv ? 1e3 * vn[k] : NAN, 1e3 * v[k]);
   }
+#undef KL_V3
+  free(pm);
   free(o);
   free(v);
   free(on);
@@ -237,8 +259,8 @@ static int figure(const kl_problem *pb, const kl_opt_result *res, const char *di
            "'' using 1:8 axes x1y2 with lines dt 3 lc rgb '#e7298a' title 'naive speed', "
            "'' using 1:9 axes x1y2 with lines lw 2 lc rgb '#e7298a' title 'speed'\n"
            "unset multiplot\n",
-           what, what, what, pb->set.averaged ? "step-averaged" : "instantaneous",
-           pb->set.averaged ? "averaged over each sample interval" : "at the samples",
+           what, what, what, sens ? (avg ? "wrist-sensor, step-averaged" : "wrist-sensor") : (avg ? "step-averaged contact" : "contact"),
+           avg ? "averaged over each sample interval" : "at the samples",
            nv && nv->verified ? "3-D engine, wrist sensor" : "device prediction", b->label, b->label);
   return kl_cli_gnuplot(NULL, dir, strcmp(what, "optimise") == 0 ? "optimise.png" : "evaluate.png", script) < 0 ? -1 : 0;
 }

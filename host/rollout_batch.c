@@ -16,8 +16,9 @@ struct kl_rollout {
   double *gp, *geo, *basis; /* host copies */
   /* OpenCL path */
   cl_program prog;
-  cl_kernel k;
-  cl_mem dgp, dgeo, dbasis, dctrl, dov, dobj, dso;
+  cl_kernel k, ktl;
+  cl_mem dgp, dgeo, dbasis, dctrl, dov, dobj, dso, ddir, dds;
+  size_t tlcap; /* doubles ddir and dds hold */
   size_t cap, socap; /* candidates the P-sized buffers hold */
   /* OpenMP path */
   double *ov;
@@ -49,6 +50,9 @@ void kl_rollout_destroy(kl_rollout *r)
   release_mem(&r->dov);
   release_mem(&r->dobj);
   release_mem(&r->dso);
+  release_mem(&r->ddir);
+  release_mem(&r->dds);
+  if (r->ktl) clReleaseKernel(r->ktl);
   if (r->k) clReleaseKernel(r->k);
   if (r->prog) clReleaseProgram(r->prog);
   free(r->gp);
@@ -80,8 +84,12 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
   const size_t ns = (size_t)d->ns, nc = (size_t)d->nc;
   r->gp = dup(d->gp, KL_GP_N);
   r->geo = dup(d->geo, ns * KL_GG_N);
-  r->basis = dup(d->basis, 2 * ns * nc);
-  if (!r->gp || !r->geo || !r->basis) {
+  if (!d->basis && d->nc != 2 * d->ns) {
+    free(r);
+    return kl_host_fail(h, KELVIN_ERR_ARG, "rollout: without a basis nc must be 2 ns, got %d, %d", d->nc, d->ns);
+  }
+  r->basis = d->basis ? dup(d->basis, 2 * ns * nc) : NULL;
+  if (!r->gp || !r->geo || (d->basis && !r->basis)) {
     kl_rollout_destroy(r);
     return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory");
   }
@@ -90,15 +98,17 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
     st = kl_host_build(h, "kernels/rollout.cl", kl_cl_src_rollout, &r->prog);
     if (st != KELVIN_OK) goto cleanup;
     KL_CL(h, (r->k = clCreateKernel(r->prog, "kl_grind_batch", &err), err));
+    KL_CL(h, (r->ktl = clCreateKernel(r->prog, "kl_grind_tl_batch", &err), err));
     KL_CL(h, (r->dgp = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, KL_GP_N * sizeof(double),
                                       r->gp, &err),
               err));
     KL_CL(h, (r->dgeo = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                        ns * KL_GG_N * sizeof(double), r->geo, &err),
               err));
-    KL_CL(h, (r->dbasis = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                         2 * ns * nc * sizeof(double), r->basis, &err),
-              err));
+    if (r->basis)
+      KL_CL(h, (r->dbasis = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                           2 * ns * nc * sizeof(double), r->basis, &err),
+                err));
   }
   *out = r;
   return KELVIN_OK;
@@ -136,25 +146,48 @@ cleanup:
   return st;
 }
 
-/* OpenCL path: upload control points, GEMM on the device, rollout kernel, download */
-static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+/* OpenCL path: upload control points, GEMM on the device, rollout kernel (or the tangent-linear one with
+ * nd directions), download */
+static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so, int nd,
+                             const double *dir, double *dS)
 {
   kl_host *h = r->h;
   kelvin_status st = reserve(r, P, so != NULL);
   if (st != KELVIN_OK) return st;
   const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
   const int iP = (int)P, ins = r->ns, want = so != NULL;
-  KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
-  st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
-  if (st != KELVIN_OK) return st;
-  KL_CL(h, clSetKernelArg(r->k, 0, sizeof iP, &iP));
-  KL_CL(h, clSetKernelArg(r->k, 1, sizeof ins, &ins));
-  KL_CL(h, clSetKernelArg(r->k, 2, sizeof r->dgp, &r->dgp));
-  KL_CL(h, clSetKernelArg(r->k, 3, sizeof r->dgeo, &r->dgeo));
-  KL_CL(h, clSetKernelArg(r->k, 4, sizeof r->dov, &r->dov));
-  KL_CL(h, clSetKernelArg(r->k, 5, sizeof r->dobj, &r->dobj));
-  KL_CL(h, clSetKernelArg(r->k, 6, sizeof want, &want));
-  KL_CL(h, clSetKernelArg(r->k, 7, sizeof r->dso, &r->dso));
+  if (r->basis) {
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
+    st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
+    if (st != KELVIN_OK) return st;
+  } else { /* the samples themselves */
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dov, CL_TRUE, 0, 2 * ns * P * sizeof(double), ctrl, 0, NULL, NULL));
+  }
+  cl_kernel kk = nd > 0 ? r->ktl : r->k;
+  const size_t ntl = (size_t)nd * ns * P;
+  if (nd > 0 && ntl > r->tlcap) {
+    cl_int err;
+    release_mem(&r->ddir);
+    release_mem(&r->dds);
+    r->tlcap = 0;
+    KL_CL(h, (r->ddir = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, ntl * sizeof(double), NULL, &err), err));
+    KL_CL(h, (r->dds = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, ntl * sizeof(double), NULL, &err), err));
+    r->tlcap = ntl;
+  }
+  KL_CL(h, clSetKernelArg(kk, 0, sizeof iP, &iP));
+  KL_CL(h, clSetKernelArg(kk, 1, sizeof ins, &ins));
+  KL_CL(h, clSetKernelArg(kk, 2, sizeof r->dgp, &r->dgp));
+  KL_CL(h, clSetKernelArg(kk, 3, sizeof r->dgeo, &r->dgeo));
+  KL_CL(h, clSetKernelArg(kk, 4, sizeof r->dov, &r->dov));
+  KL_CL(h, clSetKernelArg(kk, 5, sizeof r->dobj, &r->dobj));
+  KL_CL(h, clSetKernelArg(kk, 6, sizeof want, &want));
+  KL_CL(h, clSetKernelArg(kk, 7, sizeof r->dso, &r->dso));
+  if (nd > 0) {
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->ddir, CL_TRUE, 0, ntl * sizeof(double), dir, 0, NULL, NULL));
+    KL_CL(h, clSetKernelArg(kk, 8, sizeof nd, &nd));
+    KL_CL(h, clSetKernelArg(kk, 9, sizeof r->ddir, &r->ddir));
+    KL_CL(h, clSetKernelArg(kk, 10, sizeof r->dds, &r->dds));
+  }
   /* small work-groups: one candidate's rollout is long and its cost varies, so many groups balance the
    * compute units (pocl runs a work-group on one thread); KELVIN_ROLLOUT_WGS overrides for tuning */
   const char *ev = getenv("KELVIN_ROLLOUT_WGS");
@@ -163,7 +196,8 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
   size_t local = ev ? (size_t)strtoul(ev, NULL, 10) : dflt;
   if (local < 1 || local > 1024) local = dflt;
   const size_t global = (P + local - 1) / local * local;
-  KL_CL(h, clEnqueueNDRangeKernel(h->q, r->k, 1, NULL, &global, &local, 0, NULL, NULL));
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, kk, 1, NULL, &global, &local, 0, NULL, NULL));
+  if (nd > 0) KL_CL(h, clEnqueueReadBuffer(h->q, r->dds, CL_TRUE, 0, ntl * sizeof(double), dS, 0, NULL, NULL));
   KL_CL(h, clEnqueueReadBuffer(h->q, r->dobj, CL_TRUE, 0, KL_OBJ_N * P * sizeof(double), obj, 0, NULL, NULL));
   if (so) KL_CL(h, clEnqueueReadBuffer(h->q, r->dso, CL_TRUE, 0, KL_SO_N * ns * P * sizeof(double), so, 0, NULL, NULL));
 cleanup:
@@ -171,7 +205,8 @@ cleanup:
 }
 
 /* OpenMP twin: the same GEMM on the host, the same header function in a parallel loop */
-static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so, int nd,
+                              const double *dir, double *dS)
 {
   kl_host *h = r->h;
   const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
@@ -181,12 +216,18 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
     r->ovcap = r->ov ? 2 * ns * P : 0;
     if (!r->ov) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory for %zu candidates", P);
   }
-  const kelvin_status st = kl_blas_dgemm(h, 2 * ns, P, nc, r->basis, ctrl, r->ov);
-  if (st != KELVIN_OK) return st;
+  if (r->basis) {
+    const kelvin_status st = kl_blas_dgemm(h, 2 * ns, P, nc, r->basis, ctrl, r->ov);
+    if (st != KELVIN_OK) return st;
+  } else {
+    memcpy(r->ov, ctrl, 2 * ns * P * sizeof *r->ov);
+  }
   const int iP = (int)P, want = so != NULL;
   const int threads = kl_host_threads(h) > 0 ? kl_host_threads(h) : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-  for (int p = 0; p < iP; ++p) kl_grind_rollout(r->gp, r->ns, r->geo, r->ov, iP, p, obj, want, so);
+  for (int p = 0; p < iP; ++p)
+    kl_grind_rollout_tl(r->gp, r->ns, r->geo, r->ov, iP, p, obj, want, so, nd, nd ? dir + (size_t)p * nd * ns : NULL,
+                        nd ? dS + (size_t)p * nd * ns : NULL);
   return KELVIN_OK;
 }
 
@@ -194,7 +235,23 @@ kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, doubl
 {
   if (P < 1 || P > (size_t)1 << 28) return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: P must be in [1, 2^28], got %zu", P);
   const double t0 = now();
-  const kelvin_status st = kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so) : eval_omp(r, P, ctrl, obj, so);
+  const kelvin_status st =
+      kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so, 0, NULL, NULL) : eval_omp(r, P, ctrl, obj, so, 0, NULL, NULL);
+  r->seconds += now() - t0;
+  if (st == KELVIN_OK) r->count += P;
+  return st;
+}
+
+kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, int nd, const double *dir, double *obj,
+                                 double *so, double *dS)
+{
+  if (P < 1 || P > (size_t)1 << 20) return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: P must be in [1, 2^20], got %zu", P);
+  if (nd < 1 || nd > KL_TL_MAX || !dir || !dS)
+    return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: the tangent-linear rollout needs 1..%d directions, got %d",
+                        KL_TL_MAX, nd);
+  const double t0 = now();
+  const kelvin_status st = kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so, nd, dir, dS)
+                                                   : eval_omp(r, P, ctrl, obj, so, nd, dir, dS);
   r->seconds += now() - t0;
   if (st == KELVIN_OK) r->count += P;
   return st;

@@ -16,7 +16,8 @@ typedef struct kl_rollout_def {
   int nc;              /* control points per candidate (offset + speed) >= 1 */
   const double *gp;    /* problem constants (KL_GP_N, kernels/kl_rollout.h) */
   const double *geo;   /* geometry (ns x KL_GG_N) */
-  const double *basis; /* (2 ns x nc), row-major: [offsets; speeds] = basis . control points */
+  const double *basis; /* (2 ns x nc), row-major: [offsets; speeds] = basis . control points; NULL: the
+                        * control points are the samples themselves (nc = 2 ns), no GEMM */
 } kl_rollout_def;
 
 typedef struct kl_rollout kl_rollout; /* opaque; host/rollout_batch.c */
@@ -32,6 +33,12 @@ void kl_rollout_destroy(kl_rollout *r);
  * NULL, the per-sample outputs so (KL_SO_N x ns x P). Per-candidate trouble is a status term in obj
  * (KL_OBJ_STATUS) with the objective set huge, never an error; errors are OpenCL failures. */
 kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so);
+
+/* The tangent-linear rollouts (kernels/kl_rollout.h, kl_grind_rollout_tl): as kl_rollout_eval, and
+ * each candidate p carries 1 <= nd <= KL_TL_MAX offset directions dir[(p nd + i) ns + k]; the scored
+ * measure's derivatives along them go to dS (same layout). so may be NULL. */
+kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, int nd, const double *dir, double *obj,
+                                 double *so, double *dS);
 
 /* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s]. */
 size_t kl_rollout_count(const kl_rollout *r);

@@ -7,7 +7,12 @@
  * the ball-end tool, so the penetration is d = z + h(s) and its rate d' = z' + v h'(s). With the holder
  * F_h = K_h (u - z) + D_h (u' - z') and the contact force F_N(d, d') of section 2 (no tension: zero
  * unless d > 0 and F_N > 0),
- *     m z'' = F_h - F_N + F_g,   ds/dt = v(s).
+ *     m z'' = F_h - kappa F_N + F_g,   ds/dt = v(s),
+ * where kappa (per sample, from the part: optimiser/problem.c) is the share of the contact force that
+ * acts along the tool axis: the contact normal n_c inclined against the axis a on a flank, step or bead,
+ * and the friction mu F_N against the motion along the contact's tangent t, kappa = (n_c - mu t) . a
+ * (1 on a flat part; below 1 climbing a flank, above 1 descending one). The contact force reported and
+ * scored is the axial one, kappa F_N, as the 3-D verification measures it.
  * Between path samples s_{k-1}, s_k the offset and speed are linear in s and h is the cubic Hermite
  * interpolant of the sampled h and h'. Each interval is sub-stepped by the exponential Rosenbrock step of
  * kernels/kl_xrb.h: about the sub-step start the right-hand side is linearised (contact tangent stiffness
@@ -45,7 +50,8 @@
 #define KL_GP_OSCALE 11 /* offset scale of the roughness term [m] */
 #define KL_GP_VSCALE 12 /* speed scale of the roughness term [m/s] */
 #define KL_GP_TREF 13   /* time scale of the productivity term [s] */
-#define KL_GP_AVG 14    /* 1: the objective uses the step-averaged force, 0: the instantaneous one */
+#define KL_GP_AVG 14    /* the scored measure, KL_MEASURE_*: bit 0 step-averaged (else at the samples), bit 1 the
+                         * wrist sensor (else the contact force) */
 #define KL_GP_MAXSUB 15 /* most sub-steps per sample interval */
 #define KL_GP_W_RMS 16  /* weights of the objective terms */
 #define KL_GP_W_LOSS 17
@@ -55,6 +61,19 @@
 #define KL_GP_W_ACC 21
 #define KL_GP_N 22
 
+/* What the objective scores (KL_GP_AVG): the contact force or the wrist sensor's reading, at the samples
+ * or averaged over each sample interval. The sensor on the robot's side of the holder reads the holder
+ * force plus the weight, F_h + F_g = F_N + m z'' (the equation of motion): the contact force plus the
+ * tool's inertia. Averaged over an interval of duration T that is the contact force's average plus
+ * m (z'_k - z'_{k-1}) / T; at a sample K_h (u - z) + D_h (u' - z') + F_g (u' the interval's own rate).
+ * The 3-D verification reads the same sensor (optimiser/verify3d.h). */
+#define KL_MEASURE_INSTANT 0 /* contact force at the samples */
+#define KL_MEASURE_AVERAGED 1 /* contact force averaged over each interval */
+#define KL_MEASURE_SENSOR_INSTANT 2 /* wrist sensor at the samples */
+#define KL_MEASURE_SENSOR 3 /* wrist sensor averaged over each interval (what a force sensor reports) */
+#define KL_MEASURE_AVG_BIT 1
+#define KL_MEASURE_SENSOR_BIT 2
+
 /* Geometry per path sample, sample-major (every candidate reads the same): geo[k*KL_GG_N + field] */
 #define KL_GG_S 0  /* arc length [m] */
 #define KL_GG_H 1  /* protrusion of the actual surface into the tool at z = 0 [m] */
@@ -62,7 +81,8 @@
 #define KL_GG_M 3  /* effective mass along n [kg] */
 #define KL_GG_FG 4 /* tool weight component pushing into the surface [N] */
 #define KL_GG_FT 5 /* target normal force [N] */
-#define KL_GG_N 6
+#define KL_GG_KAP 6 /* kappa - 1: the contact force's share along the tool axis, less 1 (0 on a flat part) */
+#define KL_GG_N 7
 
 /* Objective terms per candidate (KL_OBJ_N x P): obj[term*P + p] */
 #define KL_OBJ_J 0      /* weighted objective */
@@ -103,6 +123,7 @@ typedef struct kl_grind_iv {
   kl_real h0, h1;         /* protrusion at both ends [m] */
   kl_real g0, g1;         /* dh/ds at both ends */
   kl_real m, fg;          /* effective mass [kg] and weight component [N] on the interval */
+  kl_real kap;            /* the contact force's share along the tool axis on the interval (kappa) */
 } kl_grind_iv;
 
 /* Result of one interval. */
@@ -196,7 +217,7 @@ KL_FN kl_real kl_grind_rhs(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind
                            int contact, kl_real *Fc)
 {
   kl_real kt, ct;
-  *Fc = contact ? kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct) : 0.0;
+  *Fc = contact ? iv.kap * kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct) : 0.0;
   return gp[KL_GP_KH] * (p.u - z) + gp[KL_GP_DH] * (p.ud - zd) + iv.fg - *Fc;
 }
 
@@ -207,7 +228,11 @@ KL_FN kl_kv_sys kl_grind_lin(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_gri
                              int contact)
 {
   kl_real kt = 0.0, ct = 0.0, F0 = 0.0;
-  if (contact) F0 = kl_grind_force(gp, z0 + p.h, zd0 + p.hd, &kt, &ct);
+  if (contact) {
+    F0 = iv.kap * kl_grind_force(gp, z0 + p.h, zd0 + p.hd, &kt, &ct);
+    kt *= iv.kap;
+    ct *= iv.kap;
+  }
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   kl_kv_sys s;
   s.m = iv.m;
@@ -232,7 +257,11 @@ KL_FN kl_real kl_grind_rest_rate(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl
                                  kl_real zd, int contact, kl_real *ke, kl_real *de)
 {
   kl_real kt = 0.0, ct = 0.0, Fc = 0.0;
-  if (contact) Fc = kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct);
+  if (contact) {
+    Fc = iv.kap * kl_grind_force(gp, z + p.h, zd + p.hd, &kt, &ct);
+    kt *= iv.kap;
+    ct *= iv.kap;
+  }
   const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
   const kl_real zdd = (Kh * (p.u - z) + Dh * (p.ud - zd) + iv.fg - Fc) / iv.m;
   *ke = Kh + kt;
@@ -261,8 +290,102 @@ KL_FN kl_real kl_grind_e2(kl_real a, kl_real t)
   return (kl_expm1(x) - x) / (a * a);
 }
 
-/* Advance the state across one sample interval with controlled sub-steps. */
-KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind_state *st)
+/* The tangent-linear rollout (forward sensitivities): the derivatives of the state with respect to
+ * the commanded offsets along nd directions at once (a direction: an offset change delta o_k per sample;
+ * the speeds are held). Along the solution the sensitivity (y, y') = d(z, z')/d(direction) obeys the
+ * linear, time-varying equation
+ *     m y'' + (D_h + c_t(t)) y' + (K_h + k_t(t)) y = K_h du + D_h du',
+ * with k_t, c_t the contact's tangent stiffness and damping along the solution (0 out of contact) and du
+ * the offset change linear in s between samples. Each accepted sub-step advances it over the same
+ * interval by the exponential integrator's order-4 stage (kernels/kl_xrb.h, exprb43): linearised about
+ * the sub-step start (the same K and D as the solution's own step), the remainder (the change of k_t,
+ * c_t and of du along the step) taken at the middle and the end on the solution's dense output. The
+ * force law is continuous where a contact starts or ends (F = 0 there), so the sensitivities carry across
+ * the events unchanged. The derivative of the discrete rollout differs from this one by the integrator's
+ * error (it is the continuous model's derivative); tests/gradient_check_test.c measures the agreement
+ * with central differences. */
+#define KL_TL_MAX 32 /* most directions per tangent-linear rollout */
+
+typedef struct kl_grind_tl {
+  int nd;                                  /* directions */
+  kl_real y[KL_TL_MAX], yd[KL_TL_MAX];     /* sensitivities of z, z' */
+  kl_real do0[KL_TL_MAX], do1[KL_TL_MAX];  /* offset changes at the interval's two samples (input) */
+  kl_real iy[KL_TL_MAX];                   /* int y dt over the interval (output) */
+  kl_real isig;                            /* int sigma dt over the interval (output) */
+} kl_grind_tl;
+
+/* The solution at one instant of a sub-step, as the sensitivity equation needs it: the path position
+ * sigma, the speed, and the holder + contact tangents K_h + kappa k_t, D_h + kappa c_t there. */
+typedef struct kl_grind_tlpt {
+  kl_real sg, v, K, D;
+} kl_grind_tlpt;
+
+KL_FN kl_grind_tlpt kl_grind_tl_at(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_poly dense, kl_real z0,
+                                   kl_real zd0, kl_real tau0, kl_real tau, int contact)
+{
+  const kl_grind_pt p = kl_grind_at(iv, kl_grind_sigma(iv, tau0 + tau));
+  kl_real kt = 0.0, ct = 0.0;
+  if (contact) {
+    const kl_kv_out b = kl_kv_poly_step(dense, z0, zd0, tau);
+    kl_grind_force(gp, b.x + p.h, b.v + p.hd, &kt, &ct);
+  }
+  kl_grind_tlpt q;
+  q.sg = p.sg;
+  q.v = p.v;
+  q.K = gp[KL_GP_KH] + iv.kap * kt;
+  q.D = gp[KL_GP_DH] + iv.kap * ct;
+  return q;
+}
+
+/* The sensitivity equation's remainder at tau (from the sub-step start), the solution there q, for the
+ * offset change ddo0 + ddo sigma and the state (y, y'): the true right-hand side less the linearisation
+ * lin. */
+KL_FN kl_real kl_grind_tl_rest(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys lin, kl_grind_tlpt q, kl_real tau,
+                               kl_real ddo0, kl_real ddo, kl_real y, kl_real yd)
+{
+  const kl_real g = gp[KL_GP_KH] * (ddo0 + ddo * q.sg) + gp[KL_GP_DH] * ddo / iv.ds * q.v;
+  return (g - q.K * y - q.D * yd) - (lin.f0 + lin.f1 * tau - lin.K * y - lin.D * yd);
+}
+
+/* Advance the sensitivities over an accepted sub-step [tau0, tau0 + hc] of the solution (linearisation s
+ * at its start (z0, z0'), dense output dense, phase contact, path point p0 at its start). */
+KL_FN void kl_grind_tl_step(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_kv_sys s, kl_kv_poly dense, kl_real z0,
+                            kl_real zd0, kl_grind_pt p0, kl_real tau0, kl_real hc, int contact, kl_grind_tl *tl)
+{
+  const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
+  const kl_real a = (iv.v1 - iv.v0) / iv.ds;
+  tl->isig += p0.sg * hc + p0.v / iv.ds * kl_grind_e2(a, hc);
+  /* the solution at the middle and the end, shared by the directions */
+  const kl_grind_tlpt qm = kl_grind_tl_at(gp, iv, dense, z0, zd0, tau0, 0.5 * hc, contact);
+  const kl_grind_tlpt qe = kl_grind_tl_at(gp, iv, dense, z0, zd0, tau0, hc, contact);
+  kl_xrb w;
+  for (int i = 0; i < tl->nd; ++i) {
+    const kl_real ddo0 = tl->do0[i], ddo = tl->do1[i] - tl->do0[i], us = ddo / iv.ds;
+    kl_kv_sys ls = s;
+    ls.f0 = Kh * (ddo0 + ddo * p0.sg) + Dh * us * p0.v;
+    ls.f1 = Kh * us * p0.v + Dh * us * a * p0.v;
+    kl_kv_out u2;
+    if (i == 0) {
+      u2 = kl_xrb_begin(&w, ls, tl->y[i], tl->yd[i], hc);
+    } else { /* the bases depend on m, K, D and hc alone: shared by the directions */
+      w.s = ls;
+      w.x0 = tl->y[i];
+      w.v0 = tl->yd[i];
+      w.r2 = 0.0;
+      u2 = kl_kv_apply(kl_kv_poly_of(ls), w.bh2, w.x0, w.v0);
+    }
+    const kl_kv_out u3 = kl_xrb_stage3(&w, kl_grind_tl_rest(gp, iv, ls, qm, 0.5 * hc, ddo0, ddo, u2.x, u2.v));
+    const kl_kv_out x3 = kl_xrb_order4(&w, kl_grind_tl_rest(gp, iv, ls, qe, hc, ddo0, ddo, u3.x, u3.v));
+    tl->iy[i] += (x3.J - ls.D * x3.dx) / ls.K; /* int y = (int (K y + D y') - D dy) / K */
+    tl->y[i] = x3.x;
+    tl->yd[i] = x3.v;
+  }
+}
+
+/* Advance the state across one sample interval with controlled sub-steps (tl: the sensitivities carried
+ * along, or NULL). */
+KL_FN kl_grind_ivout kl_grind_interval_tl(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind_state *st,
+                                          kl_grind_tl *tl)
 {
   kl_grind_ivout out;
   out.J = 0.0;
@@ -381,6 +504,7 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
     const int to_end = !ev && h >= T - tau;
     const kl_kv_out o = ev ? kl_kv_poly_step(dense, z0, zd0, hc) : fin;
     const kl_grind_pt pc = ev ? kl_grind_at(iv, kl_grind_sigma(iv, tau + hc)) : pe;
+    if (tl) kl_grind_tl_step(gp, iv, s, dense, z0, zd0, p0, tau, hc, st->contact, tl);
     ++nsub;
     flips = 0;
     if (st->contact) {
@@ -404,13 +528,18 @@ KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv 
   const kl_real d = st->z + p0.h, dd = st->zd + p0.hd;
   kl_real k1, d1;
   out.d = d;
-  out.F = (st->contact && d > 0.0) ? kl_grind_force(gp, d, dd, &k1, &d1) : 0.0;
+  out.F = (st->contact && d > 0.0) ? iv.kap * kl_grind_force(gp, d, dd, &k1, &d1) : 0.0;
   if (out.F < 0.0) out.F = 0.0;
   return out;
 }
 
-/* Static equilibrium depth at a sample: K_h (o - z) + F_g = F_N(z + h, 0) (monotone in z). */
-KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_real h, kl_real fg)
+KL_FN kl_grind_ivout kl_grind_interval(const KL_GLOBAL kl_real *gp, kl_grind_iv iv, kl_grind_state *st)
+{
+  return kl_grind_interval_tl(gp, iv, st, 0);
+}
+
+/* Static equilibrium depth at a sample: K_h (o - z) + F_g = kappa F_N(z + h, 0) (monotone in z). */
+KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_real h, kl_real fg, kl_real kap)
 {
   const kl_real Kh = gp[KL_GP_KH];
   const kl_real zfree = o + fg / Kh;
@@ -420,7 +549,7 @@ KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_re
     const kl_real c = 0.5 * (a + b);
     if (c <= a || c >= b) break;
     kl_real k1, d1;
-    const kl_real G = Kh * (o - c) + fg - kl_grind_force(gp, c + h, 0.0, &k1, &d1);
+    const kl_real G = Kh * (o - c) + fg - kap * kl_grind_force(gp, c + h, 0.0, &k1, &d1);
     if (G > 0.0)
       a = c;
     else
@@ -498,13 +627,17 @@ KL_FN void kl_grind_acc_finish(const kl_grind_acc *a, const KL_GLOBAL kl_real *g
 }
 
 /* Roll out candidate p of P: offsets o_k = ov[k*P + p], speeds v_k = ov[(ns + k)*P + p]; writes the
- * objective terms obj[term*P + p] and, if want, the per-sample outputs so[(field*ns + k)*P + p]. */
-KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
-                            const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
-                            KL_GLOBAL kl_real *so)
+ * objective terms obj[term*P + p] and, if want, the per-sample outputs so[(field*ns + k)*P + p]. With
+ * nd > 0 (at most KL_TL_MAX) also the tangent-linear rollout along the offset directions dir[i*ns + k]
+ * (i < nd): the derivative of the scored measure (KL_GP_AVG) at each sample along each direction into
+ * dS[i*ns + k] (for candidate p; the caller gives each candidate its own dir and dS). */
+KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
+                               const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
+                               KL_GLOBAL kl_real *so, int nd, const KL_GLOBAL kl_real *dir, KL_GLOBAL kl_real *dS)
 {
   kl_grind_state st;
-  st.z = kl_grind_equilibrium(gp, ov[p], geo[KL_GG_H], geo[KL_GG_FG]);
+  const kl_real kap0 = 1.0 + geo[KL_GG_KAP];
+  st.z = kl_grind_equilibrium(gp, ov[p], geo[KL_GG_H], geo[KL_GG_FG], kap0);
   st.zd = 0.0;
   st.t = 0.0;
   st.h = 0.0;
@@ -514,9 +647,23 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
   kl_real F = 0.0;
   if (st.contact) {
     kl_real k1, d1;
-    F = kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &k1, &d1);
+    F = kap0 * kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &k1, &d1);
   }
-  const int avg = (int)gp[KL_GP_AVG];
+  const int measure = (int)gp[KL_GP_AVG];
+  kl_grind_tl tl;
+  if (nd > KL_TL_MAX) nd = KL_TL_MAX;
+  tl.nd = nd > 0 ? nd : 0;
+  {
+    /* the start's equilibrium moves with o_0 by K_h / (K_h + k_t) in contact, 1 out of it */
+    kl_real kt = 0.0, ct = 0.0;
+    if (st.contact) kl_grind_force(gp, st.z + geo[KL_GG_H], 0.0, &kt, &ct);
+    const kl_real dz0 = gp[KL_GP_KH] / (gp[KL_GP_KH] + kap0 * kt);
+    for (int i = 0; i < tl.nd; ++i) {
+      tl.y[i] = dz0 * dir[i * ns];
+      tl.yd[i] = 0.0;
+      dS[i * ns] = (measure & KL_MEASURE_SENSOR_BIT) || st.contact ? gp[KL_GP_KH] * (dir[i * ns] - tl.y[i]) : 0.0;
+    }
+  }
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   if (want) {
@@ -528,6 +675,7 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     so[(KL_SO_C * ns + 0) * P + p] = (kl_real)st.contact;
     so[(KL_SO_ZD * ns + 0) * P + p] = 0.0;
   }
+  kl_real zd_prev = st.zd;
   for (int k = 1; k < ns && st.status == KL_OK; ++k) {
     kl_grind_iv iv;
     iv.ds = geo[k * KL_GG_N + KL_GG_S] - geo[(k - 1) * KL_GG_N + KL_GG_S];
@@ -541,14 +689,49 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     iv.g1 = geo[k * KL_GG_N + KL_GG_DH];
     iv.m = 0.5 * (geo[(k - 1) * KL_GG_N + KL_GG_M] + geo[k * KL_GG_N + KL_GG_M]);
     iv.fg = 0.5 * (geo[(k - 1) * KL_GG_N + KL_GG_FG] + geo[k * KL_GG_N + KL_GG_FG]);
+    iv.kap = 1.0 + 0.5 * (geo[(k - 1) * KL_GG_N + KL_GG_KAP] + geo[k * KL_GG_N + KL_GG_KAP]);
     if (!(iv.ds > 0.0 && iv.v0 > 0.0 && iv.v1 > 0.0 && iv.m > 0.0)) {
       st.status |= KL_BAD_INPUT;
       break;
     }
-    const kl_grind_ivout r = kl_grind_interval(gp, iv, &st);
+    kl_real y_prev[KL_TL_MAX], yd_prev[KL_TL_MAX];
+    for (int i = 0; i < tl.nd; ++i) {
+      tl.do0[i] = dir[i * ns + k - 1];
+      tl.do1[i] = dir[i * ns + k];
+      tl.iy[i] = 0.0;
+      y_prev[i] = tl.y[i];
+      yd_prev[i] = tl.yd[i];
+    }
+    tl.isig = 0.0;
+    const kl_grind_ivout r = kl_grind_interval_tl(gp, iv, &st, tl.nd ? &tl : 0);
+    /* the scored measure's derivatives: the sensor averaged is the holder force's average,
+     * (K_h int (du - y) + D_h (ddu - dy)) / T; the contact force's average less m dy' / T; at the sample
+     * the holder force, or the contact tangent's k_t y + c_t y' */
+    for (int i = 0; i < tl.nd; ++i) {
+      const kl_real ddo = tl.do1[i] - tl.do0[i];
+      const kl_real Kh = gp[KL_GP_KH], Dh = gp[KL_GP_DH];
+      kl_real d;
+      if (measure & KL_MEASURE_AVG_BIT) { /* the holder's impulse: K_h int (du - y) + D_h (ddo - dy) */
+        d = (Kh * (tl.do0[i] * r.dt + ddo * tl.isig - tl.iy[i]) + Dh * (ddo - (tl.y[i] - y_prev[i]))) / r.dt;
+        if (!(measure & KL_MEASURE_SENSOR_BIT)) d -= iv.m * (tl.yd[i] - yd_prev[i]) / r.dt;
+      } else if (measure & KL_MEASURE_SENSOR_BIT) {
+        d = Kh * (tl.do1[i] - tl.y[i]) + Dh * (ddo / iv.ds * iv.v1 - tl.yd[i]);
+      } else {
+        kl_real kt = 0.0, ct = 0.0;
+        if (st.contact && r.F > 0.0) kl_grind_force(gp, r.d, st.zd + (iv.g1) * iv.v1, &kt, &ct);
+        d = iv.kap * (kt * tl.y[i] + ct * tl.yd[i]);
+      }
+      dS[i * ns + k] = d;
+    }
     const kl_real favg = r.J / r.dt;
+    kl_real fk = (measure & KL_MEASURE_AVG_BIT) ? favg : r.F;
+    if (measure == KL_MEASURE_SENSOR) fk = favg + iv.m * (st.zd - zd_prev) / r.dt;
+    if (measure == KL_MEASURE_SENSOR_INSTANT)
+      fk = gp[KL_GP_KH] * (iv.o1 - st.z) + gp[KL_GP_DH] * ((iv.o1 - iv.o0) / iv.ds * iv.v1 - st.zd) +
+           geo[k * KL_GG_N + KL_GG_FG];
+    zd_prev = st.zd;
     const int has_m = k >= 2;
-    kl_grind_acc_add(&a, gp, avg ? favg : r.F, geo[k * KL_GG_N + KL_GG_FT], iv.ds, iv.o0, iv.o1, iv.v0, iv.v1, has_m,
+    kl_grind_acc_add(&a, gp, fk, geo[k * KL_GG_N + KL_GG_FT], iv.ds, iv.o0, iv.o1, iv.v0, iv.v1, has_m,
                      has_m ? ov[(k - 2) * P + p] : 0.0, has_m ? ov[(ns + k - 2) * P + p] : 0.0, r.tfree);
     if (want) {
       so[(KL_SO_F * ns + k) * P + p] = r.F;
@@ -561,6 +744,13 @@ KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL
     }
   }
   kl_grind_acc_finish(&a, gp, st.t, st.nsub, st.status, P, p, obj);
+}
+
+KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
+                            const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
+                            KL_GLOBAL kl_real *so)
+{
+  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, obj, want, so, 0, 0, 0);
 }
 
 #endif

@@ -5,6 +5,17 @@
  * Layouts (candidate index fastest): ov (2 ns x P), obj (KL_OBJ_N x P), so (KL_SO_N x ns x P). */
 #include "kl_rollout.h"
 
+/* The tangent-linear rollout (kernels/kl_rollout.h, kl_grind_rollout_tl): candidate p carries nd offset
+ * directions dir[(p nd + i) ns + k] and writes the scored measure's derivatives to dS likewise. */
+__kernel void kl_grind_tl_batch(const int P, const int ns, __global const double *gp, __global const double *geo,
+                                __global const double *ov, __global double *obj, const int want, __global double *so,
+                                const int nd, __global const double *dir, __global double *dS)
+{
+  const int p = (int)get_global_id(0);
+  if (p >= P) return;
+  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, obj, want, so, nd, dir + (size_t)p * nd * ns, dS + (size_t)p * nd * ns);
+}
+
 __kernel void kl_grind_batch(const int P, const int ns, __global const double *gp, __global const double *geo,
                              __global const double *ov, __global double *obj, const int want, __global double *so)
 {

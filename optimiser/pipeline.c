@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_qrng.h>
 
+#include "optimiser/lm.h"
 #include "optimiser/verify3d.h"
 
 typedef struct run {
@@ -355,26 +356,10 @@ done:
 }
 
 /* the device's wrist-sensor equivalent at each sample, F_h + F_g = F_N + m z'' (the 1-D model's
- * equation of motion): averaged over an interval, its contact force average plus m (z'_k - z'_{k-1})/T;
- * at the sample, K_h (u - z) + D_h (u' - z') + F_g with u' from the neighbouring offsets */
+ * equation of motion), averaged or at the samples as the scored measure is (kl_problem_measure) */
 static void device_sensor(const kl_problem *pb, const kl_pass *ps, const double *o, const double *v, double *sF)
 {
-  const int ns = pb->ns;
-  const double *so = ps->so;
-  for (int k = 0; k < ns; ++k) {
-    if (pb->set.averaged) {
-      if (k == 0) {
-        sF[0] = so[KL_SO_FAVG * ns];
-        continue;
-      }
-      const double T = so[KL_SO_T * ns + k] - so[KL_SO_T * ns + k - 1], m = 0.5 * (pb->meff[k - 1] + pb->meff[k]);
-      sF[k] = so[KL_SO_FAVG * ns + k] + m * (so[KL_SO_ZD * ns + k] - so[KL_SO_ZD * ns + k - 1]) / T;
-    } else {
-      const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
-      const double ud = v[k] * (o[b] - o[a]) / (pb->s[b] - pb->s[a]);
-      sF[k] = pb->set.holder_K * (o[k] - so[KL_SO_Z * ns + k]) + pb->set.holder_D * (ud - so[KL_SO_ZD * ns + k]) + pb->fg[k];
-    }
-  }
+  kl_problem_measure(pb, KL_MEASURE_SENSOR_BIT | (pb->set.measure & KL_MEASURE_AVG_BIT), ps->so, o, v, sF);
 }
 
 /* objective terms of the 3-D engine's wrist-sensor force, scored with the same functions as the
@@ -383,12 +368,15 @@ static void score_verified(const run *r, kl_pass *ps, const double *o, const dou
 {
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
-  const double *F3 = pb->set.averaged ? ps->vFavg : ps->vF, *Fc = pb->set.averaged ? ps->vFcavg : ps->vFc;
+  /* the sensor's reading (compared with the device's), and the scored measure: the sensor or the contact force */
+  const int avg = pb->set.measure & KL_MEASURE_AVG_BIT;
+  const double *F3 = avg ? ps->vFavg : ps->vF, *Fc = avg ? ps->vFcavg : ps->vFc;
+  const double *Fs = (pb->set.measure & KL_MEASURE_SENSOR_BIT) ? F3 : Fc;
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   for (int k = 1; k < ns; ++k) {
     const double dt = ps->vt[k] - ps->vt[k - 1];
-    kl_grind_acc_add(&a, pb->gp, F3[k], pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
+    kl_grind_acc_add(&a, pb->gp, Fs[k], pb->ft[k], pb->s[k] - pb->s[k - 1], o[k - 1], o[k], v[k - 1], v[k], k >= 2,
                      k >= 2 ? o[k - 2] : 0.0, k >= 2 ? v[k - 2] : 0.0, ps->vc[k] ? 0.0 : dt);
   }
   kl_grind_acc_finish(&a, pb->gp, ps->vt[ns - 1], (int)ps->vsub, KL_OK, 1, 0, ps->vobj);
@@ -451,6 +439,7 @@ static kelvin_status verify(run *r, const int *which, int nv)
     kl_pass *ps = &r->res->pass[which[i]];
     ps->verified = 1;
     ps->vsub = out[i].nsub;
+    ps->vseconds = out[i].seconds;
     score_verified(r, ps, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
   }
 done:
@@ -515,7 +504,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   const int nc = pb->nc;
   double *best = NULL, *x = malloc((size_t)nc * sizeof *x);
   const nlopt_algorithm alg = nlopt_algorithm_from_string(s->algorithm);
-  if ((int)alg < 0) {
+  if ((int)alg < 0 && s->method == KL_METHOD_NLOPT) {
     snprintf(msg, (size_t)cap, "optimiser.algorithm: unknown NLopt algorithm '%s' (e.g. LN_BOBYQA, LN_SBPLX, LD_MMA, "
                                "LD_LBFGS, GN_CRS2_LM, GN_DIRECT_L)",
              s->algorithm);
@@ -531,6 +520,24 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   kl_problem_guess(pb, x);
   res->initial = kl_opt_add(res, "initial", x, nc);
   res->time.setup = now() - t0;
+  if (s->method == KL_METHOD_LM) { /* per-sample commands: Levenberg-Marquardt from the initial guess */
+    const double t1 = now();
+    kl_lm_stats ls;
+    say(&r, "refinement (Levenberg-Marquardt, %d per-sample commands, banded Jacobian of %d colours each)", nc,
+        kl_lm_band(pb));
+    st = kl_lm_solve(pb, h, r.ro, x, s->maxeval, s->budget > 0 ? s->budget : s->maxtime, progress, ctx, &ls, msg, cap);
+    r.evals += ls.rollouts;
+    if (st != KELVIN_OK) goto done;
+    const int i = kl_opt_add(res, "refined-1", x, nc);
+    if (i >= 0) {
+      res->pass[i].evals = (int)ls.rollouts;
+      res->pass[i].stop = ls.stop;
+    }
+    say(&r, "refinement: %d steps, %ld rollouts in %.2f s (Jacobians %.2f s, steps %.2f s), band %d, %s", ls.iterations,
+        ls.rollouts, now() - t1, ls.t_jacobian, ls.t_steps, ls.band, ls.stop);
+    res->time.refinement = now() - t1;
+    goto predict;
+  }
   /* 1. screening */
   const int global = s->algorithm[0] == 'G';
   const int keep = global ? 1 : s->keep;
@@ -567,9 +574,10 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, now() - t2, stop);
   }
   res->time.refinement = now() - t1;
+predict:
   /* 3. predictions of every pass, then the 3-D verification of the naive pass and the best `verify` */
   if ((st = predict_all(&r)) != KELVIN_OK) goto done;
-  t1 = now();
+  const double t3 = now();
   {
     int which[KL_MAXPASS], nv = 0;
     scored sc[KL_MAXPASS];
@@ -581,7 +589,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
     if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
   }
-  res->time.verification = now() - t1;
+  res->time.verification = now() - t3;
   rank(res);
 done:
   res->evaluations = r.evals;
@@ -597,16 +605,16 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
 {
   const double t0 = now();
   const int ns = pb->ns, nc = 2 * ns;
-  double *id = calloc((size_t)nc * nc, sizeof *id), *x = malloc((size_t)nc * sizeof *x);
+  double *x = malloc((size_t)nc * sizeof *x);
   kelvin_status st = KELVIN_ERR_NOMEM;
   run r;
   memset(&r, 0, sizeof r);
-  if (!id || !x) {
+  if (!x) {
     snprintf(msg, (size_t)cap, "out of memory");
     goto out;
   }
-  for (int i = 0; i < nc; ++i) id[(size_t)i * nc + i] = 1.0; /* samples are their own control points */
-  if ((st = setup(&r, pb, h, id, nc, progress, ctx, res, msg, cap)) != KELVIN_OK) goto out;
+  /* the samples are their own control points (no basis) */
+  if ((st = setup(&r, pb, h, NULL, nc, progress, ctx, res, msg, cap)) != KELVIN_OK) goto out;
   for (int k = 0; k < ns; ++k) {
     x[k] = pb->naive_o;
     x[ns + k] = pb->set.v_init;
@@ -625,7 +633,6 @@ out:
   res->evaluations = r.evals;
   res->time.total = now() - t0;
   if (r.ro || r.ctrl) teardown(&r);
-  free(id);
   free(x);
   return st;
 }

@@ -25,6 +25,7 @@ typedef struct kl_pass {
   double *vt, *vdev;        /* 3-D: time, tool centre's deviation from its command along n (ns), owned */
   int *vc;                  /* verified contact flags (ns) */
   long vsub;                /* 3-D engine sub-steps */
+  double vseconds;          /* wall time of its 3-D verification [s] */
   double *sF;               /* the device's wrist-sensor equivalent of the scored measure, F_N + m z'' (ns), owned */
   double agree_rms, agree_max; /* device vs 3-D, RMS and max of (F_dev - F_3d)/F_ref, wrist sensor, scored measure */
   double inertia_rms;       /* RMS of (sensor - contact force)/F_ref in 3-D: the tool's inertia m a */

@@ -47,7 +47,7 @@ static void direct_vobj(const kl_problem *pb, const kl_pass *ps, const double *o
   const int ns = pb->ns, n = ns - 1;
   double se = 0, over = 0, rough = 0, acc = 0, tfree = 0;
   for (int k = 1; k < ns; ++k) {
-    const double F = pb->set.averaged ? ps->vFavg[k] : ps->vF[k];
+    const double F = (pb->set.measure & KL_MEASURE_AVG_BIT) ? ps->vFavg[k] : ps->vF[k];
     const double e = (F - pb->ft[k]) / gp[KL_GP_FREF];
     se += e * e;
     const double ov = F > gp[KL_GP_FMAX] ? (F - gp[KL_GP_FMAX]) / gp[KL_GP_FREF] : 0.0;
@@ -115,7 +115,7 @@ static void test_optimise_report(void **state)
     /* agreement of the device prediction with the 3-D engine on what a wrist sensor reads: the holder
      * force plus the weight, F_h + F_g = F_N + m z'' by the tool's equation of motion, averaged over the
      * sample interval: the device's averaged contact force plus m (z'_k - z'_{k-1}) / T */
-    assert_true(pb->set.averaged);
+    assert_true(pb->set.measure == KL_MEASURE_SENSOR);
     double se = 0, mx = 0;
     for (int k = 1; k < ns; ++k) {
       const double T = ps->so[KL_SO_T * ns + k] - ps->so[KL_SO_T * ns + k - 1], m = 0.5 * (pb->meff[k - 1] + pb->meff[k]);

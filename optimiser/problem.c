@@ -452,8 +452,11 @@ void kl_problem_free(kl_problem *pb)
   free(pb->meff);
   free(pb->fg);
   free(pb->ft);
+  free(pb->kap);
   free(pb->geo);
   free(pb->basis);
+  free(pb->lo);
+  free(pb->hi);
   if (pb->own_actual) kl_mesh_free(pb->actual);
   free(pb);
 }
@@ -533,7 +536,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   const kl_settings *s = &pb->set;
   kl_gsl_guard(); /* a GSL error returns here as a status, never abort() */
   /* cross-field checks */
-  if (s->n_o > s->ns || s->n_v > s->ns)
+  if (s->method == KL_METHOD_NLOPT && (s->n_o > s->ns || s->n_v > s->ns))
     FAIL(KELVIN_ERR_CONFIG, "path.samples (%d) must be at least offset.control_points (%d) and speed.control_points (%d)",
          s->ns, s->n_o, s->n_v);
   if (!(s->v_min < s->v_max)) FAIL(KELVIN_ERR_CONFIG, "speed.min (%g) must be < speed.max (%g)", s->v_min, s->v_max);
@@ -563,6 +566,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   if (s->model == KL_MODEL_KV && isfinite(s->exponent) && s->exponent != 1.0)
     FAIL(KELVIN_ERR_CONFIG, "contact.exponent: Kelvin-Voigt is linear (1), got %g", s->exponent);
   pb->ns = s->ns;
+  if (s->method == KL_METHOD_LM) pb->set.n_o = pb->set.n_v = s->ns; /* the samples are the control points */
   pb->nc = s->n_o + s->n_v;
   const int ns = s->ns;
   pb->s = calloc((size_t)ns, sizeof(double));
@@ -574,10 +578,13 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   pb->meff = calloc((size_t)ns, sizeof(double));
   pb->fg = calloc((size_t)ns, sizeof(double));
   pb->ft = calloc((size_t)ns, sizeof(double));
+  pb->kap = calloc((size_t)ns, sizeof(double));
   pb->geo = calloc((size_t)ns * KL_GG_N, sizeof(double));
-  pb->basis = calloc((size_t)2 * ns * pb->nc, sizeof(double));
-  if (!pb->s || !pb->p || !pb->nrm || !pb->tan || !pb->h || !pb->dh || !pb->meff || !pb->fg || !pb->ft || !pb->geo ||
-      !pb->basis)
+  if (s->method == KL_METHOD_NLOPT) pb->basis = calloc((size_t)2 * ns * pb->nc, sizeof(double));
+  pb->lo = calloc((size_t)pb->nc, sizeof(double));
+  pb->hi = calloc((size_t)pb->nc, sizeof(double));
+  if (!pb->s || !pb->p || !pb->nrm || !pb->tan || !pb->h || !pb->dh || !pb->meff || !pb->fg || !pb->ft || !pb->kap || !pb->geo ||
+      (s->method == KL_METHOD_NLOPT && !pb->basis) || !pb->lo || !pb->hi)
     FAIL(KELVIN_ERR_NOMEM, "out of memory");
   /* workpiece: the part as it is */
   if (s->surface == KL_SURF_MESH) {
@@ -625,6 +632,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
              k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
       }
       pb->h[k] = h;
+      pb->kap[k] = 1.0; /* the disc's contact direction is not sampled: taken along the axis */
       continue;
     }
     if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn))
@@ -633,6 +641,19 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
            "tool centre",
            k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
     pb->h[k] = R - d;
+    /* the share of the contact force along the tool axis a (out of the part): the contact normal n_c
+     * from the closest point to the centre, friction mu against the motion T along the contact's
+     * tangent, kappa = (n_c - mu t) . a */
+    {
+      double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
+      tool_frame(pb, k, Rm);
+      const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
+      normalise(nc);
+      const double tn = dot(T, nc);
+      for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
+      normalise(t);
+      pb->kap[k] = dot(nc, a) - s->friction * dot(t, a);
+    }
   }
   free(tri);
   for (int k = 0; k < ns; ++k) {
@@ -678,8 +699,19 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   }
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
-  if (!isfinite(s->o_min)) pb->set.o_min = pb->naive_o - 1e-3;
-  if (!isfinite(s->o_max)) pb->set.o_max = pb->naive_o + 2e-3;
+  /* offset bounds from the part's measured deviation from its CAD: the per-sample static offsets
+   * o_k = d*(F*_k / kappa_k) + (F*_k - F_g,k)/K_h - h_k (kl_problem_guess) span the range the part asks for; the
+   * naive offset and offset.margin either side */
+  {
+    double glo = pb->naive_o, ghi = pb->naive_o;
+    for (int k = 0; k < ns; ++k) {
+      const double g = static_pen(pb, pb->ft[k] / pb->kap[k]) + (pb->ft[k] - pb->fg[k]) / s->holder_K - pb->h[k];
+      glo = fmin(glo, g);
+      ghi = fmax(ghi, g);
+    }
+    if (!isfinite(s->o_min)) pb->set.o_min = glo - s->o_margin;
+    if (!isfinite(s->o_max)) pb->set.o_max = ghi + s->o_margin;
+  }
   if (!(pb->set.o_min < pb->naive_o && pb->naive_o < pb->set.o_max))
     FAIL(KELVIN_ERR_CONFIG, "offset: the naive offset %.4g m (static equilibrium at the target) is outside [offset.min, "
                             "offset.max] = [%g, %g]",
@@ -700,7 +732,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   gp[KL_GP_OSCALE] = 1e-3;
   gp[KL_GP_VSCALE] = s->v_max;
   gp[KL_GP_TREF] = pb->length / s->v_init;
-  gp[KL_GP_AVG] = s->averaged;
+  gp[KL_GP_AVG] = s->measure;
   gp[KL_GP_MAXSUB] = 20000;
   gp[KL_GP_W_RMS] = s->w_rms;
   gp[KL_GP_W_LOSS] = s->w_loss;
@@ -716,9 +748,10 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     g[KL_GG_M] = pb->meff[k];
     g[KL_GG_FG] = pb->fg[k];
     g[KL_GG_FT] = pb->ft[k];
+    g[KL_GG_KAP] = pb->kap[k] - 1.0;
   }
-  /* clamped cubic B-splines on the normalised arc length (GSL) */
-  for (int part = 0; part < 2; ++part) {
+  /* clamped cubic B-splines on the normalised arc length (GSL), method nlopt */
+  for (int part = 0; part < 2 && pb->basis; ++part) {
     const int nco = part ? s->n_v : s->n_o, col0 = part ? s->n_o : 0;
     bw = gsl_bspline_alloc(4, (size_t)(nco - 2));
     bv = gsl_vector_alloc((size_t)nco);
@@ -753,6 +786,11 @@ fail:
 void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v)
 {
   const int ns = pb->ns, nc = pb->nc;
+  if (!pb->basis) {
+    memcpy(o, x, (size_t)ns * sizeof *o);
+    memcpy(v, x + ns, (size_t)ns * sizeof *v);
+    return;
+  }
   for (int k = 0; k < ns; ++k) {
     double a = 0, b = 0;
     for (int j = 0; j < nc; ++j) {
@@ -771,9 +809,15 @@ void kl_problem_naive(const kl_problem *pb, double *x)
 
 void kl_problem_guess(const kl_problem *pb, double *x)
 {
-  /* per-sample static equilibrium on the actual part, o_k = d*(F*_k) + (F*_k - F_g,k)/K_h - h_k,
+  /* per-sample static equilibrium on the actual part, o_k = d*(F*_k / kappa_k) + (F*_k - F_g,k)/K_h - h_k,
    * fitted by least squares onto the offset spline (the speed stays at its initial value) */
   const int ns = pb->ns, no = pb->set.n_o;
+  if (!pb->basis) { /* per sample: the static offsets themselves */
+    kl_problem_naive(pb, x);
+    for (int k = 0; k < ns; ++k)
+      x[k] = fmin(pb->hi[k], fmax(pb->lo[k], static_pen(pb, pb->ft[k] / pb->kap[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]));
+    return;
+  }
   gsl_matrix *X = gsl_matrix_alloc((size_t)ns, (size_t)no);
   gsl_vector *y = gsl_vector_alloc((size_t)ns), *c = gsl_vector_alloc((size_t)no);
   gsl_matrix *cov = gsl_matrix_alloc((size_t)no, (size_t)no);
@@ -782,7 +826,7 @@ void kl_problem_guess(const kl_problem *pb, double *x)
   if (X && y && c && cov && w) {
     for (int k = 0; k < ns; ++k) {
       for (int j = 0; j < no; ++j) gsl_matrix_set(X, (size_t)k, (size_t)j, pb->basis[(size_t)k * pb->nc + j]);
-      gsl_vector_set(y, (size_t)k, static_pen(pb, pb->ft[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]);
+      gsl_vector_set(y, (size_t)k, static_pen(pb, pb->ft[k] / pb->kap[k]) + (pb->ft[k] - pb->fg[k]) / pb->set.holder_K - pb->h[k]);
     }
     double chisq;
     if (gsl_multifit_linear(X, y, c, cov, &chisq, w) == 0)
@@ -793,4 +837,23 @@ void kl_problem_guess(const kl_problem *pb, double *x)
   gsl_vector_free(c);
   gsl_matrix_free(cov);
   gsl_multifit_linear_free(w);
+}
+
+void kl_problem_measure(const kl_problem *pb, int m, const double *so, const double *o, const double *v, double *out)
+{
+  const int ns = pb->ns, avg = m & KL_MEASURE_AVG_BIT;
+  out[0] = so[(avg ? KL_SO_FAVG : KL_SO_F) * ns];
+  if (m & KL_MEASURE_SENSOR_BIT) out[0] = so[KL_SO_FAVG * ns]; /* the start is at rest: sensor = contact force */
+  for (int k = 1; k < ns; ++k) {
+    if (!(m & KL_MEASURE_SENSOR_BIT)) {
+      out[k] = so[(avg ? KL_SO_FAVG : KL_SO_F) * ns + k];
+    } else if (avg) { /* F_N averaged + m (z'_k - z'_{k-1}) / T, the interval's mean mass */
+      const double T = so[KL_SO_T * ns + k] - so[KL_SO_T * ns + k - 1], mk = 0.5 * (pb->meff[k - 1] + pb->meff[k]);
+      out[k] = so[KL_SO_FAVG * ns + k] + mk * (so[KL_SO_ZD * ns + k] - so[KL_SO_ZD * ns + k - 1]) / T;
+    } else { /* K_h (u - z) + D_h (u' - z') + F_g, u' the rate on the interval ending at the sample */
+      const double ud = v[k] * (o[k] - o[k - 1]) / (pb->s[k] - pb->s[k - 1]);
+      out[k] = pb->set.holder_K * (o[k] - so[KL_SO_Z * ns + k]) + pb->set.holder_D * (ud - so[KL_SO_ZD * ns + k]) +
+               pb->fg[k];
+    }
+  }
 }

@@ -19,6 +19,12 @@
 
 #define KL_PATH_MAX 4096 /* most path samples */
 
+#define KL_METHOD_LM 0    /* offset and speed per path sample, Levenberg-Marquardt on the force residuals (optimiser/lm.c) */
+#define KL_METHOD_NLOPT 1 /* offset and speed as clamped cubic B-splines, NLopt (optimiser/pipeline.c) */
+
+#define KL_JACOBIAN_DIFFERENCES 0 /* coloured forward differences, one batch */
+#define KL_JACOBIAN_TANGENT 1     /* the tangent-linear rollout along the colours (kernels/kl_rollout.h) */
+
 #define KL_TOOL_BALL 0 /* ball-end: a sphere of radius tool_R */
 #define KL_TOOL_DISC 1 /* wheel: a disc of radius tool_R and width tool_width, axis tool_axis (tool frame) */
 
@@ -71,10 +77,12 @@ typedef struct kl_settings {
   double target_F;       /* constant target [N] */
   char target_csv[1024]; /* s,force profile ("": constant) */
   double max_F;          /* over-force threshold [N] */
-  int averaged;          /* objective on the step-averaged force (1) or instantaneous (0) */
+  int measure;           /* what the objective scores: KL_MEASURE_* (kernels/kl_rollout.h) */
   /* decision variables (offset.*, speed.*) */
-  double o_min, o_max;   /* offset bounds [m] (NaN: derived from the naive offset) */
-  int n_o;               /* offset control points */
+  double o_min, o_max;   /* offset bounds [m] (NaN: derived from the part's deviation from its CAD) */
+  double o_margin;       /* margin of the derived offset bounds beyond the protrusion's range [m] */
+  double o_acc;          /* the robot's acceleration limit along the normal for the offset command [m/s^2] */
+  int n_o;               /* offset control points (method nlopt) */
   double v_min, v_max, v_init; /* feed speed bounds and initial [m/s] */
   int n_v;               /* speed control points */
   double a_max;          /* feed acceleration limit [m/s^2] */
@@ -86,6 +94,8 @@ typedef struct kl_settings {
   char robot[1024];
   double robot_base[3], robot_rpy[3]; /* base pose in the workpiece frame [m, rad] */
   /* pipeline (optimiser.*, verify.*) */
+  int method;            /* KL_METHOD_LM (per-sample commands, Levenberg-Marquardt) or KL_METHOD_NLOPT (splines) */
+  int jacobian;          /* method lm: the offsets' Jacobian by KL_JACOBIAN_DIFFERENCES or KL_JACOBIAN_TANGENT */
   int screening;         /* Sobol candidates in one batch (0: skip) */
   double screen_o;       /* half-width of the offset box around the initial guess [m] */
   int keep;              /* starts of the local refinement */
@@ -110,10 +120,11 @@ typedef struct kl_problem {
   double *p, *nrm, *tan; /* nominal points, unit normals, unit tangents (ns x 3) */
   double *h, *dh;        /* protrusion (ns) [m] and dh/ds (ns) */
   double *meff, *fg, *ft; /* effective mass [kg], weight component [N], target force [N] (ns) */
+  double *kap;           /* the contact force's share along the tool axis (ns; kernels/kl_rollout.h) */
   double *geo;           /* packed (ns x KL_GG_N) */
-  double *basis;         /* (2 ns x nc) */
+  double *basis;         /* (2 ns x nc) splines; NULL with method lm: the control points are the samples (nc = 2 ns) */
   double gp[KL_GP_N];    /* packed constants */
-  double lo[2 * 64], hi[2 * 64]; /* bounds of the control points (nc) */
+  double *lo, *hi;       /* bounds of the control points (nc) */
   double naive_o;        /* the constant offset a planner would command on the CAD */
   double Kc, chi, Dc;    /* contact constants in use */
   kl_mesh *actual;       /* the part as it is (the caller's mesh, or one meshed here from the settings) */
@@ -148,7 +159,7 @@ kelvin_status kl_problem_build(const kl_settings *s, const kl_problem_inputs *in
 
 void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
 
-/* Sampled offsets and speeds (ns each) of control points x (nc). */
+/* Sampled offsets and speeds (ns each) of control points x (nc; with basis NULL x is [offsets; speeds]). */
 void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v);
 
 /* The naive pass (constant offset on the CAD, initial speed) and the physics-based initial guess,
@@ -164,6 +175,11 @@ void kl_problem_waypoints(const kl_problem *pb, const double *o, const double *v
 
 /* The disc's axis (unit, world) at sample k: tool.axis in the tool frame there. */
 void kl_problem_tool_axis(const kl_problem *pb, int k, double a[3]);
+
+/* The device's per-sample force of one pass (so: KL_SO_N x ns, one candidate; o, v: its commands per
+ * sample) as the measure m (KL_MEASURE_*) reads it: the contact force, or the wrist sensor's reading
+ * F_N + m z'' (kernels/kl_rollout.h), at the samples or averaged over each interval. out: ns. */
+void kl_problem_measure(const kl_problem *pb, int m, const double *so, const double *o, const double *v, double *out);
 void kl_problem_guess(const kl_problem *pb, double *x);
 
 #endif

@@ -59,6 +59,7 @@ static void small_settings(kl_settings *s)
   s->path_x0 = -0.02;
   s->path_x1 = 0.02;
   s->ns = 61;
+  s->method = KL_METHOD_NLOPT; /* the spline parametrisation (method lm puts a command at every sample) */
   s->n_o = 9;
   s->n_v = 5;
   s->model = KL_MODEL_HC;
@@ -194,12 +195,15 @@ static void test_problem_constants(void **state)
     assert_true(gp[KL_GP_KH] == Kh && gp[KL_GP_DH] == s.holder_D && gp[KL_GP_KC] == pb->Kc);
     assert_true(rel(gp[KL_GP_FREF], F) <= 1e-14 && gp[KL_GP_FMAX] == s.max_F && gp[KL_GP_AMAX] == s.a_max);
     assert_true(rel(gp[KL_GP_TREF], (s.path_x1 - s.path_x0) / s.v_init) <= 1e-14);
-    assert_true(gp[KL_GP_VSCALE] == s.v_max && gp[KL_GP_AVG] == s.averaged && gp[KL_GP_FTOL] == s.ftol);
+    assert_true(gp[KL_GP_VSCALE] == s.v_max && gp[KL_GP_AVG] == s.measure && gp[KL_GP_FTOL] == s.ftol);
     assert_true(gp[KL_GP_W_RMS] == s.w_rms && gp[KL_GP_W_LOSS] == s.w_loss && gp[KL_GP_W_OVER] == s.w_over &&
                 gp[KL_GP_W_TIME] == s.w_time && gp[KL_GP_W_ROUGH] == s.w_rough && gp[KL_GP_W_ACC] == s.w_acc);
-    /* bounds: default offset box naive -1 mm .. +2 mm, speeds [v_min, v_max] */
+    /* bounds: the offsets span the static offsets along the path (here all naive - h, the part standing
+     * h proud everywhere, the contact along the tool axis) and the naive offset, offset.margin either
+     * side; speeds [v_min, v_max] */
+    const double olo = naive - s.shift[2] - s.o_margin, ohi = naive + s.o_margin;
     for (int j = 0; j < pb->nc; ++j) {
-      if (j < s.n_o) assert_true(fabs(pb->lo[j] - (naive - 1e-3)) <= 1e-15 && fabs(pb->hi[j] - (naive + 2e-3)) <= 1e-15);
+      if (j < s.n_o) assert_true(fabs(pb->lo[j] - olo) <= 1e-15 && fabs(pb->hi[j] - ohi) <= 1e-15);
       else assert_true(pb->lo[j] == s.v_min && pb->hi[j] == s.v_max);
     }
     printf("  %s: constants worst relative %.2e (tolerance 1e-14); protrusion worst %.2e of the height (1e-13)\n",

@@ -60,6 +60,44 @@ static void test_tilted_plane(void **state)
   }
 }
 
+/* The same tilted part under the ball with friction mu: the contact normal is the part's, (sin theta, 0,
+ * cos theta), the motion along x makes the friction's direction along the contact's tangent (cos theta, 0,
+ * -sin theta), so the contact force's share along the tool axis (0, 0, 1) is kappa = cos theta +
+ * mu sin theta at every sample (the part falls away along the path). The offset bounds are the range of
+ * the static offsets o_k = (F / (kappa K))^(2/3) + (F - W)/K_h - h_k with the Hertz constant
+ * K = 4/3 E* sqrt(R) and h from the formula above, offset.margin either side (and the naive offset inside
+ * them). Each to rounding. */
+static void test_kappa_and_bounds(void **state)
+{
+  (void)state;
+  kl_settings s;
+  flat(&s, KL_TOOL_BALL, 2.0);
+  s.friction = 0.4;
+  s.o_margin = 7e-4; /* not the default: a margin taken from elsewhere would show */
+  kl_problem *pb = build(&s);
+  const double th = 2.0 * PI / 180.0, R = s.tool_R, mu = 0.4, kap = cos(th) + mu * sin(th);
+  const double es = 1 / ((1 - s.tool_nu * s.tool_nu) / s.tool_E + (1 - s.work_nu * s.work_nu) / s.work_E);
+  const double K = 4.0 / 3.0 * es * sqrt(R), F = s.target_F, W = s.tool_weight, Kh = s.holder_K;
+  double ek = 0, lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < pb->ns; ++k) {
+    ek = fmax(ek, fabs(pb->kap[k] - kap));
+    const double h = R * (1 - cos(th)) - pb->p[3 * k] * sin(th), o = pow(F / (kap * K), 2.0 / 3.0) + (F - W) / Kh - h;
+    lo = fmin(lo, o);
+    hi = fmax(hi, o);
+  }
+  const double naive = pow(F / K, 2.0 / 3.0) + (F - W) / Kh; /* on the CAD */
+  lo = fmin(lo, naive) - s.o_margin;
+  hi = fmax(hi, naive) + s.o_margin;
+  printf("# tilted plane with friction: kappa %.9f, worst |kappa - formula| %.2e; offset bounds [%.6e, %.6e] m, "
+         "off the formula by %.2e, %.2e m\n",
+         kap, ek, pb->set.o_min, pb->set.o_max, fabs(pb->set.o_min - lo), fabs(pb->set.o_max - hi));
+  assert_true(ek < 5e-15);                        /* measured 4.4e-16: rounding of the triangle normals */
+  assert_true(fabs(pb->set.o_min - lo) < 5e-18);  /* measured 4.3e-19: rounding of metres ~1e-3 */
+  assert_true(fabs(pb->set.o_max - hi) < 5e-18);
+  assert_true(pb->lo[0] == pb->set.o_min && pb->hi[pb->ns - 1] == pb->set.o_max); /* per sample, offsets */
+  kl_problem_free(pb);
+}
+
 /* A disc whose axis is tilted by psi in the tool's y-z plane, (0, cos psi, sin psi) in the tool frame,
  * over a level part at the height R below its centre: the edge of the disc digs in. Its axis' lower end
  * is R - hw sin psi above the part, which across the axis (in the disc's end plane, tilted by psi) is
@@ -141,7 +179,8 @@ static void test_disc_vs_engine(void **state)
 
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_tilted_plane), cmocka_unit_test(test_tilted_disc),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_tilted_plane), cmocka_unit_test(test_kappa_and_bounds),
+                                     cmocka_unit_test(test_tilted_disc),
                                      cmocka_unit_test(test_disc_vs_engine)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

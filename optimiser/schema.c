@@ -12,6 +12,11 @@ _Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1, "contact.model names are in
 _Static_assert(KL_LAW_HUNT_CROSSLEY == 0 && KL_LAW_LANKARANI_NIKRAVESH == 1 && KL_LAW_FLORES == 2 &&
                  KL_LAW_GONTHIER == 3 && KL_LAW_EXACT == 4,
                "contact.law names are indexed by KL_LAW_*");
+_Static_assert(KL_MEASURE_INSTANT == 0 && KL_MEASURE_AVERAGED == 1 && KL_MEASURE_SENSOR_INSTANT == 2 &&
+                 KL_MEASURE_SENSOR == 3,
+               "target.measure names are indexed by KL_MEASURE_*");
+_Static_assert(KL_METHOD_LM == 0 && KL_METHOD_NLOPT == 1, "optimiser.method names are indexed by KL_METHOD_*");
+_Static_assert(KL_JACOBIAN_DIFFERENCES == 0 && KL_JACOBIAN_TANGENT == 1, "optimiser.jacobian names are indexed by KL_JACOBIAN_*");
 _Static_assert(KL_TOOL_BALL == 0 && KL_TOOL_DISC == 1, "tool.shape names are indexed by KL_TOOL_*");
 _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 2 && KL_SURF_SADDLE == 3 &&
                  KL_SURF_MESH == 4,
@@ -20,8 +25,10 @@ _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 
 static const char *const surfaces[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
 static const char *const models[] = {"kv", "hc", NULL};
 static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const measures[] = {"instantaneous", "averaged", NULL};
+static const char *const measures[] = {"instantaneous", "averaged", "sensor_instantaneous", "sensor", NULL};
 static const char *const tools[] = {"ball", "disc", NULL};
+static const char *const methods[] = {"lm", "nlopt", NULL};
+static const char *const jacobians[] = {"differences", "tangent", NULL};
 
 #define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
 /* one line per key: key, field, default(s), bounds, unit, meaning */
@@ -93,15 +100,20 @@ static const kl_key table[] = {
   REAL("target.force", target_F, 5.0, 1e-6, 1e6, "N", "constant target normal force (the paper's 5 N)"),
   FILENAME("target.csv", target_csv, "target profile, columns s,force (none: the constant target.force)"),
   REAL("target.max_force", max_F, 10.0, 1e-6, 1e7, "N", "over-force penalty starts here"),
-  CHOICE("target.measure", averaged, measures, 1, "averaged (what a force sensor reports) | instantaneous"),
+  CHOICE("target.measure", measure, measures, KL_MEASURE_SENSOR,
+         "sensor: the wrist sensor's reading (contact force + the tool's inertia), averaged over each sample interval, "
+         "what the robot's force sensor reports | sensor_instantaneous: the same at the samples | averaged: the contact "
+         "force averaged over each interval | instantaneous: the contact force at the samples"),
   /* decision variables */
-  REAL("offset.min", o_min, NAN, -1, 1, "m", "lowest commanded depth along -n (default: the naive offset - 1 mm)"),
-  REAL("offset.max", o_max, NAN, -1, 1, "m", "highest commanded depth (default: the naive offset + 2 mm)"),
-  INT("offset.control_points", n_o, 48, 4, 60, "offset spline control points"),
+  REAL("offset.min", o_min, NAN, -1, 1, "m", "lowest commanded depth along -n (default: the part's deviation from its CAD, less the margin)"),
+  REAL("offset.max", o_max, NAN, -1, 1, "m", "highest commanded depth (default: the part's deviation from its CAD, plus the margin)"),
+  REAL("offset.margin", o_margin, 1e-3, 0, 1, "m", "derived bounds: this beyond the static offsets' range along the path"),
+  REAL("offset.max_accel", o_acc, 5.0, 1e-6, 1e4, "m/s^2", "the robot's acceleration limit along the normal (method lm)"),
+  INT("offset.control_points", n_o, 48, 4, 60, "offset spline control points (method nlopt; lm: one per sample)"),
   REAL("speed.min", v_min, 0.005, 1e-6, 100, "m/s", "feed speed bounds ..."),
   REAL("speed.max", v_max, 0.03, 1e-6, 100, "m/s", "..."),
   REAL("speed.initial", v_init, 0.015, 1e-6, 100, "m/s", "feed of the naive pass and the initial guess"),
-  INT("speed.control_points", n_v, 6, 4, 60, "speed spline control points"),
+  INT("speed.control_points", n_v, 6, 4, 60, "speed spline control points (method nlopt; lm: one per sample)"),
   REAL("speed.max_accel", a_max, 0.05, 1e-6, 1e4, "m/s^2", "feed acceleration limit |v dv/ds|"),
   /* objective weights */
   REAL("objective.rms", w_rms, 1.0, 0, 1e9, "", "weight of the RMS force error / F_ref"),
@@ -111,6 +123,11 @@ static const kl_key table[] = {
   REAL("objective.roughness", w_rough, 1e-4, 0, 1e9, "", "weight of the command roughness"),
   REAL("objective.accel", w_acc, 10.0, 0, 1e9, "", "weight of the acceleration excess"),
   /* pipeline */
+  CHOICE("optimiser.method", method, methods, KL_METHOD_LM,
+         "lm: offset and speed per sample, Levenberg-Marquardt with a banded Jacobian | nlopt: splines, screening + NLopt"),
+  CHOICE("optimiser.jacobian", jacobian, jacobians, KL_JACOBIAN_DIFFERENCES,
+         "method lm: the offsets' banded Jacobian by coloured forward differences (one batch) | tangent (the "
+         "tangent-linear rollout along the colours)"),
   INT("optimiser.screening", screening, 2048, 0, 1 << 22, "Sobol candidates in one batch (0: skip)"),
   REAL("optimiser.screen_offset", screen_o, 1e-4, 0, 0.1, "m", "half-width of the offset box around the initial guess"),
   INT("optimiser.keep", keep, 2, 1, 64, "refinement starts"),

@@ -132,7 +132,7 @@ static void test_set_by_key(void **state)
   assert_int_equal(kl_settings_set_text(&s, "workpiece.surface", "saddle", msg, sizeof msg), KELVIN_OK);
   assert_int_equal(s.surface, KL_SURF_SADDLE);
   assert_int_equal(kl_settings_set_text(&s, "target.measure", "instantaneous", msg, sizeof msg), KELVIN_OK);
-  assert_int_equal(s.averaged, 0);
+  assert_int_equal(s.measure, KL_MEASURE_INSTANT);
   assert_int_equal(kl_settings_set_text(&s, "optimiser.algorithm", "LN_BOBYQA", msg, sizeof msg), KELVIN_OK);
   assert_string_equal(s.algorithm, "LN_BOBYQA");
   assert_int_equal(kl_settings_set_text(&s, "workpiece.mesh", "part.stl", msg, sizeof msg), KELVIN_OK);

@@ -2,6 +2,7 @@
 #include "optimiser/verify3d.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,7 @@ kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const doubl
   const kl_world_model *m = sc.m;
   kl_world_data *d = sc.d;
   const int b = sc.tool;
+  const double t_start = omp_get_wtime();
   out->ncon_max = 0;
   double prev_h = 0, prev_c[3] = {0, 0, 0};
   for (int k = 0; k < ns; ++k) {
@@ -306,6 +308,7 @@ kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const doubl
     memcpy(prev_c, d->con_imp + 3 * b, sizeof prev_c);
   }
   out->nsub = d->nsub;
+  out->seconds = omp_get_wtime() - t_start;
   scene_free(&sc);
   return st;
 }

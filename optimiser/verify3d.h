@@ -39,6 +39,7 @@ typedef struct kl_v3_out {
   int *contact;  /* 1 while a contact carries force at the sample */
   long nsub;     /* engine sub-steps */
   int ncon_max;  /* most contacts at once at the samples */
+  double seconds; /* wall time of this pass's verification [s] */
 } kl_v3_out;
 
 /* One pass: offsets o and speeds v per sample (ns each). KELVIN_ERR_NUMERIC (msg: where) if the engine

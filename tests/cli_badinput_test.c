@@ -58,7 +58,7 @@ static const bad cases[] = {
   {{{"c.yaml", "- 1\n- 2\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: document: the top level must be a mapping"},
   {{{"c.yaml", "@DIR"}}, "optimise c.yaml --out prev", 2, "c.yaml: not a regular file"},
   {{{NULL}}, "optimise nothing.yaml --out prev", 2, "nothing.yaml: cannot read"},
-  {{{"c.yaml", "path: {samples: 8}\noffset: {control_points: 20}\n"}}, "optimise c.yaml --out prev", 2, "path.samples (8) must be at least offset.control_points (20)"},
+  {{{"c.yaml", "path: {samples: 8}\noffset: {control_points: 20}\noptimiser: {method: nlopt}\n"}}, "optimise c.yaml --out prev", 2, "path.samples (8) must be at least offset.control_points (20)"},
   {{{"c.yaml", "workpiece: {surface: mesh, mesh: none.stl}\n"}}, "optimise c.yaml --out prev", 2, "none.stl: cannot read"},
   {{{"c.yaml", "robot: {model: none.urdf}\n"}}, "optimise c.yaml --out prev", 2, "robot.model: none.urdf: cannot read"},
   {{{"c.yaml", "optimiser: {algorithm: [1]}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: optimiser.algorithm"},

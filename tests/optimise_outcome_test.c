@@ -33,6 +33,7 @@ static void outcome(void **state)
   s.extent[0] = 0.08, s.resolution = 5e-4;
   s.bead_x = 0.0;
   s.screening = 256, s.keep = 1, s.maxeval = 40, s.verify = 1;
+  s.method = KL_METHOD_NLOPT; /* the spline pipeline; tests/optimise_lm_test.c has the per-sample one */
   kl_problem *pb = NULL;
   char msg[1024];
   assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);

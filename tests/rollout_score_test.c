@@ -195,6 +195,7 @@ static void flat_scene(scene *sc, int model, double h0)
     g[KL_GG_M] = sc->m;
     g[KL_GG_FG] = sc->fg;
     g[KL_GG_FT] = sc->ft[k];
+    g[KL_GG_KAP] = 0.0; /* kappa - 1: the contact force along the tool axis (a flat part) */
   }
 }
 
@@ -313,7 +314,7 @@ static void test_hermite_cubic(void **state)
   const double s1 = s0 + ds;
 #define CUB(s) (a + b * (s) + c * (s) * (s) + d * (s) * (s) * (s))
 #define DCUB(s) (b + 2.0 * c * (s) + 3.0 * d * (s) * (s))
-  const kl_grind_iv iv = {ds, 0, 0, 0.01, 0.01, CUB(s0), CUB(s1), DCUB(s0), DCUB(s1), 1.0, 0.0};
+  const kl_grind_iv iv = {ds, 0, 0, 0.01, 0.01, CUB(s0), CUB(s1), DCUB(s0), DCUB(s1), 1.0, 0.0, 1.0};
   double worst = 0;
   for (int i = 0; i <= 10; ++i) {
     const double sg = i / 10.0, s = s0 + sg * ds;
@@ -447,6 +448,7 @@ static void test_rollout_flat_dynamic(void **state)
       double *g = &geo[k * KL_GG_N];
       g[KL_GG_S] = s, g[KL_GG_H] = p->sc.h0, g[KL_GG_DH] = 0, g[KL_GG_M] = p->sc.m, g[KL_GG_FG] = p->sc.fg;
       g[KL_GG_FT] = 5.0;
+      g[KL_GG_KAP] = 0.0;
       /* 0.4 mm nominal; a bump of the command up and, for HC, a dip deep enough to lift off */
       p->o[k] = 6.5e-4 + 2.5e-4 * sin(2 * M_PI * s / 0.01) - (model ? 1.5e-3 * exp(-pow((s - 0.04) / 0.004, 2)) : 0.0);
       p->v[k] = 0.03;
