@@ -2,7 +2,7 @@
  *
  * The same pass (a 60 mm path at 10 mm/s over a 70 x 20 mm strip with a 0.2 mm weld bead, 401 path
  * samples, Kelvin-Voigt contact, ftol 1e-3) is run over meshes of about 1e4, 1e5 and 1e6 triangles:
- *   1. kl_grind_run (engine/grind.h: 1-D holder dynamics, exact affine sub-steps, BVH closest point);
+ *   1. kl_grind_run (engine/grind.h: 1-D holder dynamics, exponential sub-steps, BVH closest point);
  *   2. kl_grind_run_many, 8 passes with OpenMP across passes;
  *   3. the 3-D engine (engine/world.h): a sphere tool on a holder over the same mesh.
  * Prints simulated seconds per wall second, the mesh build time, and the growth of the cost per pass

@@ -38,13 +38,13 @@ int kl_cli_choice(const char *opt, const char *s, const char *const *names);
 /* Create the output folder (and parents) if needed; 0 on success, -1 with a message. */
 int kl_cli_mkdir(const char *dir);
 
-/* One output transaction per run (all or nothing). kl_run_begin creates the output folder and arms
- * SIGINT/SIGTERM; every output is then written to a temporary "<name>.tmp.<pid>" in that folder
- * (kl_out_open ... kl_out_commit, which closes it and detects write and close errors such as a full
- * disk); kl_run_commit renames all of them into place at the end of a successful run. Until then the
- * folder of an earlier run is untouched; kl_run_abort (called by main after every command, and by the
- * signal handler) removes the temporaries and, if this run created the folder and left it empty, the
- * folder. */
+/* One output transaction per run (all or nothing). kl_run_begin creates the output folder and, inside
+ * it, a staging folder ".kelvin.tmp.<pid>", and arms SIGINT/SIGTERM; every output is then written into
+ * the staging folder (kl_out_open ... kl_out_commit, which closes it and detects write and close errors
+ * such as a full disk); kl_run_commit renames all of them into place at the end of a successful run.
+ * Until then the folder of an earlier run is untouched; kl_run_abort (called by main after every
+ * command, and by the signal handler) removes the temporaries, the staging folder and, if this run
+ * created the output folder and left it empty, the output folder. */
 int kl_run_begin(const char *dir);
 int kl_run_commit(void);  /* 0, or -1 with one message (the run's temporaries are then removed) */
 void kl_run_abort(void);

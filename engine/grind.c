@@ -1,4 +1,4 @@
-/* engine/grind.c: the grinding verification scene (see grind.h; docs/design.md section 5).
+/* engine/grind.c: the CPU twin of the 1-D grinding model over the mesh (see grind.h; docs/design.md section 5).
  *
  * State: arc length s, tool depth z and its rate z' (positive into the surface), contact phase.
  * Between samples k and k+1 every input is linear in s (p, n, offset u, speed v, effective mass,

@@ -1,4 +1,5 @@
-/* kernels/kl_impact.h: metrics of one normal impact, from the closed forms (docs/design.md section 4).
+/* kernels/kl_impact.h: metrics of one normal impact, from the closed forms (docs/design.md sections 2.2-2.3;
+ * batches of them: section 4).
  * A scenario is an impact at speed v0 > 0 onto a compliant contact of stiffness K (exponent n),
  * restitution cr, optional constant external force fe pushing into the contact. The same function runs
  * in the OpenCL kernel, the OpenMP twin and the plain serial loop. Common subset of C17 and OpenCL C. */

@@ -102,8 +102,8 @@ KELVIN_API kelvin_status kelvin_world_set_gravity(kelvin_world *w, const double 
 /* An option of the engine by name, before compiling:
  *   "friction_vreg"     regularisation velocity of friction [m/s] (1e-3)
  *   "substep_fraction"  coupled sub-step as a fraction of the shortest contact period (0.05)
- *   "onset_tol"         penetration at which an onset inside a step is located [m] (1e-9)
- *   "hc_tol"            Hunt-Crossley step-doubling tolerance, relative (1e-8)
+ *   "onset_tol"         penetration at which an onset inside a step is located [m] (1e-12)
+ *   "hc_tol"            Hunt-Crossley sub-step error tolerance, relative (1e-8)
  *   "contact_capacity"  active contacts a data object holds (64; more are counted as overflow)
  *   "event_capacity"    finished contacts a data object logs (4096)
  * KELVIN_ERR_ARG for an unknown name or a value <= 0. */

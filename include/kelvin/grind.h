@@ -1,5 +1,5 @@
-/* kelvin/grind.h: a ball-end grinding pass that hits a target normal-force profile (docs/design.md
- * section 5). A kelvin_grind holds the settings of a problem (every key of examples/optimise.yaml, with
+/* kelvin/grind.h: a grinding pass (ball-end or disc tool) that hits a target normal-force profile
+ * (docs/design.md section 5). A kelvin_grind holds the settings of a problem (every key of examples/optimise.yaml, with
  * the same defaults: the built-in example), the inputs given in memory (workpiece mesh, path, target
  * profile), the problem prepared from them, and the results of the last run:
  *
@@ -144,13 +144,14 @@ KELVIN_API const char *kelvin_grind_pass_label(const kelvin_grind *g, int pass);
  * mean target): 0.0039 is 0.39 %. "Verified" values are NaN for a pass not verified. */
 typedef enum kelvin_pass_value {
   KELVIN_PASS_RMS = 0,            /* predicted RMS force error (the device rollout) */
-  KELVIN_PASS_RMS_VERIFIED,       /* verified RMS force error (the 3-D CPU engine) */
+  KELVIN_PASS_RMS_VERIFIED,       /* verified RMS force error (the 3-D CPU engine, the wrist sensor's reading) */
   KELVIN_PASS_OBJECTIVE,          /* predicted weighted objective */
   KELVIN_PASS_OBJECTIVE_VERIFIED, /* verified weighted objective */
   KELVIN_PASS_LOSS,               /* predicted fraction of the pass time out of contact */
   KELVIN_PASS_LOSS_VERIFIED,      /* verified fraction of the pass time out of contact */
   KELVIN_PASS_TIME,               /* predicted pass time [s] */
-  KELVIN_PASS_AGREEMENT,          /* RMS of (F_device - F_cpu) / F_ref over the samples */
+  KELVIN_PASS_AGREEMENT,          /* RMS over the samples of (S_device - S_3d) / F_ref, S the wrist sensor's
+                                     reading (3-D) and its equivalent F_N + m z'' (device) */
   KELVIN_PASS_VERIFIED,           /* 1 if verified, else 0 */
   KELVIN_PASS_ROLLOUTS            /* rollouts the refinement of this pass spent (0 for the others) */
 } kelvin_pass_value;
@@ -166,7 +167,8 @@ typedef enum kelvin_series {
   KELVIN_SERIES_SPEED,           /* commanded feed speed [m/s] */
   KELVIN_SERIES_TARGET,          /* target force [N] */
   KELVIN_SERIES_FORCE,           /* predicted force, the scored measure [N] */
-  KELVIN_SERIES_FORCE_VERIFIED,  /* verified force, the scored measure [N] (a pass not verified: error) */
+  KELVIN_SERIES_FORCE_VERIFIED,  /* verified force: the 3-D wrist sensor's reading, the scored measure [N] (a pass
+                                    not verified: error) */
   KELVIN_SERIES_FORCE_INSTANT,   /* predicted instantaneous force [N] */
   KELVIN_SERIES_FORCE_AVERAGED,  /* predicted force averaged over the interval ending at the sample [N] */
   KELVIN_SERIES_TIME,            /* predicted time at the sample [s] */
