@@ -32,6 +32,7 @@ typedef struct row {
   const char *name;
   double J[16], rms[16], evals[16], wall[16];
   double worst_ref; /* largest relative difference from the serial reference runs */
+  double ref_tol;   /* the most it may be: see rows[] */
 } row;
 
 /* objective of control points x by one serial rollout on the host */
@@ -66,7 +67,7 @@ static int check_run(const kl_problem *pb, const kl_opt_result *res, row *r, int
     const double Jr = reference_J(pb, two[i]->x);
     const double e = fabs(two[i]->obj[KL_OBJ_J] - Jr) / fabs(Jr);
     r->worst_ref = fmax(r->worst_ref, e);
-    if (!(e <= 5e-13)) {
+    if (!(e <= r->ref_tol)) {
       fprintf(stderr, "optimiser_bench: %s: pass %s reported objective %.17g, serial reference run %.17g\n", r->name,
               two[i]->label, two[i]->obj[KL_OBJ_J], Jr);
       return -1;
@@ -161,12 +162,17 @@ int main(int argc, char **argv)
   /* kelvin: screening + refinement from the best `keep` within the budget (optimiser.budget); plain
    * NLopt: one start from the same physics-based initial guess, serial, stopped by the same budget or
    * by its tolerances */
-  row rows[6] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}, 0.0},
-                 {"kelvin pipeline, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0},
-                 {"plain NLopt LN_BOBYQA on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0},
-                 {"plain NLopt LD_LBFGS on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0},
-                 {"kelvin per-sample Levenberg-Marquardt, OpenCL (banded Jacobian in one batch)", {0}, {0}, {0}, {0}, 0.0},
-                 {"kelvin per-sample Levenberg-Marquardt, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0}};
+  /* ref_tol: the host rows run the serial reference's own compiled code (measured 0); the OpenCL rows
+   * run pocl's compilation of the same header, whose contractions and elementary functions differ in
+   * the last bits, and a sub-step or event decision taken on different bits moves a pass's objective
+   * (measured up to 5e-11 on a spline pass; rollout_parity_test bounds the device against the host) */
+  row rows[6] = {{"kelvin pipeline, OpenCL (screening + LD_LBFGS, batched gradients)", {0}, {0}, {0}, {0}, 0.0, 5e-10},
+                 {"kelvin pipeline, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0, 5e-13},
+                 {"plain NLopt LN_BOBYQA on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0, 5e-13},
+                 {"plain NLopt LD_LBFGS on the CPU, serial rollouts", {0}, {0}, {0}, {0}, 0.0, 5e-13},
+                 {"kelvin per-sample Levenberg-Marquardt, OpenCL (banded Jacobian in one batch)", {0}, {0}, {0}, {0}, 0.0,
+                  5e-10},
+                 {"kelvin per-sample Levenberg-Marquardt, OpenMP twin (same)", {0}, {0}, {0}, {0}, 0.0, 5e-13}};
   int ok[6] = {1, 1, 1, 1, 1, 1};
   for (int rep = 0; rep < repeats; ++rep) {
     kl_settings s = base;
