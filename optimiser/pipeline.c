@@ -137,7 +137,7 @@ static kelvin_status batch(run *r, size_t P, const double *xs, double *J, double
 }
 
 //------------------------------------------------------------------------------------------------------
-// screening: Sobol candidates around the initial guess in one batch
+// screening: quasi-random candidates (Sobol, or Halton above 40 variables) around the initial guess in one batch
 
 typedef struct scored {
   double J;
@@ -167,7 +167,7 @@ static kelvin_status screen(run *r, const double *guess, double *best, int keep,
     st = KELVIN_ERR_NOMEM;
     goto done;
   }
-  for (unsigned long i = 0; i < s->seed % 4096; ++i) gsl_qrng_get(q, u); /* the seed picks the Sobol block */
+  for (unsigned long i = 0; i < s->seed % 4096; ++i) gsl_qrng_get(q, u); /* the seed picks the block of the sequence */
   for (size_t p = 0; p < P; ++p) {
     if (p > 0) gsl_qrng_get(q, u);
     for (size_t j = 0; j < nc; ++j) {

@@ -69,7 +69,7 @@ typedef struct kl_settings {
   int model;             /* KL_MODEL_KV or KL_MODEL_HC */
   int law;               /* KL_LAW_* */
   double cr;             /* restitution */
-  double approach_speed; /* speed that sets chi for hc, or D for kv via eq. 10 [m/s] */
+  double approach_speed; /* impact speed at which the damping law gives chi (hc only; kv: D from cr, eq. 10) [m/s] */
   double contact_K;      /* stiffness override (0: Hertz from materials) */
   double exponent;       /* force exponent n of hc (NaN: 1.5 for a ball, 1 for a disc) */
   double friction;       /* Coulomb coefficient, the grinding force ratio F_t/F_n (3-D verification) */
@@ -96,7 +96,7 @@ typedef struct kl_settings {
   /* pipeline (optimiser.*, verify.*) */
   int method;            /* KL_METHOD_LM (per-sample commands, Levenberg-Marquardt) or KL_METHOD_NLOPT (splines) */
   int jacobian;          /* method lm: the offsets' Jacobian by KL_JACOBIAN_DIFFERENCES or KL_JACOBIAN_TANGENT */
-  int screening;         /* Sobol candidates in one batch (0: skip) */
+  int screening;         /* quasi-random (Sobol, or Halton above 40 variables) candidates in one batch (0: skip); method nlopt */
   double screen_o;       /* half-width of the offset box around the initial guess [m] */
   int keep;              /* starts of the local refinement */
   char algorithm[64];    /* NLopt algorithm name (LD_*: finite-difference gradients, one batch each) */

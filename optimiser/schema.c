@@ -92,7 +92,7 @@ static const kl_key table[] = {
   CHOICE("contact.model", model, models, KL_MODEL_HC, "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt"),
   CHOICE("contact.law", law, laws, KL_LAW_EXACT, "damping law: hunt-crossley | lankarani-nikravesh | flores | gonthier | exact"),
   REAL("contact.cr", cr, 0.5, 1e-6, 1.0, "", "coefficient of restitution"),
-  REAL("contact.approach_speed", approach_speed, 0.01, 1e-6, 100, "m/s", "speed that sets chi (hc) or D (kv, paper eq. 10)"),
+  REAL("contact.approach_speed", approach_speed, 0.01, 1e-6, 100, "m/s", "impact speed at which the damping law gives chi (hc only; kv takes D from cr by paper eq. 10 at any speed)"),
   REAL("contact.stiffness", contact_K, 0.0, 1, 1e16, "N/m^n", "stiffness override (default: Hertz, 4/3 E* sqrt(R))"),
   REAL("contact.exponent", exponent, NAN, 1.0, 3.0, "", "force exponent of hc (default: 1.5 for a ball, 1 for a disc)"),
   REAL("contact.friction", friction, 0.4, 0, 10, "", "grinding force ratio F_t/F_n: Coulomb friction in the 3-D verification"),
@@ -128,7 +128,7 @@ static const kl_key table[] = {
   CHOICE("optimiser.jacobian", jacobian, jacobians, KL_JACOBIAN_DIFFERENCES,
          "method lm: the offsets' banded Jacobian by coloured forward differences (one batch) | tangent (the "
          "tangent-linear rollout along the colours)"),
-  INT("optimiser.screening", screening, 2048, 0, 1 << 22, "Sobol candidates in one batch (0: skip)"),
+  INT("optimiser.screening", screening, 2048, 0, 1 << 22, "quasi-random (Sobol, or Halton above 40 variables) candidates in one batch (0: skip); method nlopt"),
   REAL("optimiser.screen_offset", screen_o, 1e-4, 0, 0.1, "m", "half-width of the offset box around the initial guess"),
   INT("optimiser.keep", keep, 2, 1, 64, "refinement starts"),
   TEXT("optimiser.algorithm", algorithm, "LD_LBFGS", "any NLopt algorithm name; LD_* get finite-difference gradients in one batch"),
@@ -139,7 +139,7 @@ static const kl_key table[] = {
   REAL("optimiser.ftol_rel", ftol_rel, 1e-8, 0, 1, "", "NLopt relative tolerance on the objective"),
   REAL("optimiser.fd_step", fd_step, 1e-4, 1e-10, 0.1, "", "finite-difference step, relative to the bounds"),
   REAL("optimiser.force_tol", ftol, 1e-3, 1e-8, 0.1, "", "sub-step force tolerance of the rollouts, relative"),
-  SEED("optimiser.seed", seed, 1, "picks the Sobol block; same seed, same result"),
+  SEED("optimiser.seed", seed, 1, "picks the block of the quasi-random screening sequence (method nlopt); same seed, same result"),
   /* verification */
   INT("verify.count", verify, 2, 0, 64, "winners re-simulated in the 3-D engine (plus the naive pass)"),
   REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs 3-D RMS disagreement of the wrist-sensor reading flagged above this"),

@@ -111,8 +111,10 @@ KELVIN_API kelvin_status kelvin_grind_expand(const kelvin_grind *g, const double
  * calling thread; NULL for none (the default). */
 KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, void (*fn)(void *ctx, const char *text), void *ctx);
 
-/* The whole pipeline on dev (an open device): the naive pass and the initial guess, Sobol screening,
- * NLopt refinement from the best (optimiser.keep) starts, verification of the naive pass and the best
+/* The whole pipeline on dev (an open device): the naive pass and the initial guess; method lm (the
+ * default): Levenberg-Marquardt on the per-sample commands from the guess; method nlopt: quasi-random
+ * screening (Sobol, or Halton above 40 variables), NLopt refinement from the best (optimiser.keep)
+ * starts; then verification of the naive pass and the best
  * (verify.count) passes in the 3-D CPU engine, winners ranked by the verified objective. Passes are
  * labelled "naive", "initial", "refined-1", ... KELVIN_ERR_CONFIG (an unknown NLopt algorithm),
  * KELVIN_ERR_OPENCL, KELVIN_ERR_NOMEM. */
