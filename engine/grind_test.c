@@ -114,7 +114,7 @@ static kl_grind_scene scene(const kl_mesh *mesh, const path *P, int model)
   } else {
     g.K = 1e7; /* N/m^1.5: a compliant wheel */
     g.n = 1.5;
-    g.chi = 0.5;
+    g.chi = 100.0; /* s/m: heavy damping, chi ddot of a few per cent over the bump (the term must matter) */
   }
   g.ftol = 1e-3;
   return g;
@@ -286,7 +286,7 @@ static void test_bump_vs_reference(void **state)
            "%ld events\n",
            model == KL_MODEL_KV ? "KV" : "HC", flo, fhi, rms, rmsa, worst, P.r.nsub, P.r.nevents);
     assert_true(fhi - flo > 2.0); /* the bump is felt */
-    /* against the GSL reference at ftol 1e-3: measured RMS 3.1e-4 (KV), 3.2e-4 (HC); about ten times that */
+    /* against the GSL reference at ftol 1e-3: measured RMS 3.1e-4 (KV), 3.3e-4 (HC, chi 100 s/m); about ten times that */
     assert_true(rms < 3e-3);
     assert_true(rmsa < 3e-3);
     path_free(&P);
