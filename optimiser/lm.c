@@ -255,7 +255,9 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
                           kl_lm_progress progress, void *ctx, kl_lm_stats *stats, char *msg, int cap)
 {
   const double t0 = now();
+  double *const jac_out = stats->jac_out;
   memset(stats, 0, sizeof *stats);
+  stats->jac_out = jac_out;
   stats->stop = "";
   const int ns = pb->ns, n = 2 * ns, B = kl_lm_band(pb);
   const int p = 2 * B - 1 > 5 ? 2 * B - 1 : 5;
@@ -350,6 +352,10 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
           const double okd = tangent ? dS[(size_t)(j % B) * ns + k]
                                      : ok[co] ? (Sc[co * ns + k] - S0[k]) / step[j] : 0.0;
           const double vkd = ok[cv] ? (Sc[cv * ns + k] - S0[k]) / step[ns + j] : 0.0;
+          if (jac_out && it == 0) {
+            jac_out[(size_t)k * B + (size_t)(k - j)] = okd;
+            jac_out[(size_t)ns * B + (size_t)k * B + (size_t)(k - j)] = vkd;
+          }
           idx[nnz] = IO(j), val[nnz++] = w.cF * okd / F;
           idx[nnz] = IV(j), val[nnz++] = w.cF * vkd / F;
         }

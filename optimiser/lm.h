@@ -39,6 +39,10 @@ typedef struct kl_lm_stats {
   double phi0, phi; /* sum of squared residuals at the start and the end */
   const char *stop; /* why it stopped */
   double t_jacobian, t_steps; /* wall seconds in the Jacobian batches and the step batches */
+  /* optional, set by the caller (kl_lm_solve keeps it): 2 x ns x B doubles that receive the first
+   * iteration's Jacobian of the scored measure, dS_k/do_j at [k B + (k - j)] and dS_k/dv_j at
+   * [ns B + k B + (k - j)] for j in (k - B, k], j >= 0, k >= 1 (the rest left as the caller set it); for tests */
+  double *jac_out;
 } kl_lm_stats;
 
 /* Fit x (2 ns: offsets then speeds, per sample; pb->basis must be NULL) from its value on entry, with

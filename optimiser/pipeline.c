@@ -523,6 +523,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   if (s->method == KL_METHOD_LM) { /* per-sample commands: Levenberg-Marquardt from the initial guess */
     const double t1 = now();
     kl_lm_stats ls;
+    memset(&ls, 0, sizeof ls); /* jac_out: none */
     say(&r, "refinement (Levenberg-Marquardt, %d per-sample commands, banded Jacobian of %d colours each)", nc,
         kl_lm_band(pb));
     st = kl_lm_solve(pb, h, r.ro, x, s->maxeval, s->budget > 0 ? s->budget : s->maxtime, progress, ctx, &ls, msg, cap);

@@ -156,37 +156,87 @@ static void check(void **state)
   printf("# worst over the measures: %.2e\n", worst_all);
 }
 
-/* one Levenberg-Marquardt step with the offsets' Jacobian by differences and by the tangent-linear rollout */
+/* The Jacobian Levenberg-Marquardt builds (optimiser.jacobian differences: forward differences of coloured
+ * samples; tangent: the offsets' columns from the tangent-linear rollout) against central differences of
+ * the scored measure taken here, one sample's offset or speed at a time; and one step with each. */
 static void lm_step(void **state)
 {
   (void)state;
   kl_settings s;
   stiff_step(&s);
   s.measure = KL_MEASURE_SENSOR;
-  double x0[2 * 121], xs[2][2 * 121];
+  enum { NS_ = 121, NC_ = 2 * NS_ };
+  double x0[NC_], xs[2][NC_];
   int band[2];
   for (int jac = 0; jac < 2; ++jac) {
     s.jacobian = jac ? KL_JACOBIAN_TANGENT : KL_JACOBIAN_DIFFERENCES;
     kl_problem *pb = NULL;
     char msg[1024];
     assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);
-    assert_true(pb->nc == 2 * 121 && pb->ns == 121);
+    assert_true(pb->nc == NC_ && pb->ns == NS_);
     const kl_rollout_def def = {pb->ns, pb->nc, pb->gp, pb->geo, NULL};
     kl_rollout *ro = NULL;
     assert_int_equal(kl_rollout_create(host, &def, &ro), KELVIN_OK);
     kl_problem_guess(pb, x0);
-    for (int k = 0; k < pb->ns; ++k) x0[k] += 3e-6 * sin(0.2 * k); /* away from the guess: a real first step */
+    for (int k = 0; k < NS_; ++k) x0[k] += 3e-6 * sin(0.2 * k); /* away from the guess: a real first step */
     memcpy(xs[jac], x0, sizeof x0);
+    const int B = kl_lm_band(pb);
+    double *J = calloc((size_t)2 * NS_ * B, sizeof *J);
+    assert_non_null(J);
     kl_lm_stats st;
+    memset(&st, 0, sizeof st);
+    st.jac_out = J;
     assert_int_equal(kl_lm_solve(pb, host, ro, xs[jac], 1, 0, NULL, NULL, &st, msg, sizeof msg), KELVIN_OK);
     assert_int_equal(st.iterations, 1);
     band[jac] = st.band;
+    /* central differences at x0: each sample's offset (step 1e-8 m) and speed (1e-6 m/s) alone, both sides,
+     * all in one batch */
+    const int P = 4 * NS_;
+    double *ctrl = malloc((size_t)NC_ * P * sizeof *ctrl), *obj = malloc((size_t)KL_OBJ_N * P * sizeof *obj);
+    double *so = malloc((size_t)KL_SO_N * NS_ * P * sizeof *so), *tmp = malloc((size_t)KL_SO_N * NS_ * sizeof *tmp);
+    double *Sc = malloc((size_t)P * NS_ * sizeof *Sc);
+    assert_non_null(ctrl && obj && so && tmp && Sc);
+    const double eo = 1e-8, ev = 1e-6;
+    for (int c = 0; c < P; ++c) {
+      const int var = c / 2, j = var % NS_, isv = var >= NS_;
+      for (int i = 0; i < NC_; ++i) ctrl[(size_t)i * P + c] = x0[i];
+      ctrl[(size_t)(isv ? NS_ + j : j) * P + c] += (c % 2 ? -1.0 : 1.0) * (isv ? ev : eo);
+    }
+    assert_int_equal(kl_rollout_eval(ro, (size_t)P, ctrl, obj, so), KELVIN_OK);
+    for (int c = 0; c < P; ++c) {
+      assert_true(obj[KL_OBJ_STATUS * P + c] == 0.0);
+      double xc[NC_];
+      for (int i = 0; i < NC_; ++i) xc[i] = ctrl[(size_t)i * P + c];
+      for (int f = 0; f < KL_SO_N; ++f)
+        for (int k = 0; k < NS_; ++k) tmp[f * NS_ + k] = so[((size_t)f * NS_ + k) * P + c];
+      kl_problem_measure(pb, pb->set.measure, tmp, xc, xc + NS_, Sc + (size_t)c * NS_);
+    }
+    double err[2] = {0, 0}, big[2] = {0, 0}; /* offsets, speeds */
+    for (int isv = 0; isv < 2; ++isv)
+      for (int k = 1; k < NS_; ++k)
+        for (int j = k - B + 1 > 0 ? k - B + 1 : 0; j <= k; ++j) {
+          const int var = isv * NS_ + j;
+          const double cd = (Sc[(size_t)(2 * var) * NS_ + k] - Sc[(size_t)(2 * var + 1) * NS_ + k]) / (2 * (isv ? ev : eo));
+          const double lm = J[(size_t)isv * NS_ * B + (size_t)k * B + (size_t)(k - j)];
+          err[isv] = fmax(err[isv], fabs(lm - cd));
+          big[isv] = fmax(big[isv], fabs(cd));
+        }
+    printf("# %s, jacobian %s: the band of dS_k/do_j, dS_k/dv_j against central differences: worst %.2e and %.2e of "
+           "the largest entry (%.3g N/m, %.3g N s/m), B = %d\n",
+           kl_host_is_opencl(host) ? "OpenCL" : "OpenMP twin", jac ? "tangent" : "differences", err[0] / big[0],
+           err[1] / big[1], big[0], big[1], B);
+    /* measured (both paths): offsets 3.5e-3 by differences (forward, a step of 2 % of the reference force
+     * through the static compliance, and the colours' cut of the memory at 1e-2) and 3.4e-5 from the
+     * tangent-linear rollout; speeds 1.0e-2 (forward, 1 % of the top speed). Asserted about 10x */
+    assert_true(err[0] / big[0] < (jac ? 4e-4 : 4e-2));
+    assert_true(err[1] / big[1] < 0.1);
+    free(ctrl), free(obj), free(so), free(tmp), free(Sc), free(J);
     kl_rollout_destroy(ro);
     kl_problem_free(pb);
   }
   assert_int_equal(band[0], band[1]);
   double dmax = 0, smax = 0;
-  for (int k = 0; k < 121; ++k) {
+  for (int k = 0; k < NS_; ++k) {
     dmax = fmax(dmax, fabs(xs[0][k] - xs[1][k]));
     smax = fmax(smax, fabs(xs[1][k] - x0[k]));
   }
