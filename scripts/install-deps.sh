@@ -20,6 +20,7 @@ core=(
   libgsl-dev                                                   # reference integrator, Lambert W reference, Sobol
   libcmocka-dev                                                # unit tests
   gnuplot-nox                                                  # figures
+  oclgrind                                                     # OpenCL device simulator: tests/oclgrind_test.sh
 )
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
   nodejs)
