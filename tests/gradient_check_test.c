@@ -59,6 +59,20 @@ static void stiff_step(kl_settings *s)
   s->ftol = getenv("KL_GC_FTOL") ? atof(getenv("KL_GC_FTOL")) : 1e-9;
 }
 
+/* the scored measure `meas` of candidate c of a batch of P (commands ctrl, nc x P; outputs so, KL_SO_N x ns x
+ * P) into S (ns); tmp holds KL_SO_N x ns */
+static void measure_at(const kl_problem *pb, int meas, const double *ctrl, const double *so, int P, int c, double *tmp,
+                       double *S)
+{
+  const int ns = pb->ns, nc = pb->nc;
+  double x[2 * 121];
+  assert_true(nc <= 2 * 121);
+  for (int j = 0; j < nc; ++j) x[j] = ctrl[(size_t)j * P + c];
+  for (int f = 0; f < KL_SO_N; ++f)
+    for (int k = 0; k < ns; ++k) tmp[f * ns + k] = so[((size_t)f * ns + k) * P + c];
+  kl_problem_measure(pb, meas, tmp, x, x + ns, S);
+}
+
 #define ND 16   /* directions */
 #define NPT 3   /* random points */
 
@@ -123,11 +137,7 @@ static void check(void **state)
         for (int side = 0; side < 2; ++side) {
           const int c = 2 * i + side;
           assert_true(obj[KL_OBJ_STATUS * P + c] == 0.0);
-          double xo[2 * 121];
-          for (int j = 0; j < nc; ++j) xo[j] = ctrl[(size_t)j * P + c];
-          for (int f = 0; f < KL_SO_N; ++f)
-            for (int k = 0; k < ns; ++k) tmp[f * ns + k] = so[((size_t)f * ns + k) * P + c];
-          kl_problem_measure(pb, meas, tmp, xo, xo + ns, side ? Sm : Sp);
+          measure_at(pb, meas, ctrl, so, P, c, tmp, side ? Sm : Sp);
         }
         double emax = 0, dmax = 0;
         for (int k = 0; k < ns; ++k) {
@@ -205,11 +215,7 @@ static void lm_step(void **state)
     assert_int_equal(kl_rollout_eval(ro, (size_t)P, ctrl, obj, so), KELVIN_OK);
     for (int c = 0; c < P; ++c) {
       assert_true(obj[KL_OBJ_STATUS * P + c] == 0.0);
-      double xc[NC_];
-      for (int i = 0; i < NC_; ++i) xc[i] = ctrl[(size_t)i * P + c];
-      for (int f = 0; f < KL_SO_N; ++f)
-        for (int k = 0; k < NS_; ++k) tmp[f * NS_ + k] = so[((size_t)f * NS_ + k) * P + c];
-      kl_problem_measure(pb, pb->set.measure, tmp, xc, xc + NS_, Sc + (size_t)c * NS_);
+      measure_at(pb, pb->set.measure, ctrl, so, P, c, tmp, Sc + (size_t)c * NS_);
     }
     double err[2] = {0, 0}, big[2] = {0, 0}; /* offsets, speeds */
     for (int isv = 0; isv < 2; ++isv)
