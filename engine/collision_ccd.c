@@ -620,14 +620,81 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
   }
 }
 
+/* sphere a (centre c) against mesh b: the triangles within reach of the centre into S->tri, their
+ * features, and the exact gap to the mesh (for conservative advancement). The triangles come from the
+ * shape's cached answer for a ball a little wider than the query's while the query's ball stays inside
+ * it: by the triangle inequality the same triangles in the same order as a fresh query, and the
+ * cached ones' nearest is the mesh's nearest when it is nearer than the cached ball's edge (a
+ * sub-step moves the tool microns; a fresh tree query costs a descent per sub-step, deeper for
+ * longer parts). A shape keeps KL_QC_WAYS such answers, one per mesh, the oldest replaced. */
+static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, const double c[3], double reach,
+                          double margin)
+{
+  const kl_mesh *mesh = m->shape_mesh[b];
+  const double safe = 1.0 - 1e-9; /* against rounding in the distances compared */
+  /* the shape's slot for this mesh, or the one its turn replaces */
+  int w = 0;
+  while (w < KL_QC_WAYS && S->qc_mesh[a * KL_QC_WAYS + w] != b) ++w;
+  if (w == KL_QC_WAYS) {
+    w = S->qc_next[a];
+    S->qc_next[a] = (w + 1) % KL_QC_WAYS;
+    S->qc_mesh[a * KL_QC_WAYS + w] = -1;
+  }
+  const int slot = a * KL_QC_WAYS + w;
+  int *cache = S->qc_tri + (size_t)slot * KL_QC_CAP;
+  double *c0 = S->qc_c + 3 * slot;
+  double moved = 0;
+  int valid = S->qc_mesh[slot] == b;
+  if (valid) {
+    double dc[3];
+    v3_sub(dc, c, c0);
+    moved = v3_norm(dc);
+    valid = moved + reach <= safe * S->qc_r[slot];
+  }
+  if (!valid) {
+    const double R = reach + KL_QC_SLACK * m->shape_size[3 * a];
+    const int n = kl_mesh_query_sphere(mesh, c, R, cache, KL_QC_CAP);
+    S->qc_mesh[slot] = -1;
+    if (n <= KL_QC_CAP) {
+      S->qc_mesh[slot] = b;
+      S->qc_n[slot] = n;
+      S->qc_r[slot] = R;
+      v3_copy(c0, c);
+      moved = 0;
+      valid = 1;
+    }
+  }
+  double gap = DBL_MAX, dist, q[3], nq[3];
+  int nt;
+  if (valid) {
+    double dmin2;
+    nt = kl_mesh_filter_sphere(mesh, cache, S->qc_n[slot], c, reach, S->tri, &dmin2);
+    const double edge = safe * S->qc_r[slot] - moved;
+    if (edge > 0 && dmin2 <= edge * edge)
+      gap = sqrt(dmin2) - m->shape_rbound[a] - m->shape_pad[b];
+    else if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq))
+      gap = dist - m->shape_rbound[a] - m->shape_pad[b];
+  } else { /* more triangles than the cache holds: a fresh query */
+    if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) gap = dist - m->shape_rbound[a] - m->shape_pad[b];
+    nt = kl_mesh_query_sphere(mesh, c, reach, S->tri, KL_TRI_CAP);
+    if (nt > KL_TRI_CAP) {
+      S->tri_overflow += nt - KL_TRI_CAP;
+      nt = KL_TRI_CAP;
+    }
+  }
+  spheres_vs_tris(m, S, a, b, c, m->shape_size[3 * a], 0, nt, margin);
+  return gap;
+}
+
 /* convex shape a against mesh b */
 static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, double margin)
 {
   const kl_mesh *mesh = m->shape_mesh[b];
   const double *c = S->sx + 3 * a;
   const double reach = m->shape_rbound[a] + m->shape_pad[b] + margin;
+  if (m->shape_type[a] == KL_SHAPE_SPHERE) return sphere_mesh(m, S, a, b, c, reach, margin);
   const double lo[3] = {c[0] - reach, c[1] - reach, c[2] - reach}, hi[3] = {c[0] + reach, c[1] + reach, c[2] + reach};
-  int nt = (m->shape_type[a] == KL_SHAPE_SPHERE || m->shape_type[a] == KL_SHAPE_DISC) ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
+  int nt = m->shape_type[a] == KL_SHAPE_DISC ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
   if (nt > KL_TRI_CAP) {
     S->tri_overflow += nt - KL_TRI_CAP;
     nt = KL_TRI_CAP;
@@ -649,17 +716,6 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
     return gap;
   }
   if (nt == 0) return gap;
-  if (type == KL_SHAPE_SPHERE) {
-    /* only the triangles within reach of the centre (a small disc under a resting sphere, however
-     * fine the mesh), not every triangle of the bounding box */
-    nt = kl_mesh_query_sphere(mesh, c, reach, S->tri, KL_TRI_CAP);
-    if (nt > KL_TRI_CAP) {
-      S->tri_overflow += nt - KL_TRI_CAP;
-      nt = KL_TRI_CAP;
-    }
-    spheres_vs_tris(m, S, a, b, c, m->shape_size[3 * a], 0, nt, margin);
-    return gap;
-  }
   double pts[3 * KL_MAXPTS], rad[KL_MAXPTS];
   const int npts = feature_points(m, S, a, pts, rad, KL_MAXPTS);
   if (type == KL_SHAPE_CAPSULE) {

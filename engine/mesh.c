@@ -620,3 +620,24 @@ int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx
   }
   return n;
 }
+
+int kl_mesh_filter_sphere(const kl_mesh *m, const int *cand, int n, const double c[3], double r, int *idx,
+                          double *dmin2)
+{
+  const double r2 = r * r;
+  double best = INFINITY;
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    const int t = cand[i];
+    const int *v = m->tri + 3 * t;
+    double q[3], d[3];
+    kl_tri_closest(c, m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], q);
+    sub3(d, c, q);
+    const double d2 = dot3(d, d);
+    if (d2 < best) best = d2;
+    if (d2 > r2) continue;
+    idx[k++] = t;
+  }
+  *dmin2 = best;
+  return k;
+}
