@@ -123,7 +123,7 @@ static void test_cache_is_exact(void **state)
     }
     kl_world_data_free(fresh);
     /* the cache's centre moves only when it was refreshed */
-    const double *c0 = S1->qc_c + 3 * 2 * KL_QC_WAYS; /* the ball is shape 2; its first slot */
+    const double *c0 = S1->qc_c; /* the ball, the only sphere: its first slot */
     fresh_queries += c0[0] != last_c[0] || c0[1] != last_c[1] || c0[2] != last_c[2];
     memcpy(last_c, c0, sizeof last_c);
     poses++;

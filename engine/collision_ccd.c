@@ -626,34 +626,43 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
  * it: by the triangle inequality the same triangles in the same order as a fresh query, and the
  * cached ones' nearest is the mesh's nearest when it is nearer than the cached ball's edge (a
  * sub-step moves the tool microns; a fresh tree query costs a descent per sub-step, deeper for
- * longer parts). A shape keeps KL_QC_WAYS such answers, one per mesh, the oldest replaced. */
+ * longer parts). A sphere keeps KL_QC_WAYS such answers, one per mesh, the oldest replaced. */
 static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, const double c[3], double reach,
                           double margin)
 {
   const kl_mesh *mesh = m->shape_mesh[b];
   const double safe = 1.0 - 1e-9; /* against rounding in the distances compared */
-  /* the shape's slot for this mesh, or the one its turn replaces */
+  const double r = m->shape_size[3 * a];
+  /* the sphere's slot for this mesh, or the one its turn replaces */
+  const int k = S->qc_of[a];
   int w = 0;
-  while (w < KL_QC_WAYS && S->qc_mesh[a * KL_QC_WAYS + w] != b) ++w;
+  while (w < KL_QC_WAYS && S->qc_mesh[k * KL_QC_WAYS + w] != b) ++w;
   if (w == KL_QC_WAYS) {
-    w = S->qc_next[a];
-    S->qc_next[a] = (w + 1) % KL_QC_WAYS;
-    S->qc_mesh[a * KL_QC_WAYS + w] = -1;
+    w = S->qc_next[k];
+    S->qc_next[k] = (w + 1) % KL_QC_WAYS;
+    S->qc_mesh[k * KL_QC_WAYS + w] = -1;
   }
-  const int slot = a * KL_QC_WAYS + w;
+  const int slot = k * KL_QC_WAYS + w;
   int *cache = S->qc_tri + (size_t)slot * KL_QC_CAP;
-  double *c0 = S->qc_c + 3 * slot;
-  double moved = 0;
+  double *c0 = S->qc_c + 3 * slot, *p = S->qc_p + 3 * slot;
+  double moved = 0, dc[3];
   int valid = S->qc_mesh[slot] == b;
   if (valid) {
-    double dc[3];
+    /* the typical move between queries (a running mean), which sets the next cached ball's slack */
+    v3_sub(dc, c, p);
+    S->qc_u[slot] = 0.9 * S->qc_u[slot] + 0.1 * v3_norm(dc);
     v3_sub(dc, c, c0);
     moved = v3_norm(dc);
     valid = moved + reach <= safe * S->qc_r[slot];
   }
+  v3_copy(p, c);
   if (!valid) {
-    const double R = reach + KL_QC_SLACK * m->shape_size[3 * a];
+    /* slack: four typical moves, within [1e-4, 5e-3] of the radius (a wider ball holds more triangles
+     * to filter at every query, a narrower one is asked for again sooner) */
+    const double u = S->qc_mesh[slot] == b ? S->qc_u[slot] : KL_QC_SLACK * r / 4;
+    const double R = reach + fmin(fmax(4 * u, 1e-4 * r), KL_QC_SLACK * r);
     const int n = kl_mesh_query_sphere(mesh, c, R, cache, KL_QC_CAP);
+    if (S->qc_mesh[slot] != b) S->qc_u[slot] = u;
     S->qc_mesh[slot] = -1;
     if (n <= KL_QC_CAP) {
       S->qc_mesh[slot] = b;

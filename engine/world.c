@@ -470,6 +470,9 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
   if (!m || !m->compiled) return NULL;
   const size_t nb = (size_t)m->nbody, ns = (size_t)m->nshape, nc = (size_t)m->ncon_max;
   const size_t nf = 8 * nc + 64;
+  size_t nsph = 0; /* spheres: each keeps KL_QC_WAYS query caches (collision_ccd.c) */
+  for (int i = 0; i < m->nshape; ++i) nsph += m->shape_type[i] == KL_SHAPE_SPHERE;
+  const size_t nq = nsph * KL_QC_WAYS;
   size_t sz = al16(sizeof(kl_world_data)) + al16(sizeof(kl_scratch));
   const size_t dbl = sizeof(double);
   const size_t parts[] = {
@@ -478,8 +481,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
     nf * sizeof(kl_feature), KL_TRI_CAP * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, nb * 9 * dbl, nb * 9 * dbl,
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
     nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl,
-    ns * KL_QC_WAYS * sizeof(int), ns * KL_QC_WAYS * sizeof(int), ns * KL_QC_WAYS * 3 * dbl, ns * KL_QC_WAYS * dbl,
-    ns * KL_QC_WAYS * KL_QC_CAP * sizeof(int), ns * sizeof(int)};
+    ns * sizeof(int), nq * sizeof(int), nq * sizeof(int), nq * 3 * dbl, nq * 3 * dbl, nq * dbl, nq * dbl,
+    nq * KL_QC_CAP * sizeof(int), nsph * sizeof(int)};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) sz += al16(parts[i]);
   char *buf = calloc(1, sz);
   if (!buf) return NULL;
@@ -492,8 +495,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
                   (void **)&S->R, (void **)&S->Iinv, (void **)&S->acc, (void **)&S->A, (void **)&S->cs,
                   (void **)&S->s_xpos, (void **)&S->s_xquat, (void **)&S->s_vel, (void **)&S->s_angvel,
                   (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
-                  (void **)&d->con_imp, (void **)&S->qc_mesh, (void **)&S->qc_n, (void **)&S->qc_c, (void **)&S->qc_r,
-                  (void **)&S->qc_tri, (void **)&S->qc_next};
+                  (void **)&d->con_imp, (void **)&S->qc_of, (void **)&S->qc_mesh, (void **)&S->qc_n, (void **)&S->qc_c,
+                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri, (void **)&S->qc_next};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
     *dst[i] = p;
     p += al16(parts[i]);
@@ -523,8 +526,10 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   S->feat_overflow = S->tri_overflow = 0;
   S->nfeat = S->npre = S->nended = 0;
   S->ended_t = -INFINITY;
-  for (int i = 0; i < m->nshape * KL_QC_WAYS; ++i) S->qc_mesh[i] = -1;
-  memset(S->qc_next, 0, (size_t)m->nshape * sizeof(int));
+  int nsph = 0;
+  for (int i = 0; i < m->nshape; ++i) S->qc_of[i] = m->shape_type[i] == KL_SHAPE_SPHERE ? nsph++ : -1;
+  for (int i = 0; i < nsph * KL_QC_WAYS; ++i) S->qc_mesh[i] = -1;
+  if (nsph > 0) memset(S->qc_next, 0, (size_t)nsph * sizeof(int));
 }
 
 double kl_world_energy(const kl_world_model *m, const kl_world_data *d)

@@ -6,8 +6,8 @@
 #include "kernels/kl_contact_kv.h"
 
 #define KL_TRI_CAP 8192 /* triangles per convex-mesh query; more are counted as overflow */
-#define KL_QC_CAP 1024   /* triangles a sphere's query cache holds; a wider answer is not cached */
-#define KL_QC_SLACK 0.005 /* the cached radius exceeds the query's by this fraction of the sphere's radius */
+#define KL_QC_CAP 8192    /* triangles a sphere's query cache holds; a wider answer is not cached */
+#define KL_QC_SLACK 0.005 /* the cached ball's slack: at most this fraction of the sphere's radius */
 #define KL_QC_WAYS 2      /* cached answers per sphere shape (one per mesh it meets) */
 #define KL_CYL_RIM 16   /* rim samples per cylinder end used as contact points on planes and meshes */
 
@@ -53,13 +53,16 @@ typedef struct kl_scratch {
   double ended_t;        /* time at which the ended list was made */
   double *abound;        /* (nbody) bound on the external acceleration [m/s^2] */
   int *fused;            /* (nfeat_max) feature matched to an active contact */
-  /* per sphere shape, KL_QC_WAYS slots: the triangles of mesh shape qc_mesh (-1: none cached) within
-   * qc_r of qc_c, in the tree's order, reused while the query's ball stays inside that one
-   * (collision_ccd.c); qc_next: the slot to replace next */
-  int *qc_mesh, *qc_n;   /* (nshape x KL_QC_WAYS) */
-  double *qc_c, *qc_r;   /* (nshape x KL_QC_WAYS x 3), (nshape x KL_QC_WAYS) */
-  int *qc_tri;           /* (nshape x KL_QC_WAYS x KL_QC_CAP) */
-  int *qc_next;          /* (nshape) */
+  /* per sphere shape (qc_of: its number among the spheres, -1 for other shapes), KL_QC_WAYS slots: the
+   * triangles of mesh shape qc_mesh (-1: none cached) within qc_r of qc_c, in the tree's order, reused
+   * while the query's ball stays inside that one (collision_ccd.c); qc_p: the last query's centre,
+   * qc_u: the running mean of the moves between queries; qc_next: the slot to replace next */
+  int *qc_of;            /* (nshape) */
+  int *qc_mesh, *qc_n;   /* (nsphere x KL_QC_WAYS) */
+  double *qc_c, *qc_p;   /* (nsphere x KL_QC_WAYS x 3) */
+  double *qc_r, *qc_u;   /* (nsphere x KL_QC_WAYS) */
+  int *qc_tri;           /* (nsphere x KL_QC_WAYS x KL_QC_CAP) */
+  int *qc_next;          /* (nsphere) */
 } kl_scratch;
 
 /* world pose of every shape from the body state into S->sx, S->sR */
