@@ -356,7 +356,7 @@ static double pair_spheres(const kl_world_model *m, kl_scratch *S, int a, int b,
  * Hauser 2013), while a groove's two flanks stay two. A cluster whose representative lies on an edge
  * or a vertex and has a deeper representative within reach is not a minimum and is dropped. */
 static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, const double *c, double r, int key,
-                            int nt, double margin)
+                            int nt, double margin, const double *tq, const int *tf)
 {
   const kl_mesh *mesh = m->shape_mesh[b];
   const double pads = m->shape_pad[a] + m->shape_pad[b];
@@ -367,7 +367,13 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
   for (int i = 0; i < nt; ++i) {
     double ta[3], tb[3], tc[3], tn[3], q[3], rel[3];
     kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
-    const int feat = kl_tri_closest(c, ta, tb, tc, q);
+    int feat;
+    if (tq) {
+      v3_copy(q, tq + 3 * i);
+      feat = tf[i];
+    } else {
+      feat = kl_tri_closest(c, ta, tb, tc, q);
+    }
     v3_sub(rel, c, q);
     const double dist = v3_norm(rel);
     const double depth = r + pads - dist;
@@ -674,10 +680,14 @@ static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, 
     }
   }
   double gap = DBL_MAX, dist, q[3], nq[3];
+  const double *tq = NULL; /* the kept triangles' closest points and features, when the filter gave them */
+  const int *tf = NULL;
   int nt;
   if (valid) {
     double dmin2;
-    nt = kl_mesh_filter_sphere(mesh, cache, S->qc_n[slot], c, reach, S->tri, &dmin2);
+    nt = kl_mesh_filter_sphere(mesh, cache, S->qc_n[slot], c, reach, S->tri, &dmin2, S->tri_q, S->tri_f);
+    tq = S->tri_q;
+    tf = S->tri_f;
     const double edge = safe * S->qc_r[slot] - moved;
     if (edge > 0 && dmin2 <= edge * edge)
       gap = sqrt(dmin2) - m->shape_rbound[a] - m->shape_pad[b];
@@ -691,7 +701,7 @@ static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, 
       nt = KL_TRI_CAP;
     }
   }
-  spheres_vs_tris(m, S, a, b, c, m->shape_size[3 * a], 0, nt, margin);
+  spheres_vs_tris(m, S, a, b, c, m->shape_size[3 * a], 0, nt, margin, tq, tf);
   return gap;
 }
 
@@ -728,7 +738,7 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
   double pts[3 * KL_MAXPTS], rad[KL_MAXPTS];
   const int npts = feature_points(m, S, a, pts, rad, KL_MAXPTS);
   if (type == KL_SHAPE_CAPSULE) {
-    for (int e = 0; e < 2; ++e) spheres_vs_tris(m, S, a, b, pts + 3 * e, rad[e], e, nt, margin);
+    for (int e = 0; e < 2; ++e) spheres_vs_tris(m, S, a, b, pts + 3 * e, rad[e], e, nt, margin, NULL, NULL);
   } else {
     /* vertex-face: a point whose projection falls in a triangle, below it by less than the shape's
      * thickness; per point the triangle nearest in |height| (a flat mesh gives the plane's answer) */

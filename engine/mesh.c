@@ -622,7 +622,7 @@ int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx
 }
 
 int kl_mesh_filter_sphere(const kl_mesh *m, const int *cand, int n, const double c[3], double r, int *idx,
-                          double *dmin2)
+                          double *dmin2, double *q_out, int *feat)
 {
   const double r2 = r * r;
   double best = INFINITY;
@@ -631,11 +631,13 @@ int kl_mesh_filter_sphere(const kl_mesh *m, const int *cand, int n, const double
     const int t = cand[i];
     const int *v = m->tri + 3 * t;
     double q[3], d[3];
-    kl_tri_closest(c, m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], q);
+    const int f = kl_tri_closest(c, m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], q);
     sub3(d, c, q);
     const double d2 = dot3(d, d);
     if (d2 < best) best = d2;
     if (d2 > r2) continue;
+    if (q_out) memcpy(q_out + 3 * k, q, sizeof q);
+    if (feat) feat[k] = f;
     idx[k++] = t;
   }
   *dmin2 = best;

@@ -51,10 +51,11 @@ int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx
 /* Of the n candidate triangles cand (in their order), those within distance r of c into idx (which
  * may be cand itself), by the test of kl_mesh_query_sphere; returns how many. *dmin2 receives the
  * smallest squared distance from c over all the candidates (INFINITY if n is 0), as kl_mesh_closest
- * computes it. Given a query_sphere answer for a radius R about c0 with |c - c0| + r <= R, the result
+ * computes it. With q and feat (else NULL), each kept triangle's closest point (3 per triangle) and
+ * feature, as kl_tri_closest gives them. Given a query_sphere answer for a radius R about c0 with |c - c0| + r <= R, the result
  * is exactly query_sphere's answer for r about c, in the same order. */
 int kl_mesh_filter_sphere(const kl_mesh *m, const int *cand, int n, const double c[3], double r, int *idx,
-                          double *dmin2);
+                          double *dmin2, double *q, int *feat);
 
 /* Indices of the triangles that may reach into the cylinder of radius r and half length hw about the
  * axis through c along the unit vector axis: those of the tree's leaves whose boxes pass a

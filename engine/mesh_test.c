@@ -99,7 +99,7 @@ static void test_filter_sphere(void **state)
     double c[3];
     for (int k = 0; k < 3; ++k) c[k] = c0[k] + slack * u[k] / un * (1 - 1e-9);
     double dmin2;
-    const int ng = kl_mesh_filter_sphere(m, big, nb, c, r, got, &dmin2);
+    const int ng = kl_mesh_filter_sphere(m, big, nb, c, r, got, &dmin2, NULL, NULL);
     const int nf = kl_mesh_query_sphere(m, c, r, fresh, cap);
     int same = ng == nf;
     for (int i = 0; same && i < ng; ++i) same = got[i] == fresh[i];

@@ -482,7 +482,7 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
     nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl,
     ns * sizeof(int), nq * sizeof(int), nq * sizeof(int), nq * 3 * dbl, nq * 3 * dbl, nq * dbl, nq * dbl,
-    nq * KL_QC_CAP * sizeof(int), nsph * sizeof(int)};
+    nq * KL_QC_CAP * sizeof(int), nsph * sizeof(int), KL_TRI_CAP * 3 * dbl, KL_TRI_CAP * sizeof(int)};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) sz += al16(parts[i]);
   char *buf = calloc(1, sz);
   if (!buf) return NULL;
@@ -496,7 +496,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
                   (void **)&S->s_xpos, (void **)&S->s_xquat, (void **)&S->s_vel, (void **)&S->s_angvel,
                   (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
                   (void **)&d->con_imp, (void **)&S->qc_of, (void **)&S->qc_mesh, (void **)&S->qc_n, (void **)&S->qc_c,
-                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri, (void **)&S->qc_next};
+                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri, (void **)&S->qc_next,
+                  (void **)&S->tri_q, (void **)&S->tri_f};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
     *dst[i] = p;
     p += al16(parts[i]);

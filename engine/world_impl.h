@@ -9,6 +9,7 @@
 #define KL_QC_CAP 8192    /* triangles a sphere's query cache holds; a wider answer is not cached */
 #define KL_QC_SLACK 0.005 /* the cached ball's slack: at most this fraction of the sphere's radius */
 #define KL_QC_WAYS 2      /* cached answers per sphere shape (one per mesh it meets) */
+_Static_assert(KL_QC_CAP <= KL_TRI_CAP, "a cached answer, filtered, must fit the triangle scratch");
 #define KL_CYL_RIM 16   /* rim samples per cylinder end used as contact points on planes and meshes */
 
 /* A candidate contact from the narrow phase */
@@ -38,6 +39,8 @@ typedef struct kl_scratch {
   kl_feature *feat;      /* (nfeat_max) */
   long feat_overflow, tri_overflow;
   int *tri;              /* (KL_TRI_CAP) */
+  double *tri_q;         /* (KL_TRI_CAP x 3) closest points of the sphere query's triangles to its centre */
+  int *tri_f;            /* (KL_TRI_CAP) and their features (KL_TRI_FACE, ...) */
   double *sx, *sR;       /* (nshape x 3), (nshape x 9) world pose of each shape */
   double *R, *Iinv;      /* (nbody x 9) body rotation and world inverse inertia */
   double *acc;           /* (nbody x 12) impulse, angular impulse, moment, angular moment */
