@@ -4,7 +4,7 @@
 # its CAD (the tilt's deviation grows with the length: 0.3 mm at x1, 2.5 mm at x8), with the built-in
 # holder, tool, weld bead and roughness. Prints a Markdown table: samples, variables, naive and
 # optimised RMS error (device prediction and 3-D verification), run time and its ratio to x1 (the time
-# must grow no faster than the length). Repeats each length --runs times (default 3) and reports the
+# must grow no faster than the length). Repeats each length --runs times (default 5) and reports the
 # medians of the times: the run total; the process's CPU time over all its threads (bash's `time`),
 # which does not depend on how the passes share the cores; the refinement; and the 3-D verification
 # of the optimised and of the naive pass (the naive pass loses contact and bounces on the longer,
@@ -13,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kelvin="$root/build/kelvin"
-runs=3
+runs=5
 lengths="1 2 4 8"
 extra=()
 while [ $# -gt 0 ]; do
