@@ -109,6 +109,22 @@ static void test_filter_sphere(void **state)
     }
     assert_int_equal(ng, nf);
     for (int i = 0; i < ng; ++i) assert_int_equal(got[i], fresh[i]);
+    /* at the boundary: a radius just short of the farthest kept triangle must drop exactly it */
+    if (ng > 1) {
+      double far = 0;
+      for (int i = 0; i < ng; ++i) {
+        double a[3], bb[3], cc[3], n[3], q[3];
+        kl_mesh_triangle(m, got[i], a, bb, cc, n);
+        kl_tri_closest(c, a, bb, cc, q);
+        far = fmax(far, sqrt((c[0] - q[0]) * (c[0] - q[0]) + (c[1] - q[1]) * (c[1] - q[1]) + (c[2] - q[2]) * (c[2] - q[2])));
+      }
+      const double r2 = far * (1 - 1e-7);
+      const int ng2 = kl_mesh_filter_sphere(m, big, nb, c, r2, got, &dmin2, NULL, NULL);
+      const int nf2 = kl_mesh_query_sphere(m, c, r2, fresh, cap);
+      assert_int_equal(ng2, nf2);
+      assert_true(ng2 < ng);
+      for (int i = 0; i < ng2; ++i) assert_int_equal(got[i], fresh[i]);
+    }
     double d, q[3], nrm[3];
     assert_int_equal(kl_mesh_closest(m, c, INFINITY, &d, q, nrm), 1);
     if (nb > 0 && sqrt(dmin2) <= R - slack) assert_true(sqrt(dmin2) == d);
