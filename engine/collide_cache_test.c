@@ -60,33 +60,42 @@ static int collide_at(const kl_world_model *m, kl_world_data *d, int ball, const
   return kl_collide(m, d, S, 1e-7, 5e-13, abound, h_ca);
 }
 
-static void test_cache_is_exact(void **state)
+/* a static part made of the n meshes and a free ball of radius R moving at vel (for conservative
+ * advancement), compiled; *ball receives the ball's body */
+static kl_world_model *scene(kl_mesh *const *mesh, int n, double R, double vx, double vz, int *ball)
 {
-  (void)state;
-  /* two parts: the second, 15 um higher, overlaps the first over x in [0.2, 0.3], where the ball meets
-   * both in turn (the cache belongs to one mesh at a time) */
-  kl_mesh *mesh[2] = {bumpy(0.0, 0.0), bumpy(0.2, 1.5e-5)};
   kl_world_model *m = kl_world_create();
   kl_body_def b;
   kl_shape_def s;
   kl_world_default_body(&b);
   b.type = KL_BODY_STATIC;
   const int part = kl_world_add_body(m, &b);
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < n; ++k) {
     kl_world_default_shape(&s);
     s.type = KL_SHAPE_MESH;
     s.mesh = mesh[k];
     kl_world_add_shape(m, part, &s);
   }
   kl_world_default_body(&b);
-  b.vel[0] = 0.02, b.vel[2] = -0.01; /* a speed for conservative advancement */
-  const int ball = kl_world_add_body(m, &b);
-  const double R = 0.006;
+  b.vel[0] = vx, b.vel[2] = vz;
+  *ball = kl_world_add_body(m, &b);
   kl_world_default_shape(&s);
   s.size[0] = R;
-  kl_world_add_shape(m, ball, &s);
+  kl_world_add_shape(m, *ball, &s);
   char msg[256];
   assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  return m;
+}
+
+static void test_cache_is_exact(void **state)
+{
+  (void)state;
+  /* two parts: the second, 15 um higher, overlaps the first over x in [0.2, 0.3], where the ball meets
+   * both in turn (the cache belongs to one mesh at a time) */
+  kl_mesh *mesh[2] = {bumpy(0.0, 0.0), bumpy(0.2, 1.5e-5)};
+  const double R = 0.006;
+  int ball;
+  kl_world_model *m = scene(mesh, 2, R, 0.02, -0.01, &ball);
   kl_world_data *kept = kl_world_data_create(m);
   double x = 0.05, y = 0.1;
   int spell = 0;
@@ -154,23 +163,8 @@ static void test_cache_edge(void **state)
   kl_mesh *mesh = NULL;
   char msg[256];
   assert_int_equal(kl_mesh_from_arrays(v, 8, t, 4, &mesh, msg, sizeof msg), KELVIN_OK);
-  kl_world_model *m = kl_world_create();
-  kl_body_def b;
-  kl_shape_def s;
-  kl_world_default_body(&b);
-  b.type = KL_BODY_STATIC;
-  const int part = kl_world_add_body(m, &b);
-  kl_world_default_shape(&s);
-  s.type = KL_SHAPE_MESH;
-  s.mesh = mesh;
-  kl_world_add_shape(m, part, &s);
-  kl_world_default_body(&b);
-  b.vel[0] = 0.01;
-  const int ball = kl_world_add_body(m, &b);
-  kl_world_default_shape(&s);
-  s.size[0] = R;
-  kl_world_add_shape(m, ball, &s);
-  assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  int ball;
+  kl_world_model *m = scene(&mesh, 1, R, 0.01, 0.0, &ball);
   kl_world_data *kept = kl_world_data_create(m), *fresh = kl_world_data_create(m);
   double h1, h2;
   const double c0[3] = {0, 0, R + 2.8e-5}, c1[3] = {1e-5, 0, R + 2.8e-5};
