@@ -1,11 +1,13 @@
 /* engine/collide_cache_test.c: the sphere-against-mesh query cache of the narrow phase (collision_ccd.c)
- * changes nothing the engine sees. A ball walks over a bumpy mesh in moves from a micron to a few
- * millimetres, in contact, skimming and well clear of it; at every pose one data object that keeps its
- * cache from pose to pose and a fresh one (no cache) must give the same features (count, feature keys,
- * points, normals, depths) and the same conservative-advancement time, to the bit: the cache is exact
- * by construction (docs/design.md section 3), so any difference is a bug. The walk is checked to have
- * used the cache (most poses answered from it) and to have crossed its edge (refreshes), so that
- * both branches are exercised. */
+ * changes nothing the engine sees. A ball walks over three overlapping meshes in moves from a micron to
+ * a few millimetres, in contact, skimming and clear of them; at every pose one data object that keeps
+ * its cache from pose to pose and a fresh one with the cache switched off (query_cache 0: the tree asked
+ * for the nearest triangle and for the triangles within reach, every closest point computed again)
+ * must give the same features (count, keys, points, normals, depths) and the same
+ * conservative-advancement time, to the bit: the cache is exact by construction (docs/design.md
+ * section 3), so any difference is a bug. The walk is checked to have used the cache (most poses
+ * answered from it), to have crossed its edge (refreshes), and to have met a third mesh that has no
+ * slot; a ball pressed into a fine mesh overflows the cache and must fall back to fresh queries. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,15 +89,41 @@ static kl_world_model *scene(kl_mesh *const *mesh, int n, double R, double vx, d
   return m;
 }
 
+/* at ball centre c: data `kept` (cache on) against a fresh data object with the cache off, to the bit;
+ * returns the number of features */
+static int same_as_fresh(kl_world_model *m, kl_world_data *kept, int ball, const double c[3])
+{
+  double h1, h2;
+  const int n1 = collide_at(m, kept, ball, c, &h1);
+  m->query_cache = 0;
+  kl_world_data *fresh = kl_world_data_create(m);
+  const int n2 = collide_at(m, fresh, ball, c, &h2);
+  m->query_cache = 1;
+  assert_int_equal(n1, n2);
+  assert_true(h1 == h2 || (isinf(h1) && isinf(h2)));
+  const kl_scratch *S1 = kept->scratch, *S2 = fresh->scratch;
+  for (int f = 0; f < n1; ++f) {
+    const kl_feature *f1 = &S1->feat[f], *f2 = &S2->feat[f];
+    assert_int_equal(f1->key, f2->key);
+    assert_int_equal(f1->shape[0], f2->shape[0]);
+    assert_int_equal(f1->shape[1], f2->shape[1]);
+    assert_true(f1->depth == f2->depth);
+    for (int k = 0; k < 3; ++k) assert_true(f1->pos[k] == f2->pos[k] && f1->normal[k] == f2->normal[k]);
+  }
+  kl_world_data_free(fresh);
+  return n1;
+}
+
 static void test_cache_is_exact(void **state)
 {
   (void)state;
-  /* two parts: the second, 15 um higher, overlaps the first over x in [0.2, 0.3], where the ball meets
-   * both in turn (the cache belongs to one mesh at a time) */
-  kl_mesh *mesh[2] = {bumpy(0.0, 0.0), bumpy(0.2, 1.5e-5)};
+  /* three parts: the second, 15 um higher, overlaps the first over x in [0.2, 0.3]; the third, 30 um
+   * higher, over x in [0.1, 0.3]; the ball meets them together there (two slots per sphere: the third
+   * mesh takes fresh queries) */
+  kl_mesh *mesh[3] = {bumpy(0.0, 0.0), bumpy(0.2, 1.5e-5), bumpy(0.1, 3e-5)};
   const double R = 0.006;
   int ball;
-  kl_world_model *m = scene(mesh, 2, R, 0.02, -0.01, &ball);
+  kl_world_model *m = scene(mesh, 3, R, 0.02, -0.01, &ball);
   kl_world_data *kept = kl_world_data_create(m);
   double x = 0.05, y = 0.1;
   int spell = 0;
@@ -115,22 +143,8 @@ static void test_cache_is_exact(void **state)
                        : spell == 2 ? 5e-6 + 3.5e-5 * urand()
                                     : 1e-3 + 1e-5 * urand();
     const double c[3] = {x, y, height(x, y) + R + gap};
-    double h1, h2;
-    const int n1 = collide_at(m, kept, ball, c, &h1);
-    kl_world_data *fresh = kl_world_data_create(m);
-    const int n2 = collide_at(m, fresh, ball, c, &h2);
-    assert_int_equal(n1, n2);
-    assert_true(h1 == h2 || (isinf(h1) && isinf(h2)));
-    const kl_scratch *S1 = kept->scratch, *S2 = fresh->scratch;
-    for (int f = 0; f < n1; ++f) {
-      const kl_feature *f1 = &S1->feat[f], *f2 = &S2->feat[f];
-      assert_int_equal(f1->key, f2->key);
-      assert_int_equal(f1->shape[0], f2->shape[0]);
-      assert_int_equal(f1->shape[1], f2->shape[1]);
-      assert_true(f1->depth == f2->depth);
-      for (int k = 0; k < 3; ++k) assert_true(f1->pos[k] == f2->pos[k] && f1->normal[k] == f2->normal[k]);
-    }
-    kl_world_data_free(fresh);
+    const int n1 = same_as_fresh(m, kept, ball, c);
+    const kl_scratch *S1 = kept->scratch;
     /* the cache's centre moves only when it was refreshed */
     const double *c0 = S1->qc_c; /* the ball, the only sphere: its first slot */
     fresh_queries += c0[0] != last_c[0] || c0[1] != last_c[1] || c0[2] != last_c[2];
@@ -139,13 +153,16 @@ static void test_cache_is_exact(void **state)
     touching += n1 > 0 && S1->feat[0].depth > 0;
     clear += n1 == 0;
   }
-  /* measured: 1915 touching, 1080 clear of the margin, 696 refreshes of the first slot in 3000 poses */
+  /* measured: 2178 touching, 817 clear of the margin, 696 refreshes of the first slot in 3000 poses */
   assert_true(touching > 500 && clear > 300);
   assert_true(fresh_queries > 100 && fresh_queries < poses / 2);
+  /* the ball's two slots went to the first two meshes (shapes 0 and 1); the third never had one */
+  const kl_scratch *SK = kept->scratch;
+  assert_int_equal(SK->qc_mesh[0], 0);
+  assert_int_equal(SK->qc_mesh[1], 1);
   kl_world_data_free(kept);
   kl_world_free(m);
-  kl_mesh_free(mesh[0]);
-  kl_mesh_free(mesh[1]);
+  for (int k = 0; k < 3; ++k) kl_mesh_free(mesh[k]);
 }
 
 /* the cached ball's edge: a floor 28 um below the ball (inside the cached ball, 30 um wider than the
@@ -170,6 +187,7 @@ static void test_cache_edge(void **state)
   const double c0[3] = {0, 0, R + 2.8e-5}, c1[3] = {1e-5, 0, R + 2.8e-5};
   assert_int_equal(collide_at(m, kept, ball, c0, &h1), 0);
   assert_int_equal(collide_at(m, kept, ball, c1, &h1), 0);
+  m->query_cache = 0;
   assert_int_equal(collide_at(m, fresh, ball, c1, &h2), 0);
   /* the wall's gap 25 um at 0.01 m/s: 2.5 ms (the floor's 28 um would give 2.8 ms at the speed bound) */
   assert_true(h1 == h2);
@@ -180,8 +198,50 @@ static void test_cache_edge(void **state)
   kl_mesh_free(mesh);
 }
 
+/* a ball pressed 0.25 mm into a fine flat mesh (0.05 mm cells): about 7 500 triangles within reach, more
+ * than KL_QC_CAP within the cached ball, so the slot records the overflow and the queries are fresh
+ * while the ball stays inside that ball, and asked again once it leaves; the features stay those of
+ * the cache switched off */
+static void test_cache_overflow(void **state)
+{
+  (void)state;
+  const int n = 240;
+  const double h = 0.012 / n;
+  double *v = malloc((size_t)(n + 1) * (n + 1) * 3 * sizeof *v);
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) {
+      double *p = v + 3 * (j * (n + 1) + i);
+      p[0] = i * h, p[1] = j * h, p[2] = 0;
+    }
+  kl_mesh *mesh = NULL;
+  char msg[256];
+  assert_int_equal(kl_mesh_from_grid(v, n, n, &mesh, msg, sizeof msg), KELVIN_OK);
+  free(v);
+  const double R = 0.006;
+  int ball;
+  kl_world_model *m = scene(&mesh, 1, R, 0.01, 0.0, &ball);
+  kl_world_data *kept = kl_world_data_create(m);
+  int overflowed = 0, cached = 0;
+  for (int it = 0; it < 60; ++it) {
+    /* 2 um moves, and a jump of 0.1 mm every 20 poses; a few poses lifted to 1 mm to use the cache */
+    const double x = 0.006 + 2e-6 * it + 1e-4 * (it / 20);
+    const double z = it % 20 >= 17 ? R + 1e-3 : R - 2.5e-4;
+    const double c[3] = {x, 0.006, z};
+    same_as_fresh(m, kept, ball, c);
+    const kl_scratch *SK = kept->scratch;
+    overflowed += SK->qc_n[0] < 0;
+    cached += SK->qc_n[0] >= 0;
+  }
+  /* measured: 49 poses overflowed, 11 from the cache */
+  assert_true(overflowed > 30 && cached > 3);
+  kl_world_data_free(kept);
+  kl_world_free(m);
+  kl_mesh_free(mesh);
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_is_exact), cmocka_unit_test(test_cache_edge)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_is_exact), cmocka_unit_test(test_cache_edge),
+                                     cmocka_unit_test(test_cache_overflow)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

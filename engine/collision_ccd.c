@@ -365,14 +365,16 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
   int cface[KL_SPHERE_CLUSTERS];
   int nc = 0;
   for (int i = 0; i < nt; ++i) {
-    double ta[3], tb[3], tc[3], tn[3], q[3], rel[3];
-    kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
-    int feat;
+    double ta[3], tb[3], tc[3], tn[3], qq[3], rel[3];
+    const double *q = qq; /* the closest point: the filter's (tq), or computed here */
+    int feat, have_tri = 0;
     if (tq) {
-      v3_copy(q, tq + 3 * i);
+      q = tq + 3 * i;
       feat = tf[i];
     } else {
-      feat = kl_tri_closest(c, ta, tb, tc, q);
+      kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
+      have_tri = 1;
+      feat = kl_tri_closest(c, ta, tb, tc, qq);
     }
     v3_sub(rel, c, q);
     const double dist = v3_norm(rel);
@@ -380,6 +382,7 @@ static void spheres_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b
     if (depth < -margin) continue;
     double n[3];
     if (feat == KL_TRI_FACE || !(dist > 0)) {
+      if (!have_tri) kl_mesh_triangle(mesh, S->tri[i], ta, tb, tc, tn);
       v3_copy(n, tn);
       if (v3_dot(n, rel) < 0) v3_scl(n, n, -1.0);
     } else {
@@ -628,64 +631,65 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
 
 /* sphere a (centre c) against mesh b: the triangles within reach of the centre into S->tri, their
  * features, and the exact gap to the mesh (for conservative advancement). The triangles come from the
- * shape's cached answer for a ball a little wider than the query's while the query's ball stays inside
- * it: by the triangle inequality the same triangles in the same order as a fresh query, and the
+ * sphere's cached answer for a ball a little wider than the query's while the query's ball stays
+ * inside it: by the triangle inequality the same triangles in the same order as a fresh query, and the
  * cached ones' nearest is the mesh's nearest when it is nearer than the cached ball's edge (a
  * sub-step moves the tool microns; a fresh tree query costs a descent per sub-step, deeper for
- * longer parts). A sphere keeps KL_QC_WAYS such answers, one per mesh, the oldest replaced. */
+ * longer parts). A sphere has KL_QC_WAYS slots, taken by the first meshes it is tested against and
+ * never given up (the narrow phase tests every sphere-mesh pair at every call: evicting would thrash);
+ * a further mesh, a ball wider than the cache holds (remembered until the sphere leaves it) and a model
+ * with query_cache 0 take the fresh query. */
 static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, const double c[3], double reach,
                           double margin)
 {
   const kl_mesh *mesh = m->shape_mesh[b];
   const double safe = 1.0 - 1e-9; /* against rounding in the distances compared */
   const double r = m->shape_size[3 * a];
-  /* the sphere's slot for this mesh, or the one its turn replaces */
-  const int k = S->qc_of[a];
-  int w = 0;
-  while (w < KL_QC_WAYS && S->qc_mesh[k * KL_QC_WAYS + w] != b) ++w;
-  if (w == KL_QC_WAYS) {
-    w = S->qc_next[k];
-    S->qc_next[k] = (w + 1) % KL_QC_WAYS;
-    S->qc_mesh[k * KL_QC_WAYS + w] = -1;
+  int slot = -1;
+  if (m->query_cache && S->qc_of[a] >= 0) {
+    const int k = S->qc_of[a];
+    for (int w = 0; w < KL_QC_WAYS && slot < 0; ++w)
+      if (S->qc_mesh[k * KL_QC_WAYS + w] == b) slot = k * KL_QC_WAYS + w;
+    for (int w = 0; w < KL_QC_WAYS && slot < 0; ++w)
+      if (S->qc_mesh[k * KL_QC_WAYS + w] < 0) slot = k * KL_QC_WAYS + w;
   }
-  const int slot = k * KL_QC_WAYS + w;
-  int *cache = S->qc_tri + (size_t)slot * KL_QC_CAP;
-  double *c0 = S->qc_c + 3 * slot, *p = S->qc_p + 3 * slot;
-  double moved = 0, dc[3];
-  int valid = S->qc_mesh[slot] == b;
-  if (valid) {
-    /* the typical move between queries (a running mean), which sets the next cached ball's slack */
-    v3_sub(dc, c, p);
-    S->qc_u[slot] = 0.9 * S->qc_u[slot] + 0.1 * v3_norm(dc);
-    v3_sub(dc, c, c0);
-    moved = v3_norm(dc);
-    valid = moved + reach <= safe * S->qc_r[slot];
-  }
-  v3_copy(p, c);
-  if (!valid) {
-    /* slack: four typical moves, within [1e-4, 5e-3] of the radius (a wider ball holds more triangles
-     * to filter at every query, a narrower one is asked for again sooner) */
-    const double u = S->qc_mesh[slot] == b ? S->qc_u[slot] : KL_QC_SLACK * r / 4;
-    const double R = reach + fmin(fmax(4 * u, 1e-4 * r), KL_QC_SLACK * r);
-    const int n = kl_mesh_query_sphere(mesh, c, R, cache, KL_QC_CAP);
-    if (S->qc_mesh[slot] != b) S->qc_u[slot] = u;
-    S->qc_mesh[slot] = -1;
-    if (n <= KL_QC_CAP) {
+  int cached = 0; /* 1: the triangles come from the slot's list */
+  double moved = 0;
+  if (slot >= 0) {
+    double *c0 = S->qc_c + 3 * slot, *p = S->qc_p + 3 * slot, dc[3];
+    int inside = S->qc_mesh[slot] == b;
+    if (inside) {
+      /* the typical move between queries (a running mean), which sets the next cached ball's slack */
+      v3_sub(dc, c, p);
+      S->qc_u[slot] = 0.9 * S->qc_u[slot] + 0.1 * v3_norm(dc);
+      v3_sub(dc, c, c0);
+      moved = v3_norm(dc);
+      inside = moved + reach <= safe * S->qc_r[slot];
+    } else {
+      S->qc_u[slot] = KL_QC_SLACK * r / 4;
+    }
+    v3_copy(p, c);
+    if (!inside) {
+      /* slack: four typical moves, within [1e-4, 5e-3] of the radius (a wider ball holds more triangles
+       * to filter at every query, a narrower one is asked for again sooner) */
+      const double R = reach + fmin(fmax(4 * S->qc_u[slot], 1e-4 * r), KL_QC_SLACK * r);
+      const int n = kl_mesh_query_sphere(mesh, c, R, S->qc_tri + (size_t)slot * KL_QC_CAP, KL_QC_CAP);
       S->qc_mesh[slot] = b;
-      S->qc_n[slot] = n;
+      S->qc_n[slot] = n <= KL_QC_CAP ? n : -1; /* -1: too many, fresh queries while inside this ball */
       S->qc_r[slot] = R;
       v3_copy(c0, c);
       moved = 0;
-      valid = 1;
     }
+    cached = S->qc_n[slot] >= 0;
   }
   double gap = DBL_MAX, dist, q[3], nq[3];
   const double *tq = NULL; /* the kept triangles' closest points and features, when the filter gave them */
   const int *tf = NULL;
   int nt;
-  if (valid) {
+  if (cached) {
     double dmin2;
-    nt = kl_mesh_filter_sphere(mesh, cache, S->qc_n[slot], c, reach, S->tri, &dmin2, S->tri_q, S->tri_f);
+    nt = kl_mesh_filter_sphere(mesh, S->qc_tri + (size_t)slot * KL_QC_CAP, S->qc_n[slot], c, reach, S->tri, &dmin2,
+                               S->tri_q, S->tri_f);
     tq = S->tri_q;
     tf = S->tri_f;
     const double edge = safe * S->qc_r[slot] - moved;
@@ -693,7 +697,7 @@ static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, 
       gap = sqrt(dmin2) - m->shape_rbound[a] - m->shape_pad[b];
     else if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq))
       gap = dist - m->shape_rbound[a] - m->shape_pad[b];
-  } else { /* more triangles than the cache holds: a fresh query */
+  } else { /* a fresh query */
     if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) gap = dist - m->shape_rbound[a] - m->shape_pad[b];
     nt = kl_mesh_query_sphere(mesh, c, reach, S->tri, KL_TRI_CAP);
     if (nt > KL_TRI_CAP) {

@@ -25,6 +25,7 @@ kl_world_model *kl_world_create(void)
   m->vreg = 1e-3;
   m->substep_fraction = 1.0 / 20.0;
   m->onset_tol = 1e-12;
+  m->query_cache = 1;
   m->hc_tol = 1e-8;
   m->ncon_max = 64;
   m->nlog_max = 4096;
@@ -470,19 +471,22 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
   if (!m || !m->compiled) return NULL;
   const size_t nb = (size_t)m->nbody, ns = (size_t)m->nshape, nc = (size_t)m->ncon_max;
   const size_t nf = 8 * nc + 64;
-  size_t nsph = 0; /* spheres: each keeps KL_QC_WAYS query caches (collision_ccd.c) */
-  for (int i = 0; i < m->nshape; ++i) nsph += m->shape_type[i] == KL_SHAPE_SPHERE;
-  const size_t nq = nsph * KL_QC_WAYS;
+  /* with a mesh in the model: each sphere's KL_QC_WAYS query caches, and the sphere query's closest
+   * points (collision_ccd.c) */
+  size_t nsph = 0, hasmesh = 0;
+  for (int i = 0; i < m->nshape; ++i) hasmesh |= m->shape_type[i] == KL_SHAPE_MESH;
+  for (int i = 0; i < m->nshape && hasmesh; ++i) nsph += m->shape_type[i] == KL_SHAPE_SPHERE;
+  const size_t nq = nsph * KL_QC_WAYS, ntq = hasmesh ? KL_TRI_CAP : 0;
   size_t sz = al16(sizeof(kl_world_data)) + al16(sizeof(kl_scratch));
   const size_t dbl = sizeof(double);
   const size_t parts[] = {
     nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,            /* state */
     nc * sizeof(kl_contact), (size_t)m->nlog_max * sizeof(kl_contact_event),
-    nf * sizeof(kl_feature), KL_TRI_CAP * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, nb * 9 * dbl, nb * 9 * dbl,
+    nf * sizeof(kl_feature), KL_TRI_CAP * sizeof(int), ntq * 3 * dbl, ntq * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, nb * 9 * dbl, nb * 9 * dbl,
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
     nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl,
     ns * sizeof(int), nq * sizeof(int), nq * sizeof(int), nq * 3 * dbl, nq * 3 * dbl, nq * dbl, nq * dbl,
-    nq * KL_QC_CAP * sizeof(int), nsph * sizeof(int), KL_TRI_CAP * 3 * dbl, KL_TRI_CAP * sizeof(int)};
+    nq * KL_QC_CAP * sizeof(int)};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) sz += al16(parts[i]);
   char *buf = calloc(1, sz);
   if (!buf) return NULL;
@@ -491,13 +495,13 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
   kl_scratch *S = (kl_scratch *)p;
   p += al16(sizeof(kl_scratch));
   void **dst[] = {(void **)&d->xpos, (void **)&d->xquat, (void **)&d->vel, (void **)&d->angvel, (void **)&d->con,
-                  (void **)&d->log, (void **)&S->feat, (void **)&S->tri, (void **)&S->sx, (void **)&S->sR,
+                  (void **)&d->log, (void **)&S->feat, (void **)&S->tri, (void **)&S->tri_q, (void **)&S->tri_f, (void **)&S->sx, (void **)&S->sR,
                   (void **)&S->R, (void **)&S->Iinv, (void **)&S->acc, (void **)&S->A, (void **)&S->cs,
                   (void **)&S->s_xpos, (void **)&S->s_xquat, (void **)&S->s_vel, (void **)&S->s_angvel,
                   (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
                   (void **)&d->con_imp, (void **)&S->qc_of, (void **)&S->qc_mesh, (void **)&S->qc_n, (void **)&S->qc_c,
-                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri, (void **)&S->qc_next,
-                  (void **)&S->tri_q, (void **)&S->tri_f};
+                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri};
+  _Static_assert(sizeof parts / sizeof parts[0] == sizeof dst / sizeof dst[0], "a pointer for every part");
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
     *dst[i] = p;
     p += al16(parts[i]);
@@ -527,10 +531,10 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   S->feat_overflow = S->tri_overflow = 0;
   S->nfeat = S->npre = S->nended = 0;
   S->ended_t = -INFINITY;
-  int nsph = 0;
-  for (int i = 0; i < m->nshape; ++i) S->qc_of[i] = m->shape_type[i] == KL_SHAPE_SPHERE ? nsph++ : -1;
+  int hasmesh = 0, nsph = 0;
+  for (int i = 0; i < m->nshape; ++i) hasmesh |= m->shape_type[i] == KL_SHAPE_MESH;
+  for (int i = 0; i < m->nshape; ++i) S->qc_of[i] = hasmesh && m->shape_type[i] == KL_SHAPE_SPHERE ? nsph++ : -1;
   for (int i = 0; i < nsph * KL_QC_WAYS; ++i) S->qc_mesh[i] = -1;
-  if (nsph > 0) memset(S->qc_next, 0, (size_t)nsph * sizeof(int));
 }
 
 double kl_world_energy(const kl_world_model *m, const kl_world_data *d)

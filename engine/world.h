@@ -148,6 +148,8 @@ typedef struct kl_world_model {
   int rule;                /* KL_SEP_PENETRATION or KL_SEP_FORCE */
   double vreg;             /* friction regularisation velocity [m/s] > 0 */
   double substep_fraction; /* coupled sub-step as a fraction of the shortest contact period */
+  int query_cache;         /* 1 (default): spheres reuse their last mesh query while it covers them
+                              (exact: the same answers, docs/design.md section 3); 0: every query fresh */
   double onset_tol;        /* penetration at which an onset inside a step is located [m]; a contact starts
                               within onset_tol / 2 of touching and counts its penetration from there
                               (default 1e-12: 1e-9 put each apex of the max-step ball 3e-11 m high) */

@@ -8,7 +8,7 @@
 #define KL_TRI_CAP 8192 /* triangles per convex-mesh query; more are counted as overflow */
 #define KL_QC_CAP 8192    /* triangles a sphere's query cache holds; a wider answer is not cached */
 #define KL_QC_SLACK 0.005 /* the cached ball's slack: at most this fraction of the sphere's radius */
-#define KL_QC_WAYS 2      /* cached answers per sphere shape (one per mesh it meets) */
+#define KL_QC_WAYS 2      /* cached answers per sphere shape (its first meshes) */
 _Static_assert(KL_QC_CAP <= KL_TRI_CAP, "a cached answer, filtered, must fit the triangle scratch");
 #define KL_CYL_RIM 16   /* rim samples per cylinder end used as contact points on planes and meshes */
 
@@ -39,8 +39,9 @@ typedef struct kl_scratch {
   kl_feature *feat;      /* (nfeat_max) */
   long feat_overflow, tri_overflow;
   int *tri;              /* (KL_TRI_CAP) */
-  double *tri_q;         /* (KL_TRI_CAP x 3) closest points of the sphere query's triangles to its centre */
-  int *tri_f;            /* (KL_TRI_CAP) and their features (KL_TRI_FACE, ...) */
+  double *tri_q;         /* (KL_TRI_CAP x 3, with a mesh in the model) closest points of the sphere
+                            query's triangles to its centre */
+  int *tri_f;            /* (KL_TRI_CAP, idem) and their features (KL_TRI_FACE, ...) */
   double *sx, *sR;       /* (nshape x 3), (nshape x 9) world pose of each shape */
   double *R, *Iinv;      /* (nbody x 9) body rotation and world inverse inertia */
   double *acc;           /* (nbody x 12) impulse, angular impulse, moment, angular moment */
@@ -56,16 +57,16 @@ typedef struct kl_scratch {
   double ended_t;        /* time at which the ended list was made */
   double *abound;        /* (nbody) bound on the external acceleration [m/s^2] */
   int *fused;            /* (nfeat_max) feature matched to an active contact */
-  /* per sphere shape (qc_of: its number among the spheres, -1 for other shapes), KL_QC_WAYS slots: the
-   * triangles of mesh shape qc_mesh (-1: none cached) within qc_r of qc_c, in the tree's order, reused
-   * while the query's ball stays inside that one (collision_ccd.c); qc_p: the last query's centre,
-   * qc_u: the running mean of the moves between queries; qc_next: the slot to replace next */
+  /* with a mesh in the model, per sphere shape (qc_of: its number among the spheres, -1 for other
+   * shapes or without a mesh), KL_QC_WAYS slots: the triangles of mesh shape qc_mesh (-1: free slot)
+   * within qc_r of qc_c, in the tree's order (qc_n of them, -1: more than KL_QC_CAP), reused while the
+   * query's ball stays inside that one (collision_ccd.c); qc_p: the last query's centre, qc_u: the
+   * running mean of the moves between queries */
   int *qc_of;            /* (nshape) */
   int *qc_mesh, *qc_n;   /* (nsphere x KL_QC_WAYS) */
   double *qc_c, *qc_p;   /* (nsphere x KL_QC_WAYS x 3) */
   double *qc_r, *qc_u;   /* (nsphere x KL_QC_WAYS) */
   int *qc_tri;           /* (nsphere x KL_QC_WAYS x KL_QC_CAP) */
-  int *qc_next;          /* (nsphere) */
 } kl_scratch;
 
 /* world pose of every shape from the body state into S->sx, S->sR */
