@@ -33,22 +33,31 @@ static double urand(void)
 
 static double height(double x, double y) { return 0.004 * sin(40 * x) * cos(25 * y) + 0.01 * x; }
 
-/* the height field over [x0, x0 + 0.3] x [0, 0.3], raised by dz */
-static kl_mesh *bumpy(double x0, double dz)
+/* an n x n grid over [x0, x0 + len] x [y0, y0 + len] at height z(x, y) + dz */
+static kl_mesh *grid(int n, double x0, double y0, double len, double dz, double (*z)(double, double))
 {
-  double *v = malloc((size_t)(N + 1) * (N + 1) * 3 * sizeof *v);
-  for (int j = 0; j <= N; ++j)
-    for (int i = 0; i <= N; ++i) {
-      double *p = v + 3 * (j * (N + 1) + i);
-      p[0] = x0 + 0.3 * i / N;
-      p[1] = 0.3 * j / N;
-      p[2] = height(p[0], p[1]) + dz;
+  double *v = malloc((size_t)(n + 1) * (n + 1) * 3 * sizeof *v);
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) {
+      double *p = v + 3 * (j * (n + 1) + i);
+      p[0] = x0 + len * i / n;
+      p[1] = y0 + len * j / n;
+      p[2] = z(p[0], p[1]) + dz;
     }
   kl_mesh *m = NULL;
   char msg[256];
-  assert_int_equal(kl_mesh_from_grid(v, N, N, &m, msg, sizeof msg), KELVIN_OK);
+  assert_int_equal(kl_mesh_from_grid(v, n, n, &m, msg, sizeof msg), KELVIN_OK);
   free(v);
   return m;
+}
+
+/* the height field over [x0, x0 + 0.3] x [0, 0.3], raised by dz */
+static kl_mesh *bumpy(double x0, double dz) { return grid(N, x0, 0.0, 0.3, dz, height); }
+
+static double flat(double x, double y)
+{
+  (void)x, (void)y;
+  return 0.0;
 }
 
 /* features and conservative-advancement time of data d at ball centre c */
@@ -205,18 +214,7 @@ static void test_cache_edge(void **state)
 static void test_cache_overflow(void **state)
 {
   (void)state;
-  const int n = 240;
-  const double h = 0.012 / n;
-  double *v = malloc((size_t)(n + 1) * (n + 1) * 3 * sizeof *v);
-  for (int j = 0; j <= n; ++j)
-    for (int i = 0; i <= n; ++i) {
-      double *p = v + 3 * (j * (n + 1) + i);
-      p[0] = i * h, p[1] = j * h, p[2] = 0;
-    }
-  kl_mesh *mesh = NULL;
-  char msg[256];
-  assert_int_equal(kl_mesh_from_grid(v, n, n, &mesh, msg, sizeof msg), KELVIN_OK);
-  free(v);
+  kl_mesh *mesh = grid(240, 0.0, 0.0, 0.012, 0.0, flat); /* 0.05 mm cells */
   const double R = 0.006;
   int ball;
   kl_world_model *m = scene(&mesh, 1, R, 0.01, 0.0, &ball);

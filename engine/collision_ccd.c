@@ -629,6 +629,14 @@ static void disc_vs_tris(const kl_world_model *m, kl_scratch *S, int a, int b, i
   }
 }
 
+/* a mesh query's answer count, clamped to the triangle scratch (the overflow is counted) */
+static int tri_count(kl_scratch *S, int nt)
+{
+  if (nt <= KL_TRI_CAP) return nt;
+  S->tri_overflow += nt - KL_TRI_CAP;
+  return KL_TRI_CAP;
+}
+
 /* sphere a (centre c) against mesh b: the triangles within reach of the centre into S->tri, their
  * features, and the exact gap to the mesh (for conservative advancement). The triangles come from the
  * sphere's cached answer for a ball a little wider than the query's while the query's ball stays
@@ -682,7 +690,7 @@ static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, 
     }
     cached = S->qc_n[slot] >= 0;
   }
-  double gap = DBL_MAX, dist, q[3], nq[3];
+  double dist = -1, q[3], nq[3]; /* the mesh's nearest distance to the centre (-1: not known yet) */
   const double *tq = NULL; /* the kept triangles' closest points and features, when the filter gave them */
   const int *tf = NULL;
   int nt;
@@ -693,20 +701,13 @@ static double sphere_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, 
     tq = S->tri_q;
     tf = S->tri_f;
     const double edge = safe * S->qc_r[slot] - moved;
-    if (edge > 0 && dmin2 <= edge * edge)
-      gap = sqrt(dmin2) - m->shape_rbound[a] - m->shape_pad[b];
-    else if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq))
-      gap = dist - m->shape_rbound[a] - m->shape_pad[b];
+    if (edge > 0 && dmin2 <= edge * edge) dist = sqrt(dmin2);
   } else { /* a fresh query */
-    if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) gap = dist - m->shape_rbound[a] - m->shape_pad[b];
-    nt = kl_mesh_query_sphere(mesh, c, reach, S->tri, KL_TRI_CAP);
-    if (nt > KL_TRI_CAP) {
-      S->tri_overflow += nt - KL_TRI_CAP;
-      nt = KL_TRI_CAP;
-    }
+    nt = tri_count(S, kl_mesh_query_sphere(mesh, c, reach, S->tri, KL_TRI_CAP));
   }
+  if (dist < 0 && !kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) dist = -1;
   spheres_vs_tris(m, S, a, b, c, m->shape_size[3 * a], 0, nt, margin, tq, tf);
-  return gap;
+  return dist >= 0 ? dist - m->shape_rbound[a] - m->shape_pad[b] : DBL_MAX;
 }
 
 /* convex shape a against mesh b */
@@ -717,11 +718,7 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
   const double reach = m->shape_rbound[a] + m->shape_pad[b] + margin;
   if (m->shape_type[a] == KL_SHAPE_SPHERE) return sphere_mesh(m, S, a, b, c, reach, margin);
   const double lo[3] = {c[0] - reach, c[1] - reach, c[2] - reach}, hi[3] = {c[0] + reach, c[1] + reach, c[2] + reach};
-  int nt = m->shape_type[a] == KL_SHAPE_DISC ? 1 : kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP);
-  if (nt > KL_TRI_CAP) {
-    S->tri_overflow += nt - KL_TRI_CAP;
-    nt = KL_TRI_CAP;
-  }
+  int nt = m->shape_type[a] == KL_SHAPE_DISC ? 1 : tri_count(S, kl_mesh_query_box(mesh, lo, hi, S->tri, KL_TRI_CAP));
   /* conservative gap: bounding sphere against the mesh (exact for a sphere) */
   double gap = DBL_MAX, dist, q[3], nq[3];
   if (kl_mesh_closest(mesh, c, INFINITY, &dist, q, nq)) gap = dist - m->shape_rbound[a] - m->shape_pad[b];
@@ -730,11 +727,8 @@ static double pair_mesh(const kl_world_model *m, kl_scratch *S, int a, int b, do
     const double *R = S->sR + 9 * a;
     const double ax[3] = {R[2], R[5], R[8]};
     const double ex = m->shape_pad[a] + m->shape_pad[b] + margin;
-    nt = kl_mesh_query_cylinder(mesh, c, ax, m->shape_size[3 * a] + ex, m->shape_size[3 * a + 1] + ex, S->tri, KL_TRI_CAP);
-    if (nt > KL_TRI_CAP) {
-      S->tri_overflow += nt - KL_TRI_CAP;
-      nt = KL_TRI_CAP;
-    }
+    nt = tri_count(S, kl_mesh_query_cylinder(mesh, c, ax, m->shape_size[3 * a] + ex, m->shape_size[3 * a + 1] + ex,
+                                             S->tri, KL_TRI_CAP));
     disc_vs_tris(m, S, a, b, nt, margin);
     return gap;
   }

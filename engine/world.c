@@ -482,7 +482,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
   const size_t parts[] = {
     nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,            /* state */
     nc * sizeof(kl_contact), (size_t)m->nlog_max * sizeof(kl_contact_event),
-    nf * sizeof(kl_feature), KL_TRI_CAP * sizeof(int), ntq * 3 * dbl, ntq * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, nb * 9 * dbl, nb * 9 * dbl,
+    nf * sizeof(kl_feature), KL_TRI_CAP * sizeof(int), ntq * 3 * dbl, ntq * sizeof(int), ns * 3 * dbl, ns * 9 * dbl,
+    nb * 9 * dbl, nb * 9 * dbl,
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
     nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl,
     ns * sizeof(int), nq * sizeof(int), nq * sizeof(int), nq * 3 * dbl, nq * 3 * dbl, nq * dbl, nq * dbl,
@@ -495,7 +496,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
   kl_scratch *S = (kl_scratch *)p;
   p += al16(sizeof(kl_scratch));
   void **dst[] = {(void **)&d->xpos, (void **)&d->xquat, (void **)&d->vel, (void **)&d->angvel, (void **)&d->con,
-                  (void **)&d->log, (void **)&S->feat, (void **)&S->tri, (void **)&S->tri_q, (void **)&S->tri_f, (void **)&S->sx, (void **)&S->sR,
+                  (void **)&d->log, (void **)&S->feat, (void **)&S->tri, (void **)&S->tri_q, (void **)&S->tri_f,
+                  (void **)&S->sx, (void **)&S->sR,
                   (void **)&S->R, (void **)&S->Iinv, (void **)&S->acc, (void **)&S->A, (void **)&S->cs,
                   (void **)&S->s_xpos, (void **)&S->s_xquat, (void **)&S->s_vel, (void **)&S->s_angvel,
                   (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
@@ -507,6 +509,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
     p += al16(parts[i]);
   }
   S->nfeat_max = (int)nf;
+  S->nqc = (int)nq;
+  for (int i = 0, k = 0; i < m->nshape; ++i) S->qc_of[i] = nsph > 0 && m->shape_type[i] == KL_SHAPE_SPHERE ? k++ : -1;
   d->scratch = S;
   kl_world_reset(m, d);
   return d;
@@ -531,10 +535,7 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   S->feat_overflow = S->tri_overflow = 0;
   S->nfeat = S->npre = S->nended = 0;
   S->ended_t = -INFINITY;
-  int hasmesh = 0, nsph = 0;
-  for (int i = 0; i < m->nshape; ++i) hasmesh |= m->shape_type[i] == KL_SHAPE_MESH;
-  for (int i = 0; i < m->nshape; ++i) S->qc_of[i] = hasmesh && m->shape_type[i] == KL_SHAPE_SPHERE ? nsph++ : -1;
-  for (int i = 0; i < nsph * KL_QC_WAYS; ++i) S->qc_mesh[i] = -1;
+  for (int i = 0; i < S->nqc; ++i) S->qc_mesh[i] = -1;
 }
 
 double kl_world_energy(const kl_world_model *m, const kl_world_data *d)

@@ -62,7 +62,8 @@ typedef struct kl_scratch {
    * within qc_r of qc_c, in the tree's order (qc_n of them, -1: more than KL_QC_CAP), reused while the
    * query's ball stays inside that one (collision_ccd.c); qc_p: the last query's centre, qc_u: the
    * running mean of the moves between queries */
-  int *qc_of;            /* (nshape) */
+  int *qc_of;            /* (nshape), set once when the data object is made */
+  int nqc;               /* slots: nsphere x KL_QC_WAYS */
   int *qc_mesh, *qc_n;   /* (nsphere x KL_QC_WAYS) */
   double *qc_c, *qc_p;   /* (nsphere x KL_QC_WAYS x 3) */
   double *qc_r, *qc_u;   /* (nsphere x KL_QC_WAYS) */
