@@ -255,13 +255,22 @@ KL_FN int kl_kv_poly_first_root(kl_kv_poly c, kl_real x0, kl_real v0, kl_real al
   }
   const kl_real lam = w02 - r * r;
   const kl_real hmax = (lam > 0.0) ? 0.25 / sqrt(lam) : KL_HUGE;
-  /* With constant forcing (f1 = c1 = 0) phi tends to phi_inf = al x_inf + g0, x_inf = f0/K, and the
-   * transient obeys |phi - phi_inf| <= M e^{-q t}; if phi_inf > 0 no root exists past
-   * t* = log(M/phi_inf)/q, so a decayed (resting) contact is not scanned to the end of a long step. */
+  /* Under the constant force f0 alone, phi tends to phi_inf = al x_inf + g0, x_inf = f0/K, and the
+   * transient obeys |phi - phi_inf| <= M e^{-q t}. The rest of the force, p(t) = f1 t + ... + f4 t^4,
+   * moves x and x' by its response from rest, the convolution with the impulse response G: with
+   * P = |f1| T + ... + |f4| T^4 >= |p| on [0, T], |x_p| <= P int|G| and |x_p'| <= P int|G'|, where
+   * under-damped (G = e^{-rt} sin(wt)/(m w)) int|G| <= 1/(m w r), int|G'| <= w0/(m w r), and
+   * over-damped (G >= 0, int G = 1/K) int|G'| <= 2/(m (rp - rm)). So phi >= phi_inf - B - M e^{-q t},
+   * B = |al| P int|G| + |be| P int|G'|, and if phi_inf > B no root exists past
+   * t* = log(M/(phi_inf - B))/q: a decayed (resting) contact is not scanned to the end of a long step
+   * (for a Hunt-Crossley contact p is the remainder of its linearisation, near zero at rest). */
   kl_real tscan = T;
-  if (s.f1 == 0.0 && c.f2 == 0.0 && c.f3 == 0.0 && c.f4 == 0.0 && g1 == 0.0 && s.K > 0.0 && r > 0.0 && lam != 0.0) {
+  if (g1 == 0.0 && s.K > 0.0 && r > 0.0 && lam != 0.0) {
     const kl_real xinf = s.f0 / s.K;
-    const kl_real pinf = al * xinf + g0;
+    const kl_real P = T * (fabs(s.f1) + T * (fabs(c.f2) + T * (fabs(c.f3) + T * fabs(c.f4))));
+    const kl_real gx = (lam > 0.0) ? 1.0 / (s.m * sqrt(lam) * r) : 1.0 / s.K;
+    const kl_real gv = (lam > 0.0) ? w0 / (s.m * sqrt(lam) * r) : 1.0 / (s.m * sqrt(-lam)); /* rp - rm = 2 sqrt(-lam) */
+    const kl_real pinf = al * xinf + g0 - P * (fabs(al) * gx + fabs(be) * gv);
     if (pinf > 0.0) {
       const kl_real y0 = x0 - xinf;
       kl_real M, q;

@@ -23,6 +23,7 @@
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_odeiv2.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_roots.h>
 
 #include "kernels/kl_impact.h"
@@ -498,12 +499,100 @@ static void test_kv_first_root(void **state)
          worst_ode);
 }
 
+/*------- contact end under a quartic force: a resting contact is not scanned past its last root -------*/
+
+typedef struct poly_ctx {
+  double m, K, D, f[5];
+} poly_ctx;
+
+static int poly_rhs(double t, const double y[], double f[], void *params)
+{
+  const poly_ctx *c = params;
+  const double F = c->f[0] + t * (c->f[1] + t * (c->f[2] + t * (c->f[3] + t * c->f[4])));
+  f[0] = y[1];
+  f[1] = (F - c->D * y[1] - c->K * y[0]) / c->m;
+  return GSL_SUCCESS;
+}
+
+/* kl_kv_poly_first_root over long intervals (T = 60 natural periods) on contacts near rest under a
+ * quartic force p(t) that may pull them out late, against GSL rk8pd (eps_rel 1e-12) sampled 400 times
+ * per period: both must agree on whether phi reaches 0 in (0, T] and the root must lie in the
+ * integrator's bracket (one grid step, widened by 1e-9 of T for the integrator's error). The finder
+ * stops scanning where a bound on the transient and on p's response (kl_contact_kv.h) proves phi > 0
+ * to the end; cases where p crosses that bound late (roots in the last fifth of T) fail if the bound
+ * leaves p out or understates it. Under- and over-damped; penetration, force and rate-weighted phi. */
+static void test_kv_poly_first_root_late(void **state)
+{
+  (void)state;
+  gsl_set_error_handler_off();
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 4242);
+  int nfound = 0, nlate = 0, nnone = 0;
+  for (int ic = 0; ic < 240; ++ic) {
+    poly_ctx c;
+    c.m = 0.2 + gsl_rng_uniform(rng);
+    c.K = 1e4 * (1.0 + 9.0 * gsl_rng_uniform(rng));
+    const double w0 = sqrt(c.K / c.m), T = 60.0 * 2.0 * KL_PI / w0;
+    const double zeta = ((ic / 3) % 2) ? 1.3 + 2.0 * gsl_rng_uniform(rng) : 0.05 + 0.5 * gsl_rng_uniform(rng);
+    c.D = zeta * 2.0 * sqrt(c.K * c.m);
+    const double xinf = 1e-3;
+    c.f[0] = c.K * xinf;
+    /* p at T: 0 ... 2.2 times the static load against it, mostly in the quartic term */
+    const double pT = -c.f[0] * 2.2 * gsl_rng_uniform(rng);
+    const double share[4] = {0.05 * gsl_rng_uniform(rng), 0.05 * gsl_rng_uniform(rng), 0.1 * gsl_rng_uniform(rng), 0};
+    c.f[1] = share[0] * pT / T;
+    c.f[2] = share[1] * pT / (T * T);
+    c.f[3] = share[2] * pT / (T * T * T);
+    c.f[4] = (1.0 - share[0] - share[1] - share[2]) * pT / (T * T * T * T);
+    /* near rest: a small transient */
+    const double x0 = xinf * (1.0 + 0.2 * (gsl_rng_uniform(rng) - 0.5));
+    double v0 = xinf * w0 * 0.1 * (gsl_rng_uniform(rng) - 0.5);
+    /* phi: the penetration x, the force K x + D x', and a rate-weighted 0.02 K x + D x' (where the
+     * bound on p's effect on x' is most of the bound) */
+    const int rule = ic % 3;
+    const double al = rule == 0 ? 1.0 : rule == 1 ? c.K : 0.02 * c.K, be = rule == 0 ? 0.0 : c.D;
+    if (rule == 2) v0 = fabs(v0); /* phi(0) > 0: every case starts in contact */
+    kl_kv_poly pc = {{c.m, c.K, c.D, c.f[0], c.f[1]}, c.f[2], c.f[3], c.f[4]};
+    double troot;
+    const int found = kl_kv_poly_first_root(pc, x0, v0, al, be, 0.0, 0.0, T, &troot);
+    /* reference */
+    gsl_odeiv2_system sys = {poly_rhs, NULL, 2, &c};
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-3 / w0, 1e-15, 1e-12);
+    const int nscan = 60 * 400;
+    const double dt = T / nscan;
+    double t = 0.0, y[2] = {x0, v0}, ta = -1.0;
+    for (int j = 1; j <= nscan; ++j) {
+      if (gsl_odeiv2_driver_apply(d, &t, j * dt, y) != GSL_SUCCESS) fail_msg("case %d: the integrator failed", ic);
+      if (al * y[0] + be * y[1] <= 0.0) {
+        ta = (j - 1) * dt;
+        break;
+      }
+    }
+    gsl_odeiv2_driver_free(d);
+    const double slack = 1e-9 * T;
+    if (ta < 0.0) {
+      nnone++;
+      if (found) fail_msg("case %d: a root at %.9g T where the integrator sees none", ic, troot / T);
+    } else {
+      nfound++;
+      if (ta > 0.8 * T) nlate++;
+      if (!found) fail_msg("case %d: no root found; the integrator has one in [%.9g, %.9g] T", ic, ta / T, (ta + dt) / T);
+      if (!(troot >= ta - slack && troot <= ta + dt + slack))
+        fail_msg("case %d: root %.12g T outside the integrator's bracket [%.12g, %.12g] T", ic, troot / T, ta / T,
+                 (ta + dt) / T);
+    }
+  }
+  gsl_rng_free(rng);
+  printf("  240 cases: %d with a root (%d in the last fifth of T), %d without\n", nfound, nlate, nnone);
+  assert_true(nlate >= 20 && nnone >= 20); /* both outcomes, and late roots, are exercised */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_kv_step_vs_gsl),        cmocka_unit_test(test_kv_impulse_vs_quadrature),
     cmocka_unit_test(test_kv_regime_continuity),  cmocka_unit_test(test_kv_restitution),
-    cmocka_unit_test(test_kv_first_root),
+    cmocka_unit_test(test_kv_first_root),        cmocka_unit_test(test_kv_poly_first_root_late),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
