@@ -94,11 +94,15 @@ const char *mx_node_reason(int engine);  /* why it cannot run ("" if it can) */
 void mx_node_stop(void);                  /* end the node process, if one was started */
 
 /* Variants of the runners (the v argument) */
-enum { MX_KELVIN_PEN = 0, MX_KELVIN_FORCE = 1, MX_KELVIN_TIGHT = 2 };
+/* kelvin: the paper's rule, the no-tension rule, hc_tol 1e-12; and the Hunt-Crossley tolerance ladder
+ * with chi fixed at its first-impact value (Simbody's model): MX_KELVIN_CHIFIX + k is hc_tol 10^(-k/2) */
+enum { MX_KELVIN_PEN = 0, MX_KELVIN_FORCE = 1, MX_KELVIN_TIGHT = 2, MX_KELVIN_CHIFIX = 100 };
 enum { MX_MUJOCO_KD = 0, MX_MUJOCO_KD_RK4 = 1, MX_MUJOCO_KD_IMPLICIT = 2, MX_MUJOCO_DEFAULT = 3 };
 enum { MX_ODE_ERPCFM = 0, MX_ODE_BOUNCE = 1 };
 enum { MX_BULLET_KD = 0, MX_BULLET_RESTITUTION = 1, MX_BULLET_RESTITUTION_0 = 2 };
-enum { MX_SIMBODY_RK_FIXED = 0, MX_SIMBODY_RKM_1E6 = 1, MX_SIMBODY_RKM_1E9 = 2 };
+/* Simbody: fixed-step RKM; error-controlled RKM at accuracy 1e-6 and 1e-9; and the Hunt-Crossley
+ * accuracy ladders: MX_SIMBODY_RKM + k is RKM at accuracy 10^(-k/2), MX_SIMBODY_ADAMS + k CPodes Adams */
+enum { MX_SIMBODY_RK_FIXED = 0, MX_SIMBODY_RKM_1E6 = 1, MX_SIMBODY_RKM_1E9 = 2, MX_SIMBODY_RKM = 100, MX_SIMBODY_ADAMS = 200 };
 enum { MX_DART_RESTITUTION = 0, MX_DART_RESTITUTION_DARTCD = 1 };
 enum { MX_SICONOS_MOREAU = 0, MX_SICONOS_EVENT = 1 };
 /* node peers: engine in the high byte, configuration in the low byte */

@@ -14,6 +14,7 @@
  * each flight's apex is higher than v_out^2 / 2g by it (3e-14 m at the default onset_tol = 1e-12 m;
  * 3.1e-11 m at the earlier 1e-9 m): the "3-D tight" configuration sets hc_tol = 1e-12 to show what a
  * tighter Hunt-Crossley control costs. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,9 +38,9 @@ static kl_world_model *ball_world(const mx_case *c, int v, mx_trace *tr)
   m->n = c->n;
   m->law = c->law;
   m->rule = (v == MX_KELVIN_FORCE) ? KL_SEP_FORCE : KL_SEP_PENETRATION;
-  if (v == MX_KELVIN_TIGHT) { /* tolerances of the engine's model, not its defaults */
-    m->hc_tol = 1e-12; /* Hunt-Crossley step control (default 1e-8) */
-  }
+  /* the Hunt-Crossley step control's tolerance (default 1e-8) */
+  if (v == MX_KELVIN_TIGHT) m->hc_tol = 1e-12;
+  if (v > MX_KELVIN_CHIFIX) m->hc_tol = pow(10.0, -0.5 * (double)(v - MX_KELVIN_CHIFIX));
   kl_body_def b;
   kl_world_default_body(&b);
   b.type = KL_BODY_STATIC;
@@ -62,7 +63,10 @@ static kl_world_model *ball_world(const mx_case *c, int v, mx_trace *tr)
   s.size[0] = c->R;
   kl_world_add_shape(m, ball, &s);
   /* the pair's material given explicitly: K, cr, D from cr (paper eq. 10), frictionless */
-  kl_world_add_pair(m, plane, ball, c->K, c->cr, 0.0, 0.0);
+  const int pair = kl_world_add_pair(m, plane, ball, c->K, c->cr, 0.0, 0.0);
+  /* Simbody's model: chi from the damping law at the first impact's speed, for every impact */
+  if (v > MX_KELVIN_CHIFIX && c->model == MX_HC)
+    kl_world_pair_chi(m, pair, kl_hc_chi(c->law, c->cr, sqrt(2.0 * c->g * c->z0)));
   char msg[200];
   if (plane != 0 || ball != 1 || kl_world_compile(m, msg, (int)sizeof msg) != KELVIN_OK) {
     snprintf(tr->err, sizeof tr->err, "kelvin: %.180s", plane != 0 || ball != 1 ? "could not add the bodies" : msg);
