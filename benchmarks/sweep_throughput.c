@@ -4,7 +4,7 @@
  * medians over repeats (a 20 ms pause after each OpenMP run: its idle workers spin-wait for a while
  * and would take cores from the next path); OpenCL / OpenMP and each path's ratio to serial; the arithmetic rate reached
  * against the machine's peak; and the same three paths per model (Kelvin-Voigt, Hunt-Crossley,
- * Emden-Fowler) at P = 1e5. Prints Markdown tables.
+ * Emden-Fowler) at the largest P up to 1e6, with each model's own flop count. Prints Markdown tables.
  *
  * Scenarios: the mix of the built-in `kelvin sweep`: the 8 model/law/rule variants in equal shares
  * (kv x 2 rules, hc x 5 laws, ef), m = 1 kg, K = 1e9, n = 1.5 (hc, ef), cr uniform in [0.05, 1],
@@ -271,15 +271,30 @@ int main(int argc, char **argv)
     kl_impact_batch_destroy(b);
   }
 
-  /* by model: where the time goes, and each model's OpenCL / OpenMP ratio */
-  const long Pm = maxp < 100000 ? maxp : 100000;
-  printf("\nBy model, P = %ld scenarios of each (same random cr and v0 ranges), medians of %d repeats:\n\n", Pm,
-         reps_small);
-  printf("| model | OpenCL [scen/s] | OpenMP [scen/s] | serial [scen/s] | OpenCL / OpenMP | OpenMP / serial |\n");
-  printf("|---|---:|---:|---:|---:|---:|\n");
+  /* by model: where the time goes, each model's OpenCL / OpenMP ratio, and its own flop rate (its
+   * scenarios' flops counted apart) */
+  const long Pm = maxp < 1000000 ? maxp : 1000000;
+  const int reps_m = Pm >= 1000000 ? reps_large : reps_small;
+  printf("\nBy model, P = %ld scenarios of each (same random cr and v0 ranges), medians of %d repeats; flops per "
+         "scenario counted over 20000 of the model's own scenarios:\n\n",
+         Pm, reps_m);
+  printf("| model | flops per scenario | OpenCL [scen/s] | OpenMP [scen/s] | serial [scen/s] | OpenCL / OpenMP | "
+         "OpenMP / serial | best GFLOP/s | of peak |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   const char *mname[3] = {"Kelvin-Voigt (2 separation rules)", "Hunt-Crossley (5 damping laws)", "Emden-Fowler"};
   const int vlo[3] = {0, 2, 7}, vhi[3] = {2, 7, 8};
   for (int mi = 0; mi < 3; ++mi) {
+    kl_flop_scenario *fm = malloc(NCOUNT * sizeof *fm);
+    if (!fm) return 1;
+    rng = 777u + (uint64_t)mi;
+    for (int i = 0; i < NCOUNT; ++i) {
+      const kl_impact_in in = scenario_of(vlo[mi] + i % (vhi[mi] - vlo[mi]));
+      fm[i] = (kl_flop_scenario){in.m, in.K, in.n, in.cr, in.v0, in.fe, in.model, in.law, in.rule};
+    }
+    double am, tm;
+    kl_flop_count(fm, NCOUNT, &am, &tm);
+    free(fm);
+    const double flops_m = am + TRANSC_FLOPS * tm;
     kl_impact_batch *b = NULL;
     if (kl_impact_batch_create((size_t)Pm, 0, &b) != KELVIN_OK) return 1;
     rng = 0x9E3779B97F4A7C15u + (uint64_t)mi;
@@ -287,14 +302,20 @@ int main(int argc, char **argv)
       kl_impact_batch_set(b, (size_t)p, scenario_of(vlo[mi] + (int)(p % (vhi[mi] - vlo[mi]))));
     const int on[NPATH] = {have_cl, 1, 1};
     double rate[NPATH];
-    if (measure(h, b, reps_small, on, rate) != 0) return 1;
-    char c0[32] = "-", rco[32] = "-";
+    if (measure(h, b, reps_m, on, rate) != 0) return 1;
+    char c0[32] = "-", rco[32] = "-", fl[32] = "-", gfs[32] = "-", pk[32] = "-";
     if (have_cl) {
       snprintf(c0, sizeof c0, "%.3g", rate[PATH_CL]);
       snprintf(rco, sizeof rco, "%.2f", rate[PATH_CL] / rate[PATH_OMP]);
     }
-    printf("| %s | %s | %.3g | %.3g | %s | %.2f |\n", mname[mi], c0, rate[PATH_OMP], rate[PATH_SERIAL], rco,
-           rate[PATH_OMP] / rate[PATH_SERIAL]);
+    if (flops_m > 0) {
+      const double best = (have_cl && rate[PATH_CL] > rate[PATH_OMP]) ? rate[PATH_CL] : rate[PATH_OMP];
+      snprintf(fl, sizeof fl, "%.0f", flops_m);
+      snprintf(gfs, sizeof gfs, "%.2f", best * flops_m * 1e-9);
+      snprintf(pk, sizeof pk, "%.2f %%", 100.0 * best * flops_m * 1e-9 / peak);
+    }
+    printf("| %s | %s | %s | %.3g | %.3g | %s | %.2f | %s | %s |\n", mname[mi], fl, c0, rate[PATH_OMP],
+           rate[PATH_SERIAL], rco, rate[PATH_OMP] / rate[PATH_SERIAL], gfs, pk);
     fflush(stdout);
     kl_impact_batch_destroy(b);
   }
