@@ -11,6 +11,7 @@
 
 /* Host progress granularity of the OpenMP twin: rows per progress call. */
 #define OMP_BLOCK ((size_t)1 << 16)
+#define KL_BATCH_ALIGN ((size_t)4096) /* each table of a batch starts on a page */
 
 //------- batch object -------
 
@@ -21,19 +22,30 @@ static size_t table_bytes(size_t rows, size_t P, size_t elem)
   return rows * P * elem;
 }
 
+/* n rounded up to a whole number of pages (0 on overflow) */
+static size_t page_round(size_t n) { return n > SIZE_MAX - (KL_BATCH_ALIGN - 1) ? 0 : (n + KL_BATCH_ALIGN - 1) / KL_BATCH_ALIGN * KL_BATCH_ALIGN; }
+
+/* One allocation: the header, then each table on a page boundary of its own, so that an OpenCL CPU
+ * device can use the tables in place (CL_MEM_USE_HOST_PTR, run_cl_inplace). */
 kelvin_status kl_impact_batch_create(size_t P, int M, kl_impact_batch **out)
 {
   *out = NULL;
   if (P == 0 || M < 0) return KELVIN_ERR_ARG;
-  const size_t head = (sizeof(kl_impact_batch) + 63) / 64 * 64;
-  const size_t nx = table_bytes(KL_NIN, P, sizeof(double)), ny = table_bytes(KL_NOUT, P, sizeof(double));
-  const size_t ns = M ? table_bytes((size_t)KL_NSMP * (size_t)M, P, sizeof(double)) : 0;
-  const size_t nix = table_bytes(KL_NIIN, P, sizeof(int)), nst = table_bytes(1, P, sizeof(int));
+  const size_t head = page_round(sizeof(kl_impact_batch));
+  const size_t nx = page_round(table_bytes(KL_NIN, P, sizeof(double)));
+  const size_t ny = page_round(table_bytes(KL_NOUT, P, sizeof(double)));
+  const size_t ns = M ? page_round(table_bytes((size_t)KL_NSMP * (size_t)M, P, sizeof(double))) : 0;
+  const size_t nix = page_round(table_bytes(KL_NIIN, P, sizeof(int))), nst = page_round(table_bytes(1, P, sizeof(int)));
   if (!nx || !ny || (M && !ns) || !nix || !nst) return KELVIN_ERR_ARG;
-  const size_t total = head + nx + ny + ns + nix + nst;
-  if (total < nx + ny + ns) return KELVIN_ERR_ARG;
-  char *buf = calloc(1, total);
+  const size_t part[6] = {head, nx, ny, ns, nix, nst};
+  size_t total = 0;
+  for (int i = 0; i < 6; ++i) {
+    if (part[i] > SIZE_MAX - total) return KELVIN_ERR_ARG;
+    total += part[i];
+  }
+  char *buf = aligned_alloc(KL_BATCH_ALIGN, total); /* total is a multiple of the alignment */
   if (!buf) return KELVIN_ERR_NOMEM;
+  memset(buf, 0, total);
   kl_impact_batch *b = (kl_impact_batch *)buf;
   char *p = buf + head; /* doubles first: every table starts 8-byte aligned */
   b->P = P;
@@ -200,8 +212,68 @@ static void restage(void *table, void *stage, size_t elem, size_t rows, size_t P
   }
 }
 
+/* On a CPU device, a batch that goes in one launch and is all of one model: the kernel works on the
+ * batch's own tables (CL_MEM_USE_HOST_PTR over page-aligned tables, which pocl uses in place), so no
+ * input or result is copied; the results are made visible to the host by mapping them. */
+static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+{
+  kelvin_status st = KELVIN_OK;
+  cl_int err = CL_SUCCESS;
+  const size_t P = b->P, M = (size_t)b->M, wgs = (size_t)h->wgs;
+  const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, out = CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR;
+  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
+  KL_CL(h, (dx = clCreateBuffer(h->ctx, in, KL_NIN * P * sizeof(double), b->x, &err), err));
+  KL_CL(h, (dix = clCreateBuffer(h->ctx, in, KL_NIIN * P * sizeof(int), b->ix, &err), err));
+  KL_CL(h, (dy = clCreateBuffer(h->ctx, out, KL_NOUT * P * sizeof(double), b->y, &err), err));
+  KL_CL(h, (dst = clCreateBuffer(h->ctx, out, P * sizeof(int), b->status, &err), err));
+  if (M)
+    KL_CL(h, (dsmp = clCreateBuffer(h->ctx, out, KL_NSMP * M * P * sizeof(double), b->smp, &err), err));
+  else /* a kernel argument must be a valid buffer even when M = 0: one element */
+    KL_CL(h, (dsmp = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, sizeof(double), NULL, &err), err));
+  const cl_int iP = (cl_int)P, iM = (cl_int)M;
+  const size_t global = (P + wgs - 1) / wgs * wgs;
+  KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
+  KL_CL(h, clSetKernelArg(h->k_impact, 1, sizeof iM, &iM));
+  KL_CL(h, clSetKernelArg(h->k_impact, 2, sizeof dx, &dx));
+  KL_CL(h, clSetKernelArg(h->k_impact, 3, sizeof dix, &dix));
+  KL_CL(h, clSetKernelArg(h->k_impact, 4, sizeof dy, &dy));
+  KL_CL(h, clSetKernelArg(h->k_impact, 5, sizeof dst, &dst));
+  KL_CL(h, clSetKernelArg(h->k_impact, 6, sizeof dsmp, &dsmp));
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
+  /* map and unmap each result table: after this the host copy holds what the kernel wrote */
+  cl_mem res[3] = {dy, dst, M ? dsmp : NULL};
+  const size_t bytes[3] = {KL_NOUT * P * sizeof(double), P * sizeof(int), KL_NSMP * M * P * sizeof(double)};
+  for (int i = 0; i < 3; ++i) {
+    if (!res[i]) continue;
+    void *ptr = clEnqueueMapBuffer(h->q, res[i], CL_TRUE, CL_MAP_READ, 0, bytes[i], 0, NULL, NULL, &err);
+    KL_CL(h, err);
+    KL_CL(h, clEnqueueUnmapMemObject(h->q, res[i], ptr, 0, NULL, NULL));
+  }
+  KL_CL(h, clFinish(h->q));
+  if (progress) progress(ctx, P, P);
+cleanup:
+  if (st != KELVIN_OK && h->q) clFinish(h->q);
+  if (dsmp) clReleaseMemObject(dsmp);
+  if (dst) clReleaseMemObject(dst);
+  if (dy) clReleaseMemObject(dy);
+  if (dix) clReleaseMemObject(dix);
+  if (dx) clReleaseMemObject(dx);
+  return st;
+}
+
+/* 1 if every scenario of the batch is of one model group (Hunt-Crossley, Kelvin-Voigt, the rest) */
+static int one_model(const kl_impact_batch *b)
+{
+  const int *model = b->ix + (size_t)KL_IIN_MODEL * b->P;
+  const int g0 = model[0] == KL_MODEL_HC ? 0 : model[0] == KL_MODEL_KV ? 1 : 2;
+  for (size_t i = 1; i < b->P; ++i)
+    if ((model[i] == KL_MODEL_HC ? 0 : model[i] == KL_MODEL_KV ? 1 : 2) != g0) return 0;
+  return 1;
+}
+
 /* The OpenCL path: chunks of at most `chunk` rows through device buffers sized for one chunk; a chunk that
- * mixes models goes through a staging copy grouped by model (group_by_model). */
+ * mixes models goes through a staging copy grouped by model (group_by_model). A batch of one model that
+ * fits one launch on a CPU device runs in place (run_cl_inplace). */
 static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
 {
   kelvin_status st = KELVIN_OK;
@@ -215,6 +287,8 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
     return kl_host_fail(h, KELVIN_ERR_ARG, "%d samples per scenario do not fit in the memory of '%s'; use fewer",
                         b->M, kl_host_device(h)->name);
   const size_t wgs = (size_t)h->wgs;
+  if ((kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) && P <= chunk && P <= (size_t)INT_MAX - wgs && one_model(b))
+    return run_cl_inplace(h, b, progress, ctx);
   if (chunk > P) chunk = (P + wgs - 1) / wgs * wgs; /* buffers no larger than the batch needs */
   KL_CL(h, (dx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIN * chunk * sizeof(double), NULL, &err), err));
   KL_CL(h, (dix = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIIN * chunk * sizeof(int), NULL, &err), err));

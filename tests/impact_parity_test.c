@@ -229,6 +229,46 @@ static void test_chunks_and_samples(void **state)
   kl_impact_batch_destroy(many);
 }
 
+/* Batches of one model each (Hunt-Crossley, Kelvin-Voigt, Emden-Fowler), with samples: on a CPU device
+ * these run in place (host/impact_batch.c, run_cl_inplace: the kernel on the batch's own tables), and
+ * must give the numbers of the copying path (the same batch through a host with chunks smaller than
+ * it, bit for bit: same device code) and of the serial loop (within TOL). */
+static void test_one_model_in_place(void **state)
+{
+  (void)state;
+  const size_t P = 3001;
+  const int M = 5;
+  kl_host *small = NULL;
+  assert_int_equal(kl_host_create(&small), KELVIN_OK);
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.chunk = 1000;
+  assert_int_equal(kl_host_open(small, &o), KELVIN_OK);
+  const int models[3] = {KL_MODEL_HC, KL_MODEL_KV, KL_MODEL_EF};
+  for (int mi = 0; mi < 3; ++mi) {
+    kl_impact_batch *ser = NULL;
+    assert_int_equal(kl_impact_batch_create(P, M, &ser), KELVIN_OK);
+    rng_state = 4000 + (uint64_t)mi;
+    for (size_t p = 0; p < P;) {
+      const kl_impact_in in = scenario();
+      if (in.model == models[mi]) kl_impact_batch_set(ser, p++, in);
+    }
+    kl_impact_batch *inpl = clone_inputs(ser), *copied = clone_inputs(ser);
+    kl_impact_run_serial(ser, 0, P);
+    assert_int_equal(kl_impact_run(host, inpl, NULL, NULL), KELVIN_OK);
+    assert_int_equal(kl_impact_run(small, copied, NULL, NULL), KELVIN_OK);
+    assert_memory_equal(inpl->y, copied->y, KL_NOUT * P * sizeof(double));
+    assert_memory_equal(inpl->status, copied->status, P * sizeof(int));
+    assert_memory_equal(inpl->smp, copied->smp, (size_t)KL_NSMP * (size_t)M * P * sizeof(double));
+    compare(ser, inpl, "one model in place vs serial");
+    compare_samples(ser, inpl);
+    kl_impact_batch_destroy(ser);
+    kl_impact_batch_destroy(inpl);
+    kl_impact_batch_destroy(copied);
+  }
+  kl_host_destroy(small);
+}
+
 static int nprog; /* progress calls seen */
 /* Progress callback: counts calls and checks done <= total. */
 static void progress(void *ctx, size_t done, size_t total)
@@ -281,6 +321,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_parity),
     cmocka_unit_test(test_chunks_and_samples),
+    cmocka_unit_test(test_one_model_in_place),
     cmocka_unit_test(test_twin_via_handle),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
