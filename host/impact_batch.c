@@ -212,6 +212,21 @@ static void restage(void *table, void *stage, size_t elem, size_t rows, size_t P
   }
 }
 
+/* The impact kernel's arguments after the row count: the samples per scenario and the five buffers. */
+static kelvin_status set_buffers(kl_host *h, size_t M, cl_mem dx, cl_mem dix, cl_mem dy, cl_mem dst, cl_mem dsmp)
+{
+  kelvin_status st = KELVIN_OK;
+  const cl_int iM = (cl_int)M;
+  KL_CL(h, clSetKernelArg(h->k_impact, 1, sizeof iM, &iM));
+  KL_CL(h, clSetKernelArg(h->k_impact, 2, sizeof dx, &dx));
+  KL_CL(h, clSetKernelArg(h->k_impact, 3, sizeof dix, &dix));
+  KL_CL(h, clSetKernelArg(h->k_impact, 4, sizeof dy, &dy));
+  KL_CL(h, clSetKernelArg(h->k_impact, 5, sizeof dst, &dst));
+  KL_CL(h, clSetKernelArg(h->k_impact, 6, sizeof dsmp, &dsmp));
+cleanup:
+  return st;
+}
+
 /* On a CPU device, a batch that goes in one launch and is all of one model: the kernel works on the
  * batch's own tables (CL_MEM_USE_HOST_PTR over page-aligned tables, which pocl uses in place), so no
  * input or result is copied; the results are made visible to the host by mapping them. */
@@ -230,15 +245,10 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, kl_progress_
     KL_CL(h, (dsmp = clCreateBuffer(h->ctx, out, KL_NSMP * M * P * sizeof(double), b->smp, &err), err));
   else /* a kernel argument must be a valid buffer even when M = 0: one element */
     KL_CL(h, (dsmp = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, sizeof(double), NULL, &err), err));
-  const cl_int iP = (cl_int)P, iM = (cl_int)M;
+  const cl_int iP = (cl_int)P;
   const size_t global = (P + wgs - 1) / wgs * wgs;
   KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
-  KL_CL(h, clSetKernelArg(h->k_impact, 1, sizeof iM, &iM));
-  KL_CL(h, clSetKernelArg(h->k_impact, 2, sizeof dx, &dx));
-  KL_CL(h, clSetKernelArg(h->k_impact, 3, sizeof dix, &dix));
-  KL_CL(h, clSetKernelArg(h->k_impact, 4, sizeof dy, &dy));
-  KL_CL(h, clSetKernelArg(h->k_impact, 5, sizeof dst, &dst));
-  KL_CL(h, clSetKernelArg(h->k_impact, 6, sizeof dsmp, &dsmp));
+  if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
   /* map and unmap each result table: after this the host copy holds what the kernel wrote */
   cl_mem res[3] = {dy, dst, M ? dsmp : NULL};
@@ -298,13 +308,7 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
   KL_CL(h, (dsmp = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, (M ? KL_NSMP * M * chunk : 1) * sizeof(double), NULL,
                                   &err),
             err));
-  const cl_int iM = (cl_int)M;
-  KL_CL(h, clSetKernelArg(h->k_impact, 1, sizeof iM, &iM));
-  KL_CL(h, clSetKernelArg(h->k_impact, 2, sizeof dx, &dx));
-  KL_CL(h, clSetKernelArg(h->k_impact, 3, sizeof dix, &dix));
-  KL_CL(h, clSetKernelArg(h->k_impact, 4, sizeof dy, &dy));
-  KL_CL(h, clSetKernelArg(h->k_impact, 5, sizeof dst, &dst));
-  KL_CL(h, clSetKernelArg(h->k_impact, 6, sizeof dsmp, &dsmp));
+  if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   for (size_t start = 0; start < P; start += chunk) {
     const size_t cnt = (P - start < chunk) ? P - start : chunk;
     const cl_int iP = (cl_int)cnt;

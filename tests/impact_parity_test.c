@@ -107,6 +107,18 @@ static kl_impact_batch *clone_inputs(const kl_impact_batch *b)
   return c;
 }
 
+/* A host on the default device whose launches take at most `chunk` scenarios. */
+static kl_host *open_chunked(size_t chunk)
+{
+  kl_host *h = NULL;
+  assert_int_equal(kl_host_create(&h), KELVIN_OK);
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.chunk = chunk;
+  assert_int_equal(kl_host_open(h, &o), KELVIN_OK);
+  return h;
+}
+
 /* |a - b| <= TOL max(|a|, |b|, scale); NaN never passes. */
 static int close_to(double a, double b, double scale)
 {
@@ -202,12 +214,7 @@ static void test_chunks_and_samples(void **state)
   kl_impact_batch *one = clone_inputs(ser), *many = clone_inputs(ser);
   kl_impact_run_serial(ser, 0, P);
   assert_int_equal(kl_impact_run(host, one, NULL, NULL), KELVIN_OK);
-  kl_host *small = NULL;
-  assert_int_equal(kl_host_create(&small), KELVIN_OK);
-  kl_host_opts o;
-  kl_host_opts_default(&o);
-  o.chunk = 1000;
-  assert_int_equal(kl_host_open(small, &o), KELVIN_OK);
+  kl_host *small = open_chunked(1000);
   assert_true(kl_impact_chunk(small, M) < 1000);
   assert_int_equal(kl_impact_run(small, many, NULL, NULL), KELVIN_OK);
   /* same device code on the same device: bit for bit */
@@ -238,12 +245,7 @@ static void test_one_model_in_place(void **state)
   (void)state;
   const size_t P = 3001;
   const int M = 5;
-  kl_host *small = NULL;
-  assert_int_equal(kl_host_create(&small), KELVIN_OK);
-  kl_host_opts o;
-  kl_host_opts_default(&o);
-  o.chunk = 1000;
-  assert_int_equal(kl_host_open(small, &o), KELVIN_OK);
+  kl_host *small = open_chunked(1000);
   const int models[3] = {KL_MODEL_HC, KL_MODEL_KV, KL_MODEL_EF};
   for (int mi = 0; mi < 3; ++mi) {
     kl_impact_batch *ser = NULL;
