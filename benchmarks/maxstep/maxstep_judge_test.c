@@ -131,6 +131,11 @@ static void test_pass(void **st)
     assert_int_equal(v.stable, 1);
     assert_int_equal(v.intact, 1);
     assert_true(v.napex >= (e ? 10 : 9)); /* cr = 1: 10 s / 0.903 s per flight; cr = 0.8: apexes above 1 cm */
+    /* 1 ms samples see every flight: all the reference's apexes above 1 cm before the end, counted here */
+    int expect = 0;
+    for (int k = 0; k < r.n; ++k) expect += r.apex[k] > MX_APEX_MIN && r.tapex[k] < 10.0 - 1e-9;
+    assert_int_equal(v.nexpect, expect);
+    assert_int_equal(v.napex, expect);
     assert_true(v.apex_err < 1e-12);       /* exact parabolas: the apex is recovered to rounding (~1e-15) */
     assert_true(v.edrift < 1e-12);
   }
@@ -340,8 +345,9 @@ static void test_long_step(void **st)
   const synth s = follow(&r, 0.0);
   mx_verdict v;
   mx_check(&c, &r, sample(&B, &s, 1.024, 10.24), &v);
-  printf("# 1024 ms: %s, %d apexes\n", v.why, v.napex);
+  printf("# 1024 ms: %s, %d of %d apexes\n", v.why, v.napex, v.nexpect);
   assert_int_equal(v.stable, 1);
+  assert_true(v.napex < v.nexpect); /* what criterion (d) of the table refuses: apexes unseen */
 }
 
 int main(void)

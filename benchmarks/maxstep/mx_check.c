@@ -138,6 +138,8 @@ void mx_check(const mx_case *c, const mx_ref *r, const mx_trace *tr, mx_verdict 
    * the small shifts in timing every engine has) -- a ball that rests or lost a bounce fails here,
    * even at output steps too long to see its apexes */
   long i0 = 0;
+  for (int k = 0; k < r->n; ++k)
+    if (r->apex[k] > MX_APEX_MIN && r->tapex[k] < tlast) v->nexpect++;
   for (int k = 0; k < r->n; ++k) {
     if (r->apex[k] <= MX_APEX_MIN) continue;
     const double q = 0.5 * sqrt(2.0 * r->apex[k] / g); /* a quarter of the flight time */

@@ -42,6 +42,8 @@ typedef struct mx_verdict {
   int intact;          /* 1 if finite and no tunnelling (the weaker reading: "did not blow up") */
   char why[96];        /* "ok" or the first failed test, in words */
   int napex;           /* apexes detected from the samples and checked (expected height > 1 cm) */
+  int nexpect;         /* the reference's apexes above 1 cm before the last sample: napex = nexpect when
+                          the samples saw every one of them */
   double apex_err;     /* max relative apex error against the exact sequence (samples); 0 if none seen */
   double apex_err_log; /* kelvin: the same from the exit speeds in its contact log; -1 otherwise */
   double edrift;       /* energy drift, relative to the initial energy */
