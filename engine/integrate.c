@@ -68,13 +68,11 @@ static void point_vel(const kl_world_model *m, const kl_world_data *d, int b, co
  * of mass. Velocity terms (centripetal, gyroscopic) are left out on purpose: the gap between two
  * surfaces does not follow the material point (a spinning ball's gap follows its centre only), and
  * each sub-step restarts the contact from the exact geometry anyway. */
-static void point_acc(const kl_world_model *m, const kl_world_data *d, int b, double a[3])
+static void point_acc(const kl_world_model *m, const kl_scratch *S, int b, double a[3])
 {
   v3_zero(a);
   if (m->body_type[b] != KL_BODY_DYNAMIC) return;
-  double f[3], fd[3];
-  ext_force(m, d, b, d->t, f, fd);
-  v3_addscl(a, f, 1.0 / m->body_mass[b]);
+  v3_addscl(a, S->fext + 6 * b, 1.0 / m->body_mass[b]); /* the sub-step start's (ext_force) */
 }
 
 /* velocity change of body b's point p per unit impulse J applied at q (sign s: +1 on body[0]) */
@@ -451,8 +449,9 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
     }
     const double *A = S->acc + 12 * b;
     const double im = 1.0 / m->body_mass[b];
-    double f[3], fd[3];
-    ext_force(m, d, b, t0, f, fd);
+    double f[3], fd[3]; /* at the start, from which every step of the sub-step is taken */
+    v3_copy(f, S->fext + 6 * b);
+    v3_copy(fd, S->fext + 6 * b + 3);
     double xn[3], vn[3], snap[3] = {0, 0, 0};
     if (m->body_holder[b] && h > 0) {
       /* the holder's force to second order: its second derivative from the body's acceleration over
@@ -547,8 +546,8 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
   for (int b = 0; b < m->nbody; ++b) {
     S->abound[b] = 0;
     if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
-    double f[3], fd[3];
-    ext_force(m, d, b, d->t, f, fd);
+    double *f = S->fext + 6 * b;
+    ext_force(m, d, b, d->t, f, f + 3);
     S->abound[b] = v3_norm(f) / m->body_mass[b];
   }
   kl_collide_pose(m, d, S);
@@ -601,8 +600,8 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
     kl_contact *c = &d->con[i];
     kl_csys *cs = &S->cs[i];
     double aa[3], ab[3], da[3];
-    point_acc(m, d, c->body[0], aa);
-    point_acc(m, d, c->body[1], ab);
+    point_acc(m, S, c->body[0], aa);
+    point_acc(m, S, c->body[1], ab);
     v3_sub(da, aa, ab);
     double ae = -v3_dot(c->normal, da);
     for (int j = 0; j < nc; ++j)
@@ -692,10 +691,19 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
   }
   /* 3. step; 4. a missed onset inside it is located and the step cut there */
   save_state(m, d, S);
-  do_step(m, d, S, t0, h, 0);
+  /* the step is nearly always taken whole: it is recorded at once, and its records undone if an onset
+   * inside it cuts it (the motion does not depend on the recording) */
+  const size_t nb3 = (size_t)m->nbody * 3;
+  memcpy(S->rec_con, d->con, (size_t)nc * sizeof(kl_contact));
+  memcpy(S->rec_imp, d->con_imp, nb3 * sizeof(double));
+  memcpy(S->rec_imp + nb3, d->hold_imp, nb3 * sizeof(double));
+  do_step(m, d, S, t0, h, 1);
   double worst = missed_onset(m, d, S, margin);
   double hacc = h;
   if (worst > m->onset_tol) {
+    memcpy(d->con, S->rec_con, (size_t)nc * sizeof(kl_contact));
+    memcpy(d->con_imp, S->rec_imp, nb3 * sizeof(double));
+    memcpy(d->hold_imp, S->rec_imp + nb3, nb3 * sizeof(double));
     double lo = 0, flo = -0.5 * m->onset_tol, hi = h, fhi = worst - 0.5 * m->onset_tol;
     int side = 0;
     for (int it = 0; it < 80; ++it) {
@@ -722,8 +730,8 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
       if (hi - lo <= 1e-13 * (1.0 + fabs(t0))) break;
     }
     hacc = hi;
+    do_step(m, d, S, t0, hacc, 1);
   }
-  do_step(m, d, S, t0, hacc, 1);
   d->nsub++;
   if (hacc == t_out - t0) d->t = t_out; /* land on the output instant exactly */
   /* contacts whose located end is this step's end */

@@ -80,7 +80,9 @@ int kl_world_add_body(kl_world_model *m, const kl_body_def *b)
   if (m->ntraj + nk > m->cap_traj) {
     int cap = m->cap_traj ? m->cap_traj : 64;
     while (cap < m->ntraj + nk) cap *= 2;
-    if (GROW(m->traj_t, 1) || GROW(m->traj_pos, 3) || GROW(m->traj_vel, 3) || GROW(m->traj_quat, 4)) return -1;
+    if (GROW(m->traj_t, 1) || GROW(m->traj_pos, 3) || GROW(m->traj_vel, 3) || GROW(m->traj_quat, 4) ||
+        GROW(m->traj_th, 3))
+      return -1;
     m->cap_traj = cap;
   }
   const int i = m->nbody++;
@@ -192,7 +194,7 @@ void kl_world_free(kl_world_model *m)
                   (void *)m->shape_mesh, m->shape_hull_adr, m->shape_hull_num, m->hull_vert, m->pair_body,
                   m->pair_K, m->pair_cr, m->pair_D, m->pair_mu, m->pair_chi, m->body_anchor_quat, m->body_holder_Kr,
                   m->body_holder_Dr, m->body_traj_adr, m->body_traj_n, m->body_traj_linear, m->traj_t, m->traj_pos, m->traj_vel,
-                  m->traj_quat};
+                  m->traj_quat, m->traj_th};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) free(ptrs[i]);
   free(m);
 }
@@ -328,6 +330,22 @@ kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap)
         /* the shorter way round from the previous knot */
         if (k > 0 && v3_dot(m->traj_quat + 4 * j + 1, m->traj_quat + 4 * j - 3) + m->traj_quat[4 * j] * m->traj_quat[4 * j - 4] < 0)
           for (int a = 0; a < 4; ++a) m->traj_quat[4 * j + a] = -m->traj_quat[4 * j + a];
+      }
+      /* each interval's rotation vector (world): q_hi = exp(th / 2) q_lo, |th| <= pi */
+      for (int k = 0; k < nk; ++k) {
+        const int j = a0 + k;
+        double *th = m->traj_th + 3 * j;
+        v3_zero(th);
+        if (k == nk - 1) continue;
+        const double *q0 = m->traj_quat + 4 * j, *q1 = q0 + 4;
+        const double i0[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
+        double r[4];
+        q_mul(r, q1, i0); /* q1 = r q0 */
+        if (r[0] < 0)
+          for (int a = 0; a < 4; ++a) r[a] = -r[a];
+        const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+        const double f = vn > 1e-12 ? 2.0 * atan2(vn, r[0]) / vn : 2.0 / r[0];
+        th[0] = f * r[1], th[1] = f * r[2], th[2] = f * r[3];
       }
       /* knot velocities: the derivative of the parabola through three knots (one-sided at the ends) */
       for (int k = 0; k < nk; ++k) {
@@ -487,7 +505,7 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
     nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl,
     ns * sizeof(int), nq * sizeof(int), nq * sizeof(int), nq * 3 * dbl, nq * 3 * dbl, nq * dbl, nq * dbl,
-    nq * KL_QC_CAP * sizeof(int)};
+    nq * KL_QC_CAP * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, ns * ns * dbl, nc * sizeof(kl_contact), nb * 6 * dbl, nb * 6 * dbl};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) sz += al16(parts[i]);
   char *buf = calloc(1, sz);
   if (!buf) return NULL;
@@ -502,7 +520,8 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
                   (void **)&S->s_xpos, (void **)&S->s_xquat, (void **)&S->s_vel, (void **)&S->s_angvel,
                   (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
                   (void **)&d->con_imp, (void **)&S->qc_of, (void **)&S->qc_mesh, (void **)&S->qc_n, (void **)&S->qc_c,
-                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri};
+                  (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri, (void **)&S->lc_sx,
+                  (void **)&S->lc_sR, (void **)&S->lc_gap, (void **)&S->rec_con, (void **)&S->rec_imp, (void **)&S->fext};
   _Static_assert(sizeof parts / sizeof parts[0] == sizeof dst / sizeof dst[0], "a pointer for every part");
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
     *dst[i] = p;
@@ -536,6 +555,7 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   S->nfeat = S->npre = S->nended = 0;
   S->ended_t = -INFINITY;
   for (int i = 0; i < S->nqc; ++i) S->qc_mesh[i] = -1;
+  S->lc_valid = 0;
 }
 
 double kl_world_energy(const kl_world_model *m, const kl_world_data *d)
@@ -645,15 +665,7 @@ static void anchor_full(const kl_world_model *m, int b, double t, double pos[3],
         jk[i] = (12 * p0 + 6 * m0 - 12 * p1 + 6 * m1) / (dt * dt * dt);
       }
       /* slerp: q = exp(u theta / 2) q_lo, theta the world rotation vector from q_lo to q_hi */
-      const double *q0 = Q + 4 * lo, *q1 = Q + 4 * hi;
-      const double i0[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
-      double r[4], th[3];
-      q_mul(r, q1, i0); /* q1 = r q0 */
-      if (r[0] < 0)
-        for (int k = 0; k < 4; ++k) r[k] = -r[k];
-      const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-      const double f = vn > 1e-12 ? 2.0 * atan2(vn, r[0]) / vn : 2.0 / r[0];
-      th[0] = f * r[1], th[1] = f * r[2], th[2] = f * r[3];
+      const double *q0 = Q + 4 * lo, *th = m->traj_th + 3 * (a0 + lo);
       memcpy(q, q0, sizeof q);
       double tu[3];
       v3_scl(tu, th, u);

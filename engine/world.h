@@ -177,6 +177,8 @@ typedef struct kl_world_model {
   int *body_traj_linear;   /* (nbody) 1: straight lines between knots, 0: C1 cubic Hermite */
   int ntraj, cap_traj;
   double *traj_t, *traj_pos, *traj_vel, *traj_quat; /* (ntraj), (ntraj x 3), (ntraj x 3), (ntraj x 4) */
+  double *traj_th;         /* (ntraj x 3) world rotation vector from each knot's orientation to the next's
+                              (set by kl_world_compile; the last knot's is zero) */
   /* shapes */
   int nshape;
   int *shape_body;         /* (nshape) */

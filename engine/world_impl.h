@@ -68,6 +68,20 @@ typedef struct kl_scratch {
   double *qc_c, *qc_p;   /* (nsphere x KL_QC_WAYS x 3) */
   double *qc_r, *qc_u;   /* (nsphere x KL_QC_WAYS) */
   int *qc_tri;           /* (nsphere x KL_QC_WAYS x KL_QC_CAP) */
+  /* the last narrow phase (kl_collide): the shapes' poses it saw, its margin, each pair's gap and the
+   * overflow it counted; a call at the very same poses and margin (the next sub-step's start after an
+   * accepted step: the state the onset check saw) takes its features as they are */
+  double *lc_sx, *lc_sR;  /* (nshape x 3), (nshape x 9) */
+  double *lc_gap;         /* (nshape x nshape) gap of pair (a, b) at a * nshape + b */
+  double lc_margin;
+  int lc_valid, lc_nfeat;
+  long lc_tri_over, lc_feat_over;
+  /* each body's external force and its rate at the sub-step's start (integrate.c: nbody x 6), used by
+   * every step tried from that start */
+  double *fext;
+  /* a sub-step's contact records before its step (integrate.c: restored when an onset cuts the step) */
+  kl_contact *rec_con;    /* (ncon_max) */
+  double *rec_imp;        /* (nbody x 6): con_imp, hold_imp */
 } kl_scratch;
 
 /* world pose of every shape from the body state into S->sx, S->sR */
