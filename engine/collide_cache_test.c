@@ -237,9 +237,86 @@ static void test_cache_overflow(void **state)
   kl_mesh_free(mesh);
 }
 
+/* body b of data `kept` at position x, orientation q: its narrow phase at margin against a fresh data
+ * object's, to the bit (features, count and conservative-advancement time); returns the count */
+static int pose_as_fresh(kl_world_model *m, kl_world_data *kept, int b, const double x[3], const double q[4],
+                         double margin)
+{
+  kl_world_data *fresh = kl_world_data_create(m);
+  kl_world_data *dd[2] = {kept, fresh};
+  int n[2];
+  double h[2];
+  const double abound[2] = {0, 9.81};
+  for (int k = 0; k < 2; ++k) {
+    memcpy(dd[k]->xpos + 3 * b, x, 3 * sizeof(double));
+    memcpy(dd[k]->xquat + 4 * b, q, 4 * sizeof(double));
+    kl_collide_pose(m, dd[k], dd[k]->scratch);
+    h[k] = INFINITY;
+    n[k] = kl_collide(m, dd[k], dd[k]->scratch, margin, 5e-13, abound, &h[k]);
+  }
+  assert_int_equal(n[0], n[1]);
+  assert_true(h[0] == h[1]);
+  const kl_scratch *S1 = kept->scratch, *S2 = fresh->scratch;
+  for (int f = 0; f < n[0]; ++f) {
+    assert_int_equal(S1->feat[f].key, S2->feat[f].key);
+    assert_true(S1->feat[f].depth == S2->feat[f].depth);
+    for (int k = 0; k < 3; ++k) assert_true(S1->feat[f].pos[k] == S2->feat[f].pos[k]);
+  }
+  kl_world_data_free(fresh);
+  return n[0];
+}
+
+/* the narrow phase is taken again as it was only at the very same poses and margin (kl_collide keeps
+ * the last one's features for the next sub-step's start): a box on a flat mesh, tilted so that its
+ * corners on one side press 2 um in and those on the other stand 0.5 um clear (counted at a margin of
+ * 1e-6, not at 1e-7); the same pose twice, a turn that moves no centre, a move, a new margin: each
+ * call must give what a fresh data object gives */
+static void test_same_pose_again(void **state)
+{
+  (void)state;
+  kl_mesh *mesh = grid(20, -0.05, -0.05, 0.1, 0.0, flat);
+  kl_world_model *m = kl_world_create();
+  kl_body_def bd;
+  kl_shape_def sd;
+  kl_world_default_body(&bd);
+  bd.type = KL_BODY_STATIC;
+  const int part = kl_world_add_body(m, &bd);
+  kl_world_default_shape(&sd);
+  sd.type = KL_SHAPE_MESH;
+  sd.mesh = mesh;
+  kl_world_add_shape(m, part, &sd);
+  kl_world_default_body(&bd);
+  bd.vel[2] = -0.01;
+  const int box = kl_world_add_body(m, &bd);
+  kl_world_default_shape(&sd);
+  sd.type = KL_SHAPE_BOX;
+  sd.size[0] = 0.01, sd.size[1] = 0.01, sd.size[2] = 0.005;
+  kl_world_add_shape(m, box, &sd);
+  char msg[256];
+  assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  kl_world_data *kept = kl_world_data_create(m);
+  const double hx = 0.01, hz = 0.005, sa = 1.25e-4, ca = sqrt(1 - sa * sa); /* 2 hx sin(a) = 2.5 um */
+  const double ha = 0.5 * asin(sa);
+  const double q0[4] = {cos(ha), 0, sin(ha), 0};
+  const double x0[3] = {0.001, 0.002, hx * sa + hz * ca - 2e-6};
+  const int n1 = pose_as_fresh(m, kept, box, x0, q0, 1e-6);
+  assert_true(n1 >= 4); /* the four corners: two pressing, two within the margin */
+  assert_int_equal(pose_as_fresh(m, kept, box, x0, q0, 1e-6), n1); /* again */
+  const int n2 = pose_as_fresh(m, kept, box, x0, q0, 1e-7);         /* a narrower margin */
+  assert_true(n2 < n1);
+  const double q1[4] = {cos(1.5 * ha), 0, sin(1.5 * ha), 0};          /* turned, no centre moved */
+  pose_as_fresh(m, kept, box, x0, q1, 1e-7);
+  pose_as_fresh(m, kept, box, x0, q1, 1e-7);
+  const double x1[3] = {x0[0], x0[1], x0[2] - 1e-6};                  /* moved down a micron */
+  pose_as_fresh(m, kept, box, x1, q1, 1e-7);
+  kl_world_data_free(kept);
+  kl_world_free(m);
+  kl_mesh_free(mesh);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_is_exact), cmocka_unit_test(test_cache_edge),
-                                     cmocka_unit_test(test_cache_overflow)};
+                                     cmocka_unit_test(test_cache_overflow), cmocka_unit_test(test_same_pose_again)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -618,6 +618,19 @@ static int engine_first(const char *name)
 /* the internal peak-force error where exposed, else the sampled one (criterion (c)) */
 static double fpeak_best_err(const mx_verdict *v) { return v->fpeak_int_err >= 0 ? v->fpeak_int_err : v->fpeak_err; }
 
+/* whether stable run r meets accuracy criterion a of the accuracy-cost tables (maxstep.c, below):
+ * 0 (a) apex and sampled peak force within acc, 1 (b) apex, 2 (c) apex and internal peak force,
+ * 3 (d) every apex above 1 cm seen and within acc_tight; kelvin's chi-fixed runs count for (d) only */
+static int meets(int a, const result *r, int fixed, double acc, double acc_tight)
+{
+  if (!r->v.stable || r->skipped || !(r->v.napex > 0 && r->v.apex_err <= acc)) return 0;
+  if (fixed && a != 3) return 0;
+  if (a == 0) return r->v.fpeak_err <= acc;
+  if (a == 2) return fpeak_best_err(&r->v) <= acc;
+  if (a == 3) return r->v.napex >= r->v.nexpect && r->v.apex_err <= acc_tight;
+  return 1;
+}
+
 //------------------------------------------------------------------------------------------------------
 
 /* run every ladder, then write the tables and the figure */
@@ -777,18 +790,13 @@ int main(int argc, char **argv)
     for (int j = 0; j < nres; ++j) {
       const config *cf = &cfgs[res[j].cfg];
       const result *r = &res[j];
-      if (!r->v.stable || r->skipped) continue;
-      if (!(r->v.napex > 0 && r->v.apex_err <= acc)) continue;
-      /* kelvin's runs of Simbody's model (chi fixed) are their own entry, for (d) only */
+      /* kelvin's runs of Simbody's model (chi fixed) are their own entry, for (d) only; (d) wants every
+       * apex above 1 cm seen in the samples (a coarse output step sees a few, which ones depending on
+       * the step) */
       const int fixed = is_chifix(&variants[cf->var]);
       const int e = fixed ? kfix : engine_first(variants[cf->var].engine);
       for (int a = 0; a < NCRIT; ++a) {
-        if (fixed && a != CRIT_D) continue;
-        if (a == CRIT_A && !(r->v.fpeak_err <= acc)) continue;
-        if (a == CRIT_C && !(fpeak_best_err(&r->v) <= acc)) continue;
-        /* (d): every apex above 1 cm seen in the samples (a coarse output step sees a few, and which
-         * ones depends on the step) and all of them within 1e-8 */
-        if (a == CRIT_D && !(r->v.napex >= r->v.nexpect && r->v.apex_err <= acc_tight)) continue;
+        if (!meets(a, r, fixed, acc, acc_tight)) continue;
         int *c = &cheapest[a][cf->group][e];
         if (*c < 0 || r->cost < res[*c].cost) *c = j;
       }
@@ -802,6 +810,24 @@ int main(int argc, char **argv)
           remeasure(&o, &cfgs[res[j].cfg], &b, &res[j]);
           timed += res[j].nrep > 1;
         }
+    if (timed) continue;
+    /* the winners are medians: every run of the same entry meeting the same criterion whose single
+     * timing is within 1.25x of the winner's is re-timed too (an unlucky single timing cannot lose) */
+    for (int j = 0; j < nres; ++j) {
+      const config *cf = &cfgs[res[j].cfg];
+      result *r = &res[j];
+      if (r->nrep > 1) continue;
+      const int fixed = is_chifix(&variants[cf->var]);
+      const int e = fixed ? kfix : engine_first(variants[cf->var].engine);
+      for (int a = 0; a < NCRIT && r->nrep <= 1; ++a) {
+        if (!meets(a, r, fixed, acc, acc_tight)) continue;
+        const int w = cheapest[a][cf->group][e];
+        if (w >= 0 && r->cost <= 1.25 * res[w].cost) {
+          remeasure(&o, &cfgs[r->cfg], &b, r);
+          timed += r->nrep > 1;
+        }
+      }
+    }
     if (!timed) break;
   }
   /* the WebAssembly penalty: MuJoCo 3 under node against MuJoCo 2.2.2 native, the same model and
