@@ -319,8 +319,9 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
 //------------------------------------------------------------------------------------------------------
 // 2-3. the step
 
-/* one step of length h from the saved start state (S->s_*) into d, with the contact systems S->cs */
-static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, double t0, double h, int record)
+/* one step of length h from the saved start state (S->s_*) into d, with the contact systems S->cs; what
+ * record_step needs of it is kept in S (each contact's end state and impulses, each holder's snap) */
+static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, double t0, double h)
 {
   const int nb = m->nbody;
   memcpy(d->xpos, S->s_xpos, (size_t)nb * 3 * sizeof(double));
@@ -332,7 +333,6 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
   for (int i = 0; i < d->ncon; ++i) {
     kl_contact *c = &d->con[i];
     const kl_csys *cs = &S->cs[i];
-    const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
     const kl_kv_out o = contact_step(m, cs, h);
     /* impulse and first moment of the contact force from the 1-D momentum balance (paper eq. 5):
      * the external force alone, whatever the (linearised) contact law inside */
@@ -391,51 +391,11 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
       v3_cross(L, r, Gtot);
       v3_addscl(A + 9, L, sg);
     }
-    if (record) {
-      const double x1 = o.x, v1 = o.v;
-      c->favg = h > 0 ? J / h : 0.0;
-      v3_scl(c->ftan, Jt, h > 0 ? 1.0 / h : 0.0);
-      /* extrema inside the step: maximum penetration where d' = 0, peak force where dF/dt = 0 */
-      double tr;
-      c->dmax = fmax(c->dmax, fmax(cs->d0, x1));
-      c->fpeak = fmax(c->fpeak, fmax(law_force(m, c, cs->d0, cs->v0), law_force(m, c, x1, v1)));
-      if (m->model == KL_MODEL_KV) {
-        if (cs->v0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr)) {
-          const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
-          c->dmax = fmax(c->dmax, e.x);
-        }
-        /* peak force: dF/dt = K d' + D d'' = 0 (as in ball.c) */
-        const double al = -c->D * cs->K / cs->m, be = c->K - c->D * cs->D / cs->m, g0 = c->D * cs->fe / cs->m;
-        if (al * cs->d0 + be * cs->v0 + g0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, al, be, g0, 0.0, h, &tr)) {
-          const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
-          c->fpeak = fmax(c->fpeak, law_force(m, c, e.x, e.v));
-        }
-      } else {
-        double Fp, xp;
-        if (cs->v0 > 0 && v1 <= 0 && kl_kv_poly_first_root(cs->dense, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr))
-          c->dmax = fmax(c->dmax, kl_kv_poly_step(cs->dense, cs->d0, cs->v0, tr).x);
-        if (kl_xrb_hc_peak(cs->dense, cs->d0, cs->v0, h, x1, v1, c->K, m->n, c->chi, &Fp, &xp))
-          c->fpeak = fmax(c->fpeak, Fp);
-      }
-      c->depth = x1 + c->dstart;
-      c->rate = v1;
-      c->force = law_force(m, c, x1, v1);
-    }
+    S->cs[i].ox = o.x;
+    S->cs[i].ov = o.v;
+    S->cs[i].J = J;
+    v3_copy(S->cs[i].Jt, Jt);
   }
-  /* on a recorded step, the impulse accumulators: the contacts' on each body (world); the holders' are
-   * added with the bodies' motion below */
-  if (record)
-    for (int i = 0; i < d->ncon; ++i) {
-      const kl_contact *c = &d->con[i];
-      for (int k = 0; k < 2; ++k) {
-        const int b = c->body[k];
-        if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
-        double *ci = d->con_imp + 3 * b;
-        const double sg = k == 0 ? h : -h;
-        v3_addscl(ci, c->normal, sg * c->favg);
-        v3_addscl(ci, c->ftan, sg);
-      }
-    }
   /* bodies: exact ballistic translation + contact terms; semi-implicit Euler rotation (paper eq. 14) */
   for (int b = 0; b < nb; ++b) {
     double *x = d->xpos + 3 * b, *v = d->vel + 3 * b, *w = d->angvel + 3 * b, *q = d->xquat + 4 * b;
@@ -452,7 +412,8 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
     double f[3], fd[3]; /* at the start, from which every step of the sub-step is taken */
     v3_copy(f, S->fext + 6 * b);
     v3_copy(fd, S->fext + 6 * b + 3);
-    double xn[3], vn[3], snap[3] = {0, 0, 0};
+    double xn[3], vn[3], *snap = S->snap + 3 * b;
+    v3_zero(snap);
     if (m->body_holder[b] && h > 0) {
       /* the holder's force to second order: its second derivative from the body's acceleration over
        * the step (external force and the contacts' mean force) and jerk */
@@ -462,15 +423,6 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
         jb[a] = fd[a] * im;
       }
       kl_world_holder_snap(m, b, t0, ab, jb, snap);
-      if (record) { /* the holder's impulse over the step, anchor-frame components */
-        double aq[4], Ra[9], imp[3], loc[3];
-        kl_world_anchor(m, b, t0, NULL, NULL, NULL, aq, NULL);
-        q_to_m3(Ra, aq);
-        for (int a = 0; a < 3; ++a)
-          imp[a] = (f[a] - m->gravity[a] * m->body_mass[b]) * h + 0.5 * fd[a] * h * h + snap[a] * h * h * h / 6.0;
-        m3_mulvT(loc, Ra, imp);
-        v3_add(d->hold_imp + 3 * b, d->hold_imp + 3 * b, loc);
-      }
     }
     for (int a = 0; a < 3; ++a) {
       const double acc = f[a] * im, jerk = fd[a] * im, sn = snap[a] * im;
@@ -500,6 +452,69 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
     m3_mulv(w, Iinv1, L);
   }
   d->t = t0 + h;
+}
+
+/* the records of the step of length h that do_step last took (the accepted one): each contact's mean
+ * force, friction, maximum penetration and peak force located inside the step, end state; the
+ * contacts' and holders' impulse accumulators */
+static void record_step(const kl_world_model *m, kl_world_data *d, const kl_scratch *S, double t0, double h)
+{
+  for (int i = 0; i < d->ncon; ++i) {
+    kl_contact *c = &d->con[i];
+    const kl_csys *cs = &S->cs[i];
+    const kl_kv_sys sys = {cs->m, cs->K, cs->D, cs->fe, 0.0};
+    const double x1 = cs->ox, v1 = cs->ov;
+    c->favg = h > 0 ? cs->J / h : 0.0;
+    v3_scl(c->ftan, cs->Jt, h > 0 ? 1.0 / h : 0.0);
+    /* extrema inside the step: maximum penetration where d' = 0, peak force where dF/dt = 0 */
+    double tr;
+    c->dmax = fmax(c->dmax, fmax(cs->d0, x1));
+    c->fpeak = fmax(c->fpeak, fmax(law_force(m, c, cs->d0, cs->v0), law_force(m, c, x1, v1)));
+    if (m->model == KL_MODEL_KV) {
+      if (cs->v0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr)) {
+        const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
+        c->dmax = fmax(c->dmax, e.x);
+      }
+      /* peak force: dF/dt = K d' + D d'' = 0 (as in ball.c) */
+      const double al = -c->D * cs->K / cs->m, be = c->K - c->D * cs->D / cs->m, g0 = c->D * cs->fe / cs->m;
+      if (al * cs->d0 + be * cs->v0 + g0 > 0 && kl_kv_first_root(sys, cs->d0, cs->v0, al, be, g0, 0.0, h, &tr)) {
+        const kl_kv_out e = kl_kv_step(sys, cs->d0, cs->v0, tr);
+        c->fpeak = fmax(c->fpeak, law_force(m, c, e.x, e.v));
+      }
+    } else {
+      double Fp, xp;
+      if (cs->v0 > 0 && v1 <= 0 && kl_kv_poly_first_root(cs->dense, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr))
+        c->dmax = fmax(c->dmax, kl_kv_poly_step(cs->dense, cs->d0, cs->v0, tr).x);
+      if (kl_xrb_hc_peak(cs->dense, cs->d0, cs->v0, h, x1, v1, c->K, m->n, c->chi, &Fp, &xp))
+        c->fpeak = fmax(c->fpeak, Fp);
+    }
+    c->depth = x1 + c->dstart;
+    c->rate = v1;
+    c->force = law_force(m, c, x1, v1);
+  }
+  for (int i = 0; i < d->ncon; ++i) {
+    const kl_contact *c = &d->con[i];
+    for (int k = 0; k < 2; ++k) {
+      const int b = c->body[k];
+      if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
+      double *ci = d->con_imp + 3 * b;
+      const double sg = k == 0 ? h : -h;
+      v3_addscl(ci, c->normal, sg * c->favg);
+      v3_addscl(ci, c->ftan, sg);
+    }
+  }
+  /* the holders' impulse over the step, anchor-frame components */
+  for (int b = 0; b < m->nbody; ++b) {
+    if (m->body_type[b] != KL_BODY_DYNAMIC || !m->body_holder[b] || !(h > 0)) continue;
+    const double *f = S->fext + 6 * b, *fd = f + 3, *snap = S->snap + 3 * b;
+    double aq[4], Ra[9], imp[3], loc[3];
+    kl_world_anchor(m, b, t0, NULL, NULL, NULL, aq, NULL);
+    q_to_m3(Ra, aq);
+    for (int a = 0; a < 3; ++a)
+      imp[a] = (f[a] - m->gravity[a] * m->body_mass[b]) * h + 0.5 * fd[a] * h * h + snap[a] * h * h * h / 6.0;
+    m3_mulvT(loc, Ra, imp);
+    v3_add(d->hold_imp + 3 * b, d->hold_imp + 3 * b, loc);
+  }
 }
 
 /* save the start state for repeated do_step calls */
@@ -691,25 +706,16 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
   }
   /* 3. step; 4. a missed onset inside it is located and the step cut there */
   save_state(m, d, S);
-  /* the step is nearly always taken whole: it is recorded at once, and its records undone if an onset
-   * inside it cuts it (the motion does not depend on the recording) */
-  const size_t nb3 = (size_t)m->nbody * 3;
-  memcpy(S->rec_con, d->con, (size_t)nc * sizeof(kl_contact));
-  memcpy(S->rec_imp, d->con_imp, nb3 * sizeof(double));
-  memcpy(S->rec_imp + nb3, d->hold_imp, nb3 * sizeof(double));
-  do_step(m, d, S, t0, h, 1);
+  do_step(m, d, S, t0, h);
   double worst = missed_onset(m, d, S, margin);
   double hacc = h;
   if (worst > m->onset_tol) {
-    memcpy(d->con, S->rec_con, (size_t)nc * sizeof(kl_contact));
-    memcpy(d->con_imp, S->rec_imp, nb3 * sizeof(double));
-    memcpy(d->hold_imp, S->rec_imp + nb3, nb3 * sizeof(double));
     double lo = 0, flo = -0.5 * m->onset_tol, hi = h, fhi = worst - 0.5 * m->onset_tol;
     int side = 0;
     for (int it = 0; it < 80; ++it) {
       double c = (lo * fhi - hi * flo) / (fhi - flo);
       if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
-      do_step(m, d, S, t0, c, 0);
+      do_step(m, d, S, t0, c);
       const double w = missed_onset(m, d, S, margin);
       const double fc = (w == -INFINITY ? -margin : w) - 0.5 * m->onset_tol;
       if (w > 0 && w <= m->onset_tol) {
@@ -730,8 +736,10 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
       if (hi - lo <= 1e-13 * (1.0 + fabs(t0))) break;
     }
     hacc = hi;
-    do_step(m, d, S, t0, hacc, 1);
+    do_step(m, d, S, t0, hacc);
+    d->ncut++;
   }
+  record_step(m, d, S, t0, hacc); /* the step taken: do_step's last */
   d->nsub++;
   if (hacc == t_out - t0) d->t = t_out; /* land on the output instant exactly */
   /* contacts whose located end is this step's end */

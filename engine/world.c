@@ -505,7 +505,7 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
     nb * 12 * dbl, nc * nc * dbl, nc * sizeof(kl_csys), nb * 3 * dbl, nb * 4 * dbl, nb * 3 * dbl, nb * 3 * dbl,
     nf * sizeof(kl_feature), nc * sizeof(kl_feature), nb * dbl, nf * sizeof(int), nb * 3 * dbl, nb * 3 * dbl,
     ns * sizeof(int), nq * sizeof(int), nq * sizeof(int), nq * 3 * dbl, nq * 3 * dbl, nq * dbl, nq * dbl,
-    nq * KL_QC_CAP * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, ns * ns * dbl, nc * sizeof(kl_contact), nb * 6 * dbl, nb * 6 * dbl};
+    nq * KL_QC_CAP * sizeof(int), ns * 3 * dbl, ns * 9 * dbl, ns * ns * dbl, nb * 6 * dbl, nb * 3 * dbl};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) sz += al16(parts[i]);
   char *buf = calloc(1, sz);
   if (!buf) return NULL;
@@ -521,7 +521,7 @@ kl_world_data *kl_world_data_create(const kl_world_model *m)
                   (void **)&S->pre, (void **)&S->ended, (void **)&S->abound, (void **)&S->fused, (void **)&d->hold_imp,
                   (void **)&d->con_imp, (void **)&S->qc_of, (void **)&S->qc_mesh, (void **)&S->qc_n, (void **)&S->qc_c,
                   (void **)&S->qc_p, (void **)&S->qc_r, (void **)&S->qc_u, (void **)&S->qc_tri, (void **)&S->lc_sx,
-                  (void **)&S->lc_sR, (void **)&S->lc_gap, (void **)&S->rec_con, (void **)&S->rec_imp, (void **)&S->fext};
+                  (void **)&S->lc_sR, (void **)&S->lc_gap, (void **)&S->fext, (void **)&S->snap};
   _Static_assert(sizeof parts / sizeof parts[0] == sizeof dst / sizeof dst[0], "a pointer for every part");
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
     *dst[i] = p;
@@ -545,7 +545,7 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   memcpy(d->vel, m->body_vel, (size_t)m->nbody * 3 * sizeof(double));
   memcpy(d->angvel, m->body_angvel, (size_t)m->nbody * 3 * sizeof(double));
   d->ncon = 0;
-  d->nsub = d->nonset = d->nend = d->ncon_overflow = d->nlog_overflow = 0;
+  d->nsub = d->nonset = d->nend = d->ncut = d->ncon_overflow = d->nlog_overflow = 0;
   d->nlog = 0;
   d->warn_nonfinite = 0;
   memset(d->hold_imp, 0, (size_t)m->nbody * 3 * sizeof(double));

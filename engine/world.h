@@ -242,6 +242,7 @@ typedef struct kl_world_data {
   /* derived and statistics */
   long nsub;        /* sub-steps */
   long nonset, nend;/* located onsets and ends */
+  long ncut;        /* sub-steps cut at an onset found inside them (taken again at the cut) */
   long ncon_overflow;
   int nlog;
   long nlog_overflow;

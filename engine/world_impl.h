@@ -31,6 +31,8 @@ typedef struct kl_csys {
   double fe_ext;        /* external force alone */
   kl_kv_poly dense;     /* Hunt-Crossley: the step's dense output (kernels/kl_xrb.h), valid on [0, hdense] */
   double hdense;
+  double ox, ov;        /* the last step taken (do_step): penetration and rate at its end, */
+  double J, Jt[3];      /* normal impulse and friction impulse (world) */
 } kl_csys;
 
 /* Scratch of a data object; carved from its single allocation */
@@ -79,9 +81,7 @@ typedef struct kl_scratch {
   /* each body's external force and its rate at the sub-step's start (integrate.c: nbody x 6), used by
    * every step tried from that start */
   double *fext;
-  /* a sub-step's contact records before its step (integrate.c: restored when an onset cuts the step) */
-  kl_contact *rec_con;    /* (ncon_max) */
-  double *rec_imp;        /* (nbody x 6): con_imp, hold_imp */
+  double *snap;           /* (nbody x 3) the holder force's second derivative in the last step taken */
 } kl_scratch;
 
 /* world pose of every shape from the body state into S->sx, S->sR */
