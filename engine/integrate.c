@@ -422,7 +422,7 @@ static void do_step(const kl_world_model *m, kl_world_data *d, kl_scratch *S, do
         ab[a] = (f[a] + A[a] / h) * im;
         jb[a] = fd[a] * im;
       }
-      kl_world_holder_snap(m, b, t0, ab, jb, snap);
+      kl_world_holder_snap(m, d, b, t0, ab, jb, snap);
     }
     for (int a = 0; a < 3; ++a) {
       const double acc = f[a] * im, jerk = fd[a] * im, sn = snap[a] * im;
@@ -508,7 +508,7 @@ static void record_step(const kl_world_model *m, kl_world_data *d, const kl_scra
     if (m->body_type[b] != KL_BODY_DYNAMIC || !m->body_holder[b] || !(h > 0)) continue;
     const double *f = S->fext + 6 * b, *fd = f + 3, *snap = S->snap + 3 * b;
     double aq[4], Ra[9], imp[3], loc[3];
-    kl_world_anchor(m, b, t0, NULL, NULL, NULL, aq, NULL);
+    kl_world_anchor_at(m, d, b, t0, NULL, NULL, NULL, NULL, aq, NULL);
     q_to_m3(Ra, aq);
     for (int a = 0; a < 3; ++a)
       imp[a] = (f[a] - m->gravity[a] * m->body_mass[b]) * h + 0.5 * fd[a] * h * h + snap[a] * h * h * h / 6.0;

@@ -556,6 +556,7 @@ void kl_world_reset(const kl_world_model *m, kl_world_data *d)
   S->ended_t = -INFINITY;
   for (int i = 0; i < S->nqc; ++i) S->qc_mesh[i] = -1;
   S->lc_valid = 0;
+  S->anc_b = -1;
 }
 
 double kl_world_energy(const kl_world_model *m, const kl_world_data *d)
@@ -687,13 +688,31 @@ void kl_world_anchor(const kl_world_model *m, int b, double t, double pos[3], do
   anchor_full(m, b, t, pos, vel, acc, NULL, quat, angvel);
 }
 
-void kl_world_holder_snap(const kl_world_model *m, int b, double t, const double abody[3], const double jbody[3],
-                          double s[3])
+void kl_world_anchor_at(const kl_world_model *m, const kl_world_data *d, int b, double t, double pos[3], double vel[3],
+                        double acc[3], double jerk[3], double quat[4], double angvel[3])
+{
+  kl_scratch *S = d->scratch;
+  double *a = S->anc;
+  if (S->anc_b != b || S->anc_t != t) {
+    anchor_full(m, b, t, a, a + 3, a + 6, a + 9, a + 12, a + 16);
+    S->anc_b = b;
+    S->anc_t = t;
+  }
+  if (pos) v3_copy(pos, a);
+  if (vel) v3_copy(vel, a + 3);
+  if (acc) v3_copy(acc, a + 6);
+  if (jerk) v3_copy(jerk, a + 9);
+  if (quat) memcpy(quat, a + 12, 4 * sizeof(double));
+  if (angvel) v3_copy(angvel, a + 16);
+}
+
+void kl_world_holder_snap(const kl_world_model *m, const kl_world_data *d, int b, double t, const double abody[3],
+                          const double jbody[3], double s[3])
 {
   v3_zero(s);
   if (!m->body_holder[b]) return;
   double aa[3], ja[3], aq[4], R[9], da[3], dj[3], la[3], lj[3], l[3];
-  anchor_full(m, b, t, NULL, NULL, aa, ja, aq, NULL);
+  kl_world_anchor_at(m, d, b, t, NULL, NULL, aa, ja, aq, NULL);
   q_to_m3(R, aq);
   v3_sub(da, aa, abody);
   v3_sub(dj, ja, jbody);
@@ -709,7 +728,7 @@ void kl_world_holder(const kl_world_model *m, const kl_world_data *d, int b, dou
   double F[3] = {0, 0, 0}, Fd[3] = {0, 0, 0}, T[3] = {0, 0, 0};
   if (m->body_holder[b]) {
     double ap[3], av[3], aa[3], aq[4], aw[3], R[9], rel[3], relv[3], e[3], ev[3], ea[3], lf[3], lfd[3];
-    kl_world_anchor(m, b, t, ap, av, aa, aq, aw);
+    kl_world_anchor_at(m, d, b, t, ap, av, aa, NULL, aq, aw);
     q_to_m3(R, aq);
     const double *x = d->xpos + 3 * b, *v = d->vel + 3 * b;
     v3_sub(rel, ap, x);
@@ -770,7 +789,7 @@ int kl_world_holder_rot_step(const kl_world_model *m, const kl_world_data *d, in
   const double *Kr = m->body_holder_Kr + 3 * b, *Dr = m->body_holder_Dr + 3 * b;
   if (!(Kr[0] > 0 || Kr[1] > 0 || Kr[2] > 0 || Dr[0] > 0 || Dr[1] > 0 || Dr[2] > 0)) return 0;
   double aq[4], aw[3], R[9], thl[3], th[3], Kw[9], Dw[9], M[9], rhs[3], Mi[9];
-  kl_world_anchor(m, b, t, NULL, NULL, NULL, aq, aw);
+  kl_world_anchor_at(m, d, b, t, NULL, NULL, NULL, NULL, aq, aw);
   q_to_m3(R, aq);
   kl_holder_rotvec(aq, d->xquat + 4 * b, thl);
   m3_mulv(th, R, thl); /* world components */

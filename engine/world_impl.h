@@ -82,6 +82,10 @@ typedef struct kl_scratch {
    * every step tried from that start */
   double *fext;
   double *snap;           /* (nbody x 3) the holder force's second derivative in the last step taken */
+  /* the last anchor evaluated for the integrator (kl_world_anchor_at): body (-1: none), time, and its
+   * position, velocity, acceleration, jerk, orientation and angular velocity */
+  int anc_b;
+  double anc_t, anc[19];
 } kl_scratch;
 
 /* world pose of every shape from the body state into S->sx, S->sR */
@@ -107,8 +111,14 @@ int kl_world_holder_rot_step(const kl_world_model *m, const kl_world_data *d, in
 
 /* d^2/dt^2 of the holder's force on body b at t (world) for the body's acceleration abody and jerk
  * jbody: K (a_anchor - abody) + D (jerk_anchor - jbody) along the anchor-frame axes */
-void kl_world_holder_snap(const kl_world_model *m, int b, double t, const double abody[3], const double jbody[3],
-                          double s[3]);
+void kl_world_holder_snap(const kl_world_model *m, const kl_world_data *d, int b, double t, const double abody[3],
+                          const double jbody[3], double s[3]);
+
+/* kl_world_anchor (and the jerk) through data d's one-entry memo: a sub-step asks for its start's
+ * anchor several times (holder force, snap, rotational step, impulse record); the same body and time
+ * give the same values without evaluating the trajectory again */
+void kl_world_anchor_at(const kl_world_model *m, const kl_world_data *d, int b, double t, double pos[3], double vel[3],
+                        double acc[3], double jerk[3], double quat[4], double angvel[3]);
 
 /* support point of shape s in world direction dir (padding included): for tests and hull checks */
 void kl_shape_support(const kl_world_model *m, const kl_scratch *S, int s, const double dir[3], double out[3]);
