@@ -270,7 +270,9 @@ KL_FN int kl_kv_poly_first_root(kl_kv_poly c, kl_real x0, kl_real v0, kl_real al
     const kl_real P = T * (fabs(s.f1) + T * (fabs(c.f2) + T * (fabs(c.f3) + T * fabs(c.f4))));
     const kl_real gx = (lam > 0.0) ? 1.0 / (s.m * sqrt(lam) * r) : 1.0 / s.K;
     const kl_real gv = (lam > 0.0) ? w0 / (s.m * sqrt(lam) * r) : 1.0 / (s.m * sqrt(-lam)); /* rp - rm = 2 sqrt(-lam) */
-    const kl_real pinf = al * xinf + g0 - P * (fabs(al) * gx + fabs(be) * gv);
+    /* (a term with a zero weight is zero: an infinite gx or gv must not make it 0 * inf) */
+    const kl_real wsum = (al != 0.0 ? fabs(al) * gx : 0.0) + (be != 0.0 ? fabs(be) * gv : 0.0);
+    const kl_real pinf = al * xinf + g0 - (P > 0.0 ? P * wsum : 0.0);
     if (pinf > 0.0) {
       const kl_real y0 = x0 - xinf;
       kl_real M, q;
