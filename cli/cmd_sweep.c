@@ -90,15 +90,20 @@ static int write_samples(const kl_cli_common *c, const kl_impact_batch *b)
   return kl_out_commit(&o);
 }
 
-static const kl_impact_batch *sort_b; /* the batch by_variant sorts rows of */
+/* a row of the figure with its sort keys (the comparator needs no state beside it) */
+typedef struct {
+  int var;
+  double v0, cr;
+  size_t p;
+} fig_row;
+
 /* Row order for the figure: by variant, then v0, then cr. */
 static int by_variant(const void *a, const void *b)
 {
-  const kl_impact_in x = kl_impact_batch_get(sort_b, *(const size_t *)a), y = kl_impact_batch_get(sort_b, *(const size_t *)b);
-  const int vx = variant(x), vy = variant(y);
-  if (vx != vy) return vx < vy ? -1 : 1;
-  if (x.v0 != y.v0) return x.v0 < y.v0 ? -1 : 1;
-  if (x.cr != y.cr) return x.cr < y.cr ? -1 : 1;
+  const fig_row *x = a, *y = b;
+  if (x->var != y->var) return x->var < y->var ? -1 : 1;
+  if (x->v0 != y->v0) return x->v0 < y->v0 ? -1 : 1;
+  if (x->cr != y->cr) return x->cr < y->cr ? -1 : 1;
   return 0;
 }
 
@@ -108,7 +113,7 @@ static int by_variant(const void *a, const void *b)
 static int write_figure(const kl_cli_common *c, const kl_impact_batch *b)
 {
   const size_t P = b->P;
-  size_t *idx = malloc(P * sizeof *idx);
+  fig_row *idx = malloc((P ? P : 1) * sizeof *idx);
   if (!idx) {
     kl_cli_error("out of memory drawing the figure");
     return -1;
@@ -117,11 +122,11 @@ static int write_figure(const kl_cli_common *c, const kl_impact_batch *b)
   double crsel = -1.0;
   for (size_t p = 0; p < P; ++p)
     if (b->status[p] == KL_OK) {
-      idx[n++] = p;
+      const kl_impact_in in = kl_impact_batch_get(b, p);
+      idx[n++] = (fig_row){variant(in), in.v0, in.cr, p};
       const double cr = b->x[KL_IN_CR * P + p];
       if (crsel < 0 || fabs(cr - 0.5) < fabs(crsel - 0.5)) crsel = cr;
     }
-  sort_b = b;
   qsort(idx, n, sizeof *idx, by_variant);
   kl_out o;
   if (kl_out_open(&o, c->out, "figure.dat") != 0) {
@@ -134,12 +139,13 @@ static int write_figure(const kl_cli_common *c, const kl_impact_batch *b)
   for (int v = 0; v < NVARIANT; ++v) {
     int any = 0;
     for (size_t i = 0; i < n; ++i) {
-      const kl_impact_in in = kl_impact_batch_get(b, idx[i]);
-      if (variant(in) != v) continue;
+      if (idx[i].var != v) continue;
+      const size_t p = idx[i].p;
+      const kl_impact_in in = kl_impact_batch_get(b, p);
       if (!any) fprintf(o.f, "%s# %s\n", nblk ? "\n\n" : "", variant_names[v]);
       any = 1;
-      const double fp = b->y[KL_OUT_FPEAK * P + idx[i]];
-      fprintf(o.f, "%.10g %.10g %.10g %.10g %.10g %d\n", in.cr, b->y[KL_OUT_CREFF * P + idx[i]], fp / undamped_peak(in),
+      const double fp = b->y[KL_OUT_FPEAK * P + p];
+      fprintf(o.f, "%.10g %.10g %.10g %.10g %.10g %d\n", in.cr, b->y[KL_OUT_CREFF * P + p], fp / undamped_peak(in),
               in.v0, fp, in.cr == crsel);
     }
     if (any) {
