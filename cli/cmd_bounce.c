@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "engine/ball.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
@@ -269,13 +269,6 @@ static int parse(int argc, char **argv, opts *o)
   return 0;
 }
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* one case: time series to its CSV; returns 0 or -1 (message printed) */
 static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, const char *tag, summary *s)
 {
@@ -284,7 +277,7 @@ static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, cons
   snprintf(name, sizeof name, "bounce_cr%s.csv", tag);
   if (kl_out_open(&f, o->c.out, name) != 0) return -1;
   fprintf(f.f, "t_s,penetration_m,penetration_rate_m_s,force_N,height_m,velocity_m_s,energy_J\n");
-  const double t0 = now();
+  const double t0 = kl_now();
   kl_ball_reset(m, d, o->height, 0.0);
   const long nout = (long)ceil(o->duration / o->dt - 1e-9);
   for (long k = 0; k <= nout; ++k) {
@@ -300,7 +293,7 @@ static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, cons
             kl_ball_energy(m, d));
   }
   if (kl_out_commit(&f) != 0) return -1;
-  s->wall = now() - t0;
+  s->wall = kl_now() - t0;
   s->cr = m->cr;
   s->ncontact = d->ncontact;
   s->nsub = d->nsub;

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "engine/world.h"
 #include <cjson/cJSON.h>
 
@@ -51,14 +51,6 @@ static void help(void)
     "velocity, contact force), contacts.csv (every active contact at every output: point, normal,\n"
     "depth, rate, force, step-averaged force, friction), events.csv (each contact from onset to end),\n"
     "energy.csv, summary.json, contact_forces.png. Exit status 0 ok, 1 runtime failure, 2 bad input.\n");
-}
-
-/* monotonic wall clock [s] */
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* parse options; 0 ok, 1 help shown, -1 usage error */
@@ -232,7 +224,7 @@ int kl_cmd_simulate(int argc, char **argv)
     abort_all(&sc, &o);
     rc = KL_EXIT_RUNTIME;
   }
-  const double t0 = now();
+  const double t0 = kl_now();
   const double e0 = kl_world_energy(sc.model, d);
   if (rc == KL_EXIT_OK) {
     write_rows(&sc, d, &o);
@@ -250,7 +242,7 @@ int kl_cmd_simulate(int argc, char **argv)
         kl_cli_note(&c, "simulate: t = %g s of %g s, %ld sub-steps", t, sc.duration, d->nsub);
     }
   }
-  const double wall = now() - t0;
+  const double wall = kl_now() - t0;
   if (rc == KL_EXIT_OK) {
     for (int k = 0; k < d->nlog; ++k) {
       const kl_contact_event *e = &d->log[k];

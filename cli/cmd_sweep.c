@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "host/host.h"
 #include "host/impact_batch.h"
 #include <cjson/cJSON.h>
@@ -231,19 +231,11 @@ typedef struct progress_ctx {
   int printed;
 } progress_ctx;
 
-/* Seconds on a monotonic clock. */
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Progress on stderr, at most once a second, for runs that last longer than that. */
 static void progress(void *ctx, size_t done, size_t total)
 {
   progress_ctx *pc = ctx;
-  const double t = now();
+  const double t = kl_now();
   if (done < total && t - pc->last < 1.0) return;
   if (done == total && !pc->printed) return;
   pc->last = t;
@@ -441,7 +433,7 @@ int kl_cmd_sweep(int argc, char **argv)
   if (chunk < ((size_t)1 << 16)) chunk = (size_t)1 << 16;
   if (chunk > ((size_t)1 << 20)) chunk = (size_t)1 << 20;
   ho.chunk = chunk;
-  const double t0 = now();
+  const double t0 = kl_now();
   st = kl_host_open(h, &ho);
   if (st != KELVIN_OK) {
     kl_cli_error("%s", kl_host_errmsg(h));
@@ -454,10 +446,10 @@ int kl_cmd_sweep(int argc, char **argv)
     goto done;
   }
   /* 3. the batch */
-  progress_ctx pc = {&o.c, now(), now(), 0};
-  const double t1 = now();
+  progress_ctx pc = {&o.c, kl_now(), kl_now(), 0};
+  const double t1 = kl_now();
   st = kl_impact_run(h, b, o.c.quiet ? NULL : progress, &pc);
-  const double t2 = now();
+  const double t2 = kl_now();
   if (st != KELVIN_OK) {
     kl_cli_error("%s", kl_host_errmsg(h));
     rc = exit_for(st);

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <clblast_c.h>
 #include <omp.h>
 
+#include "core/clock.h"
 #include "host/clerr.h"
 #include "host/host_impl.h"
 #include "kl_kernel_sources.h"
@@ -146,14 +146,6 @@ kelvin_status kl_host_choose(kl_host *h, const kl_host_opts *o, int *index)
 
 //------- program build -------
 
-/* Seconds on a monotonic clock. */
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 kelvin_status kl_host_build(kl_host *h, const char *name, const char *src, cl_program *out)
 {
   kelvin_status st = KELVIN_OK;
@@ -165,9 +157,9 @@ kelvin_status kl_host_build(kl_host *h, const char *name, const char *src, cl_pr
   if (!h->opencl || !d) return kl_host_fail(h, KELVIN_ERR_ARG, "kl_host_build: no OpenCL device is open");
   const size_t len = strlen(src);
   KL_CL(h, (prog = clCreateProgramWithSource(h->ctx, 1, &src, &len, &err), err));
-  const double t0 = now();
+  const double t0 = kl_now();
   const cl_int be = clBuildProgram(prog, 1, &d->id, h->build_opts, NULL, NULL);
-  h->build_s = now() - t0;
+  h->build_s = kl_now() - t0;
   if (be != CL_SUCCESS) {
     size_t loglen = 0;
     (void)clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen);

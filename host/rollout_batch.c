@@ -4,8 +4,8 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "host/blas.h"
 #include "host/host_impl.h"
 #include "kl_kernel_sources.h"
@@ -26,13 +26,6 @@ struct kl_rollout {
   size_t count;
   double seconds;
 };
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void release_mem(cl_mem *m)
 {
@@ -234,10 +227,10 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
 kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
 {
   if (P < 1 || P > (size_t)1 << 28) return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: P must be in [1, 2^28], got %zu", P);
-  const double t0 = now();
+  const double t0 = kl_now();
   const kelvin_status st =
       kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so, 0, NULL, NULL) : eval_omp(r, P, ctrl, obj, so, 0, NULL, NULL);
-  r->seconds += now() - t0;
+  r->seconds += kl_now() - t0;
   if (st == KELVIN_OK) r->count += P;
   return st;
 }
@@ -249,10 +242,10 @@ kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, in
   if (nd < 1 || nd > KL_TL_MAX || !dir || !dS)
     return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: the tangent-linear rollout needs 1..%d directions, got %d",
                         KL_TL_MAX, nd);
-  const double t0 = now();
+  const double t0 = kl_now();
   const kelvin_status st = kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so, nd, dir, dS)
                                                    : eval_omp(r, P, ctrl, obj, so, nd, dir, dS);
-  r->seconds += now() - t0;
+  r->seconds += kl_now() - t0;
   if (st == KELVIN_OK) r->count += P;
   return st;
 }

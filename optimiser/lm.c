@@ -6,24 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 
+#include "core/clock.h"
 #include "engine/gsl_guard.h"
 
 #define KL_LM_MEMORY 1e-2 /* the decay of the rollout's memory at which the band is cut */
 #define KL_LM_BMAX 48     /* widest band */
 #define KL_LM_NLAMBDA 4   /* Marquardt dampings tried per step, one batch */
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int kl_lm_band(const kl_problem *pb)
 {
@@ -254,7 +247,7 @@ static void say(kl_lm_progress progress, void *ctx, const char *fmt, ...)
 kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, double *x, int maxit, double maxtime,
                           kl_lm_progress progress, void *ctx, kl_lm_stats *stats, char *msg, int cap)
 {
-  const double t0 = now();
+  const double t0 = kl_now();
   double *const jac_out = stats->jac_out;
   memset(stats, 0, sizeof *stats);
   stats->jac_out = jac_out;
@@ -302,14 +295,14 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
   double lambda = 1e-3;
   stats->stop = "most iterations";
   for (int it = 0; it < maxit; ++it) {
-    if (maxtime > 0 && now() - t0 > maxtime) {
+    if (maxtime > 0 && kl_now() - t0 > maxtime) {
       stats->stop = "maxtime";
       break;
     }
     /* the Jacobian: base + B offset colours + B speed colours in one batch (forward differences); or the
      * base with the B offset colours' exact derivatives in one tangent-linear rollout, and the B speed
      * colours by differences in a second batch */
-    double t1 = now();
+    double t1 = kl_now();
     for (size_t c = 0; c < PJ; ++c) memcpy(xs + c * nc, x, nc * sizeof *x);
     for (int k = 0; k < ns; ++k) {
       const int c = k % B;
@@ -363,9 +356,9 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
       }
     }
     regularisation(pb, x, &q);
-    stats->t_jacobian += now() - t1;
+    stats->t_jacobian += kl_now() - t1;
     /* the steps for KL_LM_NLAMBDA dampings, one batch */
-    t1 = now();
+    t1 = kl_now();
     double dmean = 0;
     for (int i = 0; i < n; ++i) dmean += gsl_matrix_get(q.H, (size_t)i, 0) / n;
     int tried = 0;
@@ -407,7 +400,7 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
         best = t;
       }
     }
-    stats->t_steps += now() - t1;
+    stats->t_steps += kl_now() - t1;
     if (best < 0) { /* no damping lowered it: damp harder */
       lambda *= 1e3;
       if (lambda > 1e8) {

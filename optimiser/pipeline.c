@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_qrng.h>
 
+#include "core/clock.h"
 #include "optimiser/lm.h"
 #include "optimiser/verify3d.h"
 
@@ -32,13 +32,6 @@ typedef struct run {
   long evals;
   double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
 } run;
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void say(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(run *r, const char *fmt, ...)
@@ -496,7 +489,7 @@ static void teardown(run *r)
 kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress progress, void *ctx, kl_opt_result *res,
                           char *msg, int cap)
 {
-  const double t0 = now();
+  const double t0 = kl_now();
   run r;
   kelvin_status st = setup(&r, pb, h, pb->basis, pb->nc, progress, ctx, res, msg, cap);
   if (st != KELVIN_OK) return st;
@@ -519,9 +512,9 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   res->naive = kl_opt_add(res, "naive", x, nc);
   kl_problem_guess(pb, x);
   res->initial = kl_opt_add(res, "initial", x, nc);
-  res->time.setup = now() - t0;
+  res->time.setup = kl_now() - t0;
   if (s->method == KL_METHOD_LM) { /* per-sample commands: Levenberg-Marquardt from the initial guess */
-    const double t1 = now();
+    const double t1 = kl_now();
     kl_lm_stats ls;
     memset(&ls, 0, sizeof ls); /* jac_out: none */
     say(&r, "refinement (Levenberg-Marquardt, %d per-sample commands, banded Jacobian of %d colours each)", nc,
@@ -535,8 +528,8 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
       res->pass[i].stop = ls.stop;
     }
     say(&r, "refinement: %d steps, %ld rollouts in %.2f s (Jacobians %.2f s, steps %.2f s), band %d, %s", ls.iterations,
-        ls.rollouts, now() - t1, ls.t_jacobian, ls.t_steps, ls.band, ls.stop);
-    res->time.refinement = now() - t1;
+        ls.rollouts, kl_now() - t1, ls.t_jacobian, ls.t_steps, ls.band, ls.stop);
+    res->time.refinement = kl_now() - t1;
     goto predict;
   }
   /* 1. screening */
@@ -549,36 +542,36 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   }
   int nbest = 1;
   memcpy(best, x, (size_t)nc * sizeof *x);
-  double t1 = now();
+  double t1 = kl_now();
   const double t_budget = t1;
   if (s->screening > 0 && !global) {
     if ((st = screen(&r, x, best, keep, &nbest)) != KELVIN_OK) goto done;
-    say(&r, "screening: %d candidates in %.2f s, best objective %.5g", res->screened, now() - t1, res->screen_best);
+    say(&r, "screening: %d candidates in %.2f s, best objective %.5g", res->screened, kl_now() - t1, res->screen_best);
   }
-  res->time.screening = now() - t1;
+  res->time.screening = kl_now() - t1;
   /* 2. refinement */
-  t1 = now();
+  t1 = kl_now();
   for (int k = 0; k < nbest; ++k) {
     char label[32];
     snprintf(label, sizeof label, "refined-%d", k + 1);
     memcpy(x, best + (size_t)k * nc, (size_t)nc * sizeof *x);
     int evals = 0;
     const char *stop = "";
-    const double t2 = now();
+    const double t2 = kl_now();
     double maxtime = s->maxtime; /* with a budget, the starts share what is left of it */
-    if (s->budget > 0) maxtime = fmin(maxtime, fmax(0.05, (s->budget - (now() - t_budget)) / (nbest - k)));
+    if (s->budget > 0) maxtime = fmin(maxtime, fmax(0.05, (s->budget - (kl_now() - t_budget)) / (nbest - k)));
     if ((st = refine(&r, alg, maxtime, x, &evals, &stop)) != KELVIN_OK) goto done;
     const int i = kl_opt_add(res, label, x, nc);
     if (i < 0) break;
     res->pass[i].evals = evals;
     res->pass[i].stop = stop;
-    say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, now() - t2, stop);
+    say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, kl_now() - t2, stop);
   }
-  res->time.refinement = now() - t1;
+  res->time.refinement = kl_now() - t1;
 predict:
   /* 3. predictions of every pass, then the 3-D verification of the naive pass and the best `verify` */
   if ((st = predict_all(&r)) != KELVIN_OK) goto done;
-  const double t3 = now();
+  const double t3 = kl_now();
   {
     int which[KL_MAXPASS], nv = 0;
     scored sc[KL_MAXPASS];
@@ -590,11 +583,11 @@ predict:
     for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
     if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
   }
-  res->time.verification = now() - t3;
+  res->time.verification = kl_now() - t3;
   rank(res);
 done:
   res->evaluations = r.evals;
-  res->time.total = now() - t0;
+  res->time.total = kl_now() - t0;
   free(best);
   free(x);
   teardown(&r);
@@ -604,7 +597,7 @@ done:
 kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
                           void *ctx, kl_opt_result *res, char *msg, int cap)
 {
-  const double t0 = now();
+  const double t0 = kl_now();
   const int ns = pb->ns, nc = 2 * ns;
   double *x = malloc((size_t)nc * sizeof *x);
   kelvin_status st = KELVIN_ERR_NOMEM;
@@ -625,14 +618,14 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
   memcpy(x + ns, v, (size_t)ns * sizeof *x);
   res->initial = kl_opt_add(res, "user", x, nc);
   if ((st = predict_all(&r)) != KELVIN_OK) goto out;
-  const double t1 = now();
+  const double t1 = kl_now();
   const int which[2] = {res->naive, res->initial};
   if ((st = verify(&r, which, 2)) != KELVIN_OK) goto out;
-  res->time.verification = now() - t1;
+  res->time.verification = kl_now() - t1;
   res->best = res->initial;
 out:
   res->evaluations = r.evals;
-  res->time.total = now() - t0;
+  res->time.total = kl_now() - t0;
   if (r.ro || r.ctrl) teardown(&r);
   free(x);
   return st;
