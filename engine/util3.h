@@ -116,6 +116,15 @@ static inline void q_rotate(double q[4], const double theta[3])
   q_mul(q, e, q);
   q_normalize(q);
 }
+/* theta = log of the unit quaternion r (the inverse of q_rotate's exp): the rotation vector, |theta| <= pi
+ * (r and -r are the same rotation; the one with r0 >= 0 is taken) */
+static inline void q_rotvec(const double r[4], double theta[3])
+{
+  const double sg = r[0] < 0 ? -1.0 : 1.0, w = sg * r[0];
+  const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+  const double f = sg * (vn > 1e-12 ? 2.0 * atan2(vn, w) / vn : 2.0 / w); /* 2 atan(x)/x -> 2 near 0 */
+  theta[0] = f * r[1], theta[1] = f * r[2], theta[2] = f * r[3];
+}
 /* world inverse inertia R diag(1/I) R^T from the body rotation R and principal moments I */
 static inline void inv_inertia_world(double Iw[9], const double R[9], const double I[3])
 {

@@ -341,11 +341,7 @@ kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap)
         const double i0[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
         double r[4];
         q_mul(r, q1, i0); /* q1 = r q0 */
-        if (r[0] < 0)
-          for (int a = 0; a < 4; ++a) r[a] = -r[a];
-        const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-        const double f = vn > 1e-12 ? 2.0 * atan2(vn, r[0]) / vn : 2.0 / r[0];
-        th[0] = f * r[1], th[1] = f * r[2], th[2] = f * r[3];
+        q_rotvec(r, th);
       }
       /* knot velocities: the derivative of the parabola through three knots (one-sided at the ends) */
       for (int k = 0; k < nk; ++k) {
@@ -609,11 +605,7 @@ void kl_holder_rotvec(const double qa[4], const double qb[4], double th[3])
   const double ia[4] = {qa[0], -qa[1], -qa[2], -qa[3]};
   double r[4];
   q_mul(r, ia, qb);
-  if (r[0] < 0)
-    for (int a = 0; a < 4; ++a) r[a] = -r[a];
-  const double vn = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-  const double f = vn > 1e-12 ? 2.0 * atan2(vn, r[0]) / vn : 2.0 / r[0]; /* 2 atan(x)/x -> 2 near 0 */
-  th[0] = f * r[1], th[1] = f * r[2], th[2] = f * r[3];
+  q_rotvec(r, th);
 }
 
 /* kl_world_anchor with the jerk (d^3/dt^3 of the position, constant on each interval) */
