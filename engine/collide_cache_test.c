@@ -71,9 +71,8 @@ static int collide_at(const kl_world_model *m, kl_world_data *d, int ball, const
   return kl_collide(m, d, S, 1e-7, 5e-13, abound, h_ca);
 }
 
-/* a static part made of the n meshes and a free ball of radius R moving at vel (for conservative
- * advancement), compiled; *ball receives the ball's body */
-static kl_world_model *scene(kl_mesh *const *mesh, int n, double R, double vx, double vz, int *ball)
+/* a new model with a static part made of the n meshes */
+static kl_world_model *mesh_part(kl_mesh *const *mesh, int n)
 {
   kl_world_model *m = kl_world_create();
   kl_body_def b;
@@ -87,6 +86,16 @@ static kl_world_model *scene(kl_mesh *const *mesh, int n, double R, double vx, d
     s.mesh = mesh[k];
     kl_world_add_shape(m, part, &s);
   }
+  return m;
+}
+
+/* mesh_part and a free ball of radius R moving at vel (for conservative advancement), compiled; *ball
+ * receives the ball's body */
+static kl_world_model *scene(kl_mesh *const *mesh, int n, double R, double vx, double vz, int *ball)
+{
+  kl_world_model *m = mesh_part(mesh, n);
+  kl_body_def b;
+  kl_shape_def s;
   kl_world_default_body(&b);
   b.vel[0] = vx, b.vel[2] = vz;
   *ball = kl_world_add_body(m, &b);
@@ -275,16 +284,9 @@ static void test_same_pose_again(void **state)
 {
   (void)state;
   kl_mesh *mesh = grid(20, -0.05, -0.05, 0.1, 0.0, flat);
-  kl_world_model *m = kl_world_create();
+  kl_world_model *m = mesh_part(&mesh, 1);
   kl_body_def bd;
   kl_shape_def sd;
-  kl_world_default_body(&bd);
-  bd.type = KL_BODY_STATIC;
-  const int part = kl_world_add_body(m, &bd);
-  kl_world_default_shape(&sd);
-  sd.type = KL_SHAPE_MESH;
-  sd.mesh = mesh;
-  kl_world_add_shape(m, part, &sd);
   kl_world_default_body(&bd);
   bd.vel[2] = -0.01;
   const int box = kl_world_add_body(m, &bd);
