@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "host/clerr.h"
+#include "host/cllog.h"
 #include "host/host_impl.h"
 #include "kl_kernel_sources.h"
 
@@ -165,6 +166,11 @@ kelvin_status kl_host_build(kl_host *h, const char *name, const char *src, cl_pr
     (void)clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen);
     log = calloc(loglen + 1, 1);
     if (log && loglen > 0) (void)clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, loglen, log, NULL);
+    char *mapped = log ? kl_cl_log_map(src, log) : NULL; /* "<kernel>:1886:" -> "kernels/impact.cl:41:" */
+    if (mapped) {
+      free(log);
+      log = mapped;
+    }
     st = kl_host_fail(h, KELVIN_ERR_BUILD,
                       "OpenCL build of %s failed on '%s': %s (%d) with options '%s' (extra options come from "
                       "KELVIN_CL_BUILD_OPTIONS). OpenCL compiler log:\n%s",

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "host/clerr.h"
+#include "host/cllog.h"
 #include "host/host_impl.h"
 
 /* A fake device for the choice tests. */
@@ -155,12 +156,57 @@ static void test_cl_macro(void **state)
   kl_host_destroy(h);
 }
 
+/* Compiler logs that give physical lines of the whole program text under the device's own name for it
+ * (NVIDIA's OpenCL compiler ignores #line and writes "<kernel>:LINE:COL:") are mapped back to the files
+ * the #line markers name; logs that already name the files (pocl) are left alone. The NVIDIA lines are
+ * as its compiler (driver 580, H200) wrote them for host_build_test's broken source and bad option. */
+static void test_log_lines(void **state)
+{
+  (void)state;
+  const char *src = "#line 1 \"kernels/kl_a.h\"\n" /* physical 1 */
+                    "double a(double x)\n"         /* 2: kl_a.h:1 */
+                    "{ return x; }\n"              /* 3: kl_a.h:2 */
+                    "\n"                           /* 4: kl_a.h:3 */
+                    "#line 1 \"kernels/broken.cl\"\n" /* 5 */
+                    "__kernel void broken(__global double *x)\n" /* 6: broken.cl:1 */
+                    "{\n"                                         /* 7: broken.cl:2 */
+                    "  x[0] = no_such_function(x[1]);\n"          /* 8: broken.cl:3 */
+                    "}\n";                                        /* 9: broken.cl:4 */
+  const char *nv = "<kernel>:8:10: warning: implicit declaration of function 'no_such_function' is invalid\n"
+                   "  x[0] = no_such_function(x[1]);\n"
+                   "<kernel>:3:3: error: x\n"
+                   "<kernel>:9:1: note: end; <kernel>:10:1: <kernel>:40:1: past the end; <built-in>:3:16: note: expanded\n"
+                   "ptxas fatal   : Unresolved extern function 'no_such_function'\n";
+  char *m = kl_cl_log_map(src, nv);
+  assert_non_null(m);
+  printf("mapped:\n%s", m);
+  assert_string_equal(m, "kernels/broken.cl:3:10: warning: implicit declaration of function 'no_such_function' "
+                         "is invalid\n"
+                         "  x[0] = no_such_function(x[1]);\n"
+                         "kernels/kl_a.h:2:3: error: x\n"
+                         "kernels/broken.cl:4:1: note: end; <kernel>:10:1: <kernel>:40:1: past the end; <built-in>:3:16: note: "
+                         "expanded\n"
+                         "ptxas fatal   : Unresolved extern function 'no_such_function'\n");
+  free(m);
+  /* before the first marker there is no file to name: the device's name stays */
+  m = kl_cl_log_map("int x;\n#line 1 \"kernels/b.cl\"\nint y;\n", "<kernel>:1:5: error\n<kernel>:3:5: error\n");
+  assert_non_null(m);
+  assert_string_equal(m, "<kernel>:1:5: error\nkernels/b.cl:1:5: error\n");
+  free(m);
+  /* pocl's log already names the files and is returned as it came */
+  const char *pocl = "kernels/broken.cl:3:10: error: implicit declaration of function 'no_such_function'\n<x>y:2:\n";
+  m = kl_cl_log_map(src, pocl);
+  assert_non_null(m);
+  assert_string_equal(m, pocl);
+  free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_error_names),     cmocka_unit_test(test_default_choice),
     cmocka_unit_test(test_device_specs),    cmocka_unit_test(test_missing_device),
-    cmocka_unit_test(test_cl_macro),
+    cmocka_unit_test(test_cl_macro),        cmocka_unit_test(test_log_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
