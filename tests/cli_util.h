@@ -70,8 +70,14 @@ static inline int kl_test_run(const char *cwd, char *const *env, char *const *ar
   while (env && env[nx]) ++nx;
   char **envp = calloc((size_t)(ne + nx + 1), sizeof *envp);
   assert_non_null(envp);
-  for (int i = 0; i < ne; ++i) envp[i] = environ[i];
-  for (int i = 0; i < nx; ++i) envp[ne + i] = env[i];
+  int k = 0;
+  for (int i = 0; i < ne; ++i) { /* an inherited variable that env sets again is left out: env's wins */
+    const size_t nl = strcspn(environ[i], "=");
+    int again = 0;
+    for (int j = 0; j < nx && !again; ++j) again = strncmp(env[j], environ[i], nl) == 0 && env[j][nl] == '=';
+    if (!again) envp[k++] = environ[i];
+  }
+  for (int i = 0; i < nx; ++i) envp[k++] = env[i];
   pid_t pid;
   const int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
   posix_spawn_file_actions_destroy(&fa);
