@@ -474,8 +474,13 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   memset(res, 0, sizeof *res);
   res->naive = res->initial = res->best = -1;
   const kl_rollout_def def = {pb->ns, nc, pb->gp, pb->geo, basis};
+  const int cl = kl_host_is_opencl(h);
+  if (cl) say(r, "building the rollout program (kernels/rollout.cl) for the OpenCL device");
   const kelvin_status st = kl_rollout_create(h, &def, &r->ro);
   if (st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_host_errmsg(h));
+  else if (cl && kl_host_build_seconds(h) > 2.0) /* 25 s on an H200 (driver 580) the first time */
+    say(r, "rollout program built in %.1f s (drivers that keep builds, as NVIDIA's and pocl do, skip this next time)",
+        kl_host_build_seconds(h));
   return st;
 }
 
