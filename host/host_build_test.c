@@ -42,7 +42,12 @@ static void test_broken_source(void **state)
   assert_non_null(strstr(m, "OpenCL build of kernels/broken.cl failed"));
   assert_non_null(strstr(m, "CL_BUILD_PROGRAM_FAILURE"));
   assert_non_null(strstr(m, "no_such_function"));
-  assert_non_null(strstr(m, "broken.cl:3")); /* #line 1 names the line after it: the log points at x[0] = ... */
+  /* #line 1 names the line after it: where the compiler gives a location, it is x[0] = ... as
+   * "broken.cl:3" (pocl; NVIDIA's "<kernel>:4:10:" mapped by kl_cl_log_map). NVIDIA's driver (580),
+   * building the same source again from its cache, logs only ptxas's "Unresolved extern function
+   * 'no_such_function'", with no location at all. */
+  assert_null(strstr(m, "<kernel>:"));
+  assert_true(strstr(m, "broken.cl:3") || (strstr(m, "ptxas") && !strstr(m, "broken.cl:")));
   /* the handle still works after a failed build */
   assert_int_equal(kl_host_build(h, "ok.cl", "__kernel void ok(__global double *x) { x[0] = 1.0; }", &prog),
                    KELVIN_OK);
