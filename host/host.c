@@ -186,6 +186,23 @@ cleanup:
   return st;
 }
 
+//------- the impact program, built on first use -------
+
+kelvin_status kl_host_build_impact(kl_host *h)
+{
+  kelvin_status st = KELVIN_OK;
+  cl_int err = CL_SUCCESS;
+  if (!h->opencl) return KELVIN_OK;
+  if (h->k_impact) return KELVIN_OK;
+  if (!h->prog_impact) {
+    st = kl_host_build(h, "kernels/impact.cl", kl_cl_src_impact, &h->prog_impact);
+    if (st != KELVIN_OK) return st;
+  }
+  KL_CL(h, (h->k_impact = clCreateKernel(h->prog_impact, "kl_impact_batch", &err), err));
+cleanup:
+  return st;
+}
+
 //------- open -------
 
 kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o)
@@ -224,9 +241,6 @@ kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o)
   KL_CL(h, (h->ctx = clCreateContext(props, 1, &d->id, NULL, NULL, &err), err));
   KL_CL(h, (h->q = clCreateCommandQueue(h->ctx, d->id, 0, &err), err));
   h->opencl = 1;
-  st = kl_host_build(h, "kernels/impact.cl", kl_cl_src_impact, &h->prog_impact);
-  if (st != KELVIN_OK) goto cleanup;
-  KL_CL(h, (h->k_impact = clCreateKernel(h->prog_impact, "kl_impact_batch", &err), err));
   snprintf(h->notice, sizeof h->notice, "OpenCL device %d:%d '%s' (%s, %s, %u compute unit%s)", d->platform,
            d->device, d->name, d->platform_name, kl_device_type_str(d->type), d->compute_units,
            d->compute_units == 1 ? "" : "s");

@@ -68,10 +68,18 @@ kelvin_status kl_host_devices(kl_host *h, const kl_device_info **list, int *n);
 kelvin_status kl_host_choose(kl_host *h, const kl_host_opts *o, int *index);
 
 /* Choose the path (kl_host_choose); for OpenCL create context and queue on the chosen device and
- * build the impact program (kernels/impact.cl with its headers, no fast-math options, plus the extra
- * build options). KELVIN_ERR_BUILD carries the build log; KELVIN_ERR_OPENCL the failing call. Opening
- * an open handle first closes it. */
+ * settle the build options (-cl-std=CL1.2, the work-group size, no fast-math options, plus the extra
+ * build options). No program is built here: each is built when first needed (kl_host_build_impact,
+ * kl_rollout_create), so that a command pays only for the programs it runs (a GPU driver's first build
+ * of one takes tens of seconds). KELVIN_ERR_OPENCL carries the failing call. Opening an open handle
+ * first closes it. */
 kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o);
+
+/* Build the impact program (kernels/impact.cl with its headers) and its kernel if the handle has not
+ * yet: kl_impact_run calls it; call it first to time the build apart. KELVIN_OK at once on the OpenMP
+ * path or when built. KELVIN_ERR_BUILD carries the build log (named by kernels/ file and line); the
+ * handle stays open, and a later call tries again. */
+kelvin_status kl_host_build_impact(kl_host *h);
 
 /* 1 if the handle runs batches on an OpenCL device, 0 if on the OpenMP twin (or not open). */
 int kl_host_is_opencl(const kl_host *h);
@@ -84,7 +92,7 @@ const char *kl_host_notice(const kl_host *h);
 /* The chosen device, or NULL on the OpenMP path. */
 const kl_device_info *kl_host_device(const kl_host *h);
 
-/* Wall time of the last kl_host_open's program build [s] (0 on the OpenMP path). */
+/* Wall time of the handle's last program build [s] (0 on the OpenMP path or before any build). */
 double kl_host_build_seconds(const kl_host *h);
 
 /* OpenMP threads the twin uses. */

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "host/host.h"
+#include "host/impact_batch.h"
 
 /* Open the default OpenCL device into *h with extra build options (NULL: the env var). */
 static kelvin_status open_cl(kl_host **h, const char *extra_options)
@@ -55,7 +56,9 @@ static void test_broken_source(void **state)
   kl_host_destroy(h);
 }
 
-/* A bad -D through the build-options env var breaks the real program: the open fails with the log. */
+/* A bad -D through the build-options env var breaks the real program. Opening builds nothing (each
+ * program is built when first needed); the impact program's build, asked for directly or by the first
+ * impact batch, fails with the log and leaves the handle open; reopening with good options works. */
 static void test_bad_build_option(void **state)
 {
   (void)state;
@@ -64,20 +67,41 @@ static void test_bad_build_option(void **state)
   kl_host_opts o;
   kl_host_opts_default(&o);
   setenv("KELVIN_CL_BUILD_OPTIONS", "-DKL_WGS=banana", 1);
-  const kelvin_status st = kl_host_open(h, &o);
+  const kelvin_status so = kl_host_open(h, &o);
   unsetenv("KELVIN_CL_BUILD_OPTIONS");
-  assert_int_equal(st, KELVIN_ERR_BUILD);
-  const char *m = kl_host_errmsg(h);
-  printf("message: %.700s\n", m);
-  assert_non_null(strstr(m, "OpenCL build of kernels/impact.cl failed"));
-  assert_non_null(strstr(m, "-DKL_WGS=banana"));
-  assert_non_null(strstr(m, "banana")); /* and the compiler's complaint */
-  assert_non_null(strstr(m, "kernels/impact.cl:"));
-  assert_false(kl_host_is_opencl(h)); /* a failed open leaves the handle closed */
+  assert_int_equal(so, KELVIN_OK);
+  assert_true(kl_host_build_seconds(h) == 0.0); /* nothing built yet */
+  kl_impact_batch *b = NULL;
+  assert_int_equal(kl_impact_batch_create(100, 0, &b), KELVIN_OK);
+  for (size_t i = 0; i < 100; ++i) {
+    kl_impact_in in;
+    memset(&in, 0, sizeof in);
+    in.model = KL_MODEL_KV;
+    in.m = 1.0;
+    in.K = 1e6;
+    in.n = 1.0;
+    in.cr = 0.5;
+    in.v0 = 1.0;
+    kl_impact_batch_set(b, i, in);
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) { /* the batch's build, then the direct one again */
+    const kelvin_status st = attempt == 0 ? kl_impact_run(h, b, NULL, NULL) : kl_host_build_impact(h);
+    assert_int_equal(st, KELVIN_ERR_BUILD);
+    const char *m = kl_host_errmsg(h);
+    printf("message: %.700s\n", m);
+    assert_non_null(strstr(m, "OpenCL build of kernels/impact.cl failed"));
+    assert_non_null(strstr(m, "-DKL_WGS=banana"));
+    assert_non_null(strstr(m, "banana")); /* and the compiler's complaint */
+    assert_non_null(strstr(m, "kernels/impact.cl:"));
+    assert_true(kl_host_is_opencl(h)); /* a failed build leaves the handle open */
+  }
   /* reopening with good options works */
   assert_int_equal(kl_host_open(h, &o), KELVIN_OK);
   assert_true(kl_host_is_opencl(h));
+  assert_int_equal(kl_impact_run(h, b, NULL, NULL), KELVIN_OK);
   assert_true(kl_host_build_seconds(h) > 0.0);
+  assert_true(b->y[KL_OUT_DMAX * 100] > 0.0 && b->status[0] == KL_OK); /* the run filled the table */
+  kl_impact_batch_destroy(b);
   kl_host_destroy(h);
 }
 

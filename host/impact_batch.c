@@ -292,6 +292,7 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
   kl_impact_batch *stage = NULL;
   size_t *perm = NULL;
   const size_t P = b->P, M = (size_t)b->M;
+  if ((st = kl_host_build_impact(h)) != KELVIN_OK) return st;
   size_t chunk = kl_impact_chunk(h, b->M);
   if (chunk == 0)
     return kl_host_fail(h, KELVIN_ERR_ARG, "%d samples per scenario do not fit in the memory of '%s'; use fewer",

@@ -37,7 +37,8 @@ kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p);
 /* Evaluate every row on the handle's path: the OpenCL device in chunks of at most the handle's chunk
  * size and of what fits in device memory, or the OpenMP twin. progress (nullable) is called after each
  * chunk. Per-scenario trouble is a status word, never an error; errors are OpenCL failures
- * (KELVIN_ERR_OPENCL, message on h) and a batch too large for the device (KELVIN_ERR_ARG). */
+ * (KELVIN_ERR_OPENCL, message on h), the impact program's build on the handle's first run
+ * (KELVIN_ERR_BUILD, kl_host_build_impact) and a batch too large for the device (KELVIN_ERR_ARG). */
 kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx);
 
 /* Rows [lo, hi) on the host with OpenMP, threads threads (0: all). */

@@ -27,14 +27,18 @@ typedef struct kelvin_device kelvin_device;
 /* A closed device handle into *out; KELVIN_ERR_NOMEM (*out = NULL) is the only failure. */
 KELVIN_API kelvin_status kelvin_device_create(kelvin_device **out);
 
-/* Open dev on an OpenCL device and build its programs, or on the OpenMP twin. spec (nullable) picks the
- * device: "P:D" (platform and device index), "gpu", "cpu" or a substring of the device name; NULL: the
- * environment variable KELVIN_DEVICE, else the first GPU with double precision, else the first device
- * with double precision, else the OpenMP twin. flags: KELVIN_DEVICE_CPU for the twin. Extra OpenCL build
- * options come from the environment variable KELVIN_CL_BUILD_OPTIONS. The first build on a machine can
- * take seconds (pocl caches it). KELVIN_ERR_NODEVICE (a spec that matches no device with double
- * precision; the message lists the devices found), KELVIN_ERR_OPENCL, KELVIN_ERR_BUILD (the build log is
- * in the message). Opening an open handle first closes it. */
+/* Open dev on an OpenCL device, or on the OpenMP twin. spec (nullable) picks the device: "P:D" (platform
+ * and device index), "gpu", "cpu" or a substring of the device name; NULL: the environment variable
+ * KELVIN_DEVICE, else the first GPU with double precision, else the first device with double precision,
+ * else the OpenMP twin. flags: KELVIN_DEVICE_CPU for the twin. KELVIN_ERR_NODEVICE (a spec that matches
+ * no device with double precision; the message lists the devices found), KELVIN_ERR_OPENCL. Opening an
+ * open handle first closes it.
+ * The OpenCL programs are built when first needed, not here: the impact program by the first
+ * kelvin_impact_batch_run on dev, the rollout program by the first optimisation or evaluation; that
+ * call then returns KELVIN_ERR_BUILD if the build fails (the build log, named by kernels/ file and line,
+ * is in its message). Extra build options come from the environment variable KELVIN_CL_BUILD_OPTIONS.
+ * A driver's first build of a program can take seconds (pocl) to tens of seconds (a GPU driver); both
+ * keep the build for later runs. */
 KELVIN_API kelvin_status kelvin_device_open(kelvin_device *dev, const char *spec, int flags);
 
 /* 1 if dev runs batches on an OpenCL device, 0 on the OpenMP twin or when not open. */
@@ -69,8 +73,9 @@ KELVIN_API kelvin_status kelvin_impact_batch_set(kelvin_impact_batch *b, size_t 
 
 /* Evaluate every scenario on dev (an open device), or, with dev = NULL, in a plain serial loop on the
  * calling thread (the reference the device paths are tested against). Per-scenario trouble is in that
- * scenario's flags, never an error; errors are OpenCL failures (KELVIN_ERR_OPENCL) and a device that is
- * not open (KELVIN_ERR_ARG). The message is on the batch. */
+ * scenario's flags, never an error; errors are OpenCL failures (KELVIN_ERR_OPENCL), the build of the
+ * impact program on the device's first run (KELVIN_ERR_BUILD) and a device that is not open
+ * (KELVIN_ERR_ARG). The message is on the batch. */
 KELVIN_API kelvin_status kelvin_impact_batch_run(kelvin_impact_batch *b, kelvin_device *dev);
 
 /* The metrics of scenario i after a run (zeros before). KELVIN_ERR_ARG for a bad index. */
