@@ -17,28 +17,43 @@
 typedef struct tune_row {
   const char *match; /* substring of the device or platform name; "" is the default row */
   int wgs;           /* work-group size of the impact kernel */
+  int rollout_wgs;   /* work-group size of the rollout kernel; 0: by device type (CPU 1, else 32) */
 } tune_row;
 
-/* Work-group sizes: GPUs schedule warps/wavefronts of 32/64, so 128 keeps several per group; pocl's
- * CPU device runs a work-group as a loop and vectorises across it, where 64 measured as well as
- * larger groups (benchmarks/sweep_throughput.c). */
+/* Impact kernel: GPUs schedule warps/wavefronts of 32/64, so 128 keeps several per group; pocl's CPU
+ * device runs a work-group as a loop and vectorises across it, where 64 measured as well as larger
+ * groups (benchmarks/sweep_throughput.c).
+ * Rollout kernel: one candidate's rollout is long and its cost varies, so small groups let many of them
+ * balance the compute units; pocl runs a work-group on one thread, where 1 measured best; 32 is one
+ * warp on a GPU (ran on an NVIDIA H200: benchmarks/RESULTS.md). KELVIN_ROLLOUT_WGS overrides it. */
 static const tune_row tune[] = {
-  {"NVIDIA", 128},
-  {"AMD Accelerated Parallel Processing", 128},
-  {"Intel(R) Graphics", 128},
-  {"Portable Computing Language", 64},
-  {"", 64},
+  {"NVIDIA", 128, 32},
+  {"AMD Accelerated Parallel Processing", 128, 32},
+  {"Intel(R) Graphics", 128, 32},
+  {"Portable Computing Language", 64, 1},
+  {"", 64, 0},
 };
+
+static const tune_row *tune_of(const kl_device_info *d)
+{
+  for (size_t i = 0; i < sizeof tune / sizeof tune[0]; ++i)
+    if (tune[i].match[0] == '\0' || strstr(d->name, tune[i].match) || strstr(d->platform_name, tune[i].match))
+      return &tune[i];
+  return &tune[sizeof tune / sizeof tune[0] - 1];
+}
 
 int kl_device_wgs(const kl_device_info *d)
 {
-  int wgs = 64;
-  for (size_t i = 0; i < sizeof tune / sizeof tune[0]; ++i)
-    if (tune[i].match[0] == '\0' || strstr(d->name, tune[i].match) || strstr(d->platform_name, tune[i].match)) {
-      wgs = tune[i].wgs;
-      break;
-    }
+  int wgs = tune_of(d)->wgs;
   while (wgs > 1 && (size_t)wgs > d->max_wgs) wgs /= 2; /* stay a power of two */
+  return wgs;
+}
+
+int kl_device_rollout_wgs(const kl_device_info *d)
+{
+  int wgs = tune_of(d)->rollout_wgs;
+  if (wgs == 0) wgs = (d->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
+  while (wgs > 1 && (size_t)wgs > d->max_wgs) wgs /= 2;
   return wgs;
 }
 

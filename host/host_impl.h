@@ -47,8 +47,10 @@ void kl_host_clfail(kl_host *h, const char *call, const char *file, int line, in
     }                                                                                                  \
   } while (0)
 
-/* Work-group size for a device from the tuning table (host/device.c), clamped to its maximum. */
+/* Work-group sizes for a device from the tuning table (host/device.c), clamped to its maximum: of the
+ * impact kernel, and of the rollout kernel (KELVIN_ROLLOUT_WGS overrides the latter at launch). */
 int kl_device_wgs(const kl_device_info *d);
+int kl_device_rollout_wgs(const kl_device_info *d);
 
 /* Enumerate all devices into a malloc'd array (*list, *n); messages on h. */
 kelvin_status kl_device_enumerate(kl_host *h, kl_device_info **list, int *n);

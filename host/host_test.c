@@ -63,6 +63,28 @@ static void test_default_choice(void **state)
   assert_int_equal(kl_device_default(d, 0), -1);
 }
 
+/* Work-group sizes from the device table: by platform name first (pocl, NVIDIA), else by type for the
+ * rollout kernel (a CPU runs a group on one thread: 1; a GPU: a warp of 32), clamped to the device's
+ * maximum as a power of two. */
+static void test_work_group_sizes(void **state)
+{
+  (void)state;
+  kl_device_info pocl = fake(0, 0, "Portable Computing Language", "pthread-cpu", CL_DEVICE_TYPE_CPU, 1);
+  kl_device_info nv = fake(1, 0, "NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU, 1);
+  kl_device_info gpu = fake(2, 0, "Vendor B", "Other GPU", CL_DEVICE_TYPE_GPU, 1);
+  kl_device_info cpu = fake(3, 0, "Vendor C", "Other CPU", CL_DEVICE_TYPE_CPU, 1);
+  assert_int_equal(kl_device_wgs(&pocl), 64);
+  assert_int_equal(kl_device_wgs(&nv), 128);
+  assert_int_equal(kl_device_wgs(&gpu), 64);
+  assert_int_equal(kl_device_rollout_wgs(&pocl), 1);
+  assert_int_equal(kl_device_rollout_wgs(&nv), 32);
+  assert_int_equal(kl_device_rollout_wgs(&gpu), 32);
+  assert_int_equal(kl_device_rollout_wgs(&cpu), 1);
+  nv.max_wgs = 24; /* not a power of two: the largest one below it */
+  assert_int_equal(kl_device_wgs(&nv), 16);
+  assert_int_equal(kl_device_rollout_wgs(&nv), 16);
+}
+
 /* Specs: PLATFORM:DEVICE, type words, name substrings; no match and no fp64 are errors with lists. */
 static void test_device_specs(void **state)
 {
@@ -207,6 +229,7 @@ int main(void)
     cmocka_unit_test(test_error_names),     cmocka_unit_test(test_default_choice),
     cmocka_unit_test(test_device_specs),    cmocka_unit_test(test_missing_device),
     cmocka_unit_test(test_cl_macro),        cmocka_unit_test(test_log_lines),
+    cmocka_unit_test(test_work_group_sizes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

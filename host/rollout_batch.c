@@ -181,11 +181,9 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
     KL_CL(h, clSetKernelArg(kk, 9, sizeof r->ddir, &r->ddir));
     KL_CL(h, clSetKernelArg(kk, 10, sizeof r->dds, &r->dds));
   }
-  /* small work-groups: one candidate's rollout is long and its cost varies, so many groups balance the
-   * compute units (pocl runs a work-group on one thread); KELVIN_ROLLOUT_WGS overrides for tuning */
+  /* the work-group size from the device table (host/device.c); KELVIN_ROLLOUT_WGS overrides for tuning */
   const char *ev = getenv("KELVIN_ROLLOUT_WGS");
-  const kl_device_info *dev = kl_host_device(h);
-  const size_t dflt = (dev && (dev->type & CL_DEVICE_TYPE_CPU)) ? 1 : 32; /* measured on pocl: 1 is best */
+  const size_t dflt = (size_t)kl_device_rollout_wgs(kl_host_device(h));
   size_t local = ev ? (size_t)strtoul(ev, NULL, 10) : dflt;
   if (local < 1 || local > 1024) local = dflt;
   const size_t global = (P + local - 1) / local * local;
