@@ -77,24 +77,11 @@ void kl_opt_result_free(kl_opt_result *res)
   res->npass = 0;
 }
 
-/* sampled offsets and speeds of control points x */
+/* sampled offsets and speeds of control points x: through the run's basis, which kl_evaluate sets to
+ * NULL (the samples themselves) whatever the problem's */
 static void expand(const run *r, const double *x, double *o, double *v)
 {
-  const int ns = r->pb->ns, nc = r->nc;
-  if (!r->basis) { /* the control points are the samples themselves */
-    memcpy(o, x, (size_t)ns * sizeof *o);
-    memcpy(v, x + ns, (size_t)ns * sizeof *v);
-    return;
-  }
-  for (int k = 0; k < ns; ++k) {
-    double a = 0, b = 0;
-    for (int j = 0; j < nc; ++j) {
-      a += r->basis[(size_t)k * nc + j] * x[j];
-      b += r->basis[(size_t)(ns + k) * nc + j] * x[j];
-    }
-    o[k] = a;
-    v[k] = b;
-  }
+  kl_basis_expand(r->basis, r->pb->ns, r->nc, x, o, v);
 }
 
 /* evaluate P candidates xs (P x nc, one per row) on the device: objective into J (P) and, if so is

@@ -783,10 +783,9 @@ fail:
   return st;
 }
 
-void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v)
+void kl_basis_expand(const double *basis, int ns, int nc, const double *x, double *o, double *v)
 {
-  const int ns = pb->ns, nc = pb->nc;
-  if (!pb->basis) {
+  if (!basis) {
     memcpy(o, x, (size_t)ns * sizeof *o);
     memcpy(v, x + ns, (size_t)ns * sizeof *v);
     return;
@@ -794,12 +793,17 @@ void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double 
   for (int k = 0; k < ns; ++k) {
     double a = 0, b = 0;
     for (int j = 0; j < nc; ++j) {
-      a += pb->basis[(size_t)k * nc + j] * x[j];
-      b += pb->basis[(size_t)(ns + k) * nc + j] * x[j];
+      a += basis[(size_t)k * nc + j] * x[j];
+      b += basis[(size_t)(ns + k) * nc + j] * x[j];
     }
     o[k] = a;
     v[k] = b;
   }
+}
+
+void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v)
+{
+  kl_basis_expand(pb->basis, pb->ns, pb->nc, x, o, v);
 }
 
 void kl_problem_naive(const kl_problem *pb, double *x)

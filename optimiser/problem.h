@@ -159,6 +159,10 @@ kelvin_status kl_problem_build(const kl_settings *s, const kl_problem_inputs *in
 
 void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
 
+/* Sampled offsets and speeds (ns each) of control points x (nc) through basis (2 ns x nc, offsets' rows
+ * then speeds'); with basis NULL, x is [offsets; speeds] itself (nc = 2 ns). */
+void kl_basis_expand(const double *basis, int ns, int nc, const double *x, double *o, double *v);
+
 /* Sampled offsets and speeds (ns each) of control points x (nc; with basis NULL x is [offsets; speeds]). */
 void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v);
 
