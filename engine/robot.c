@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/robot_math.h"
+#include "engine/util3.h"
 #include "kernels/kl_common.h"
 
 #define DEG (KL_PI / 180.0)
@@ -76,7 +76,7 @@ kelvin_status kl_robot_check_inertia(const double I6[6], char *msg, int cap)
       return KELVIN_ERR_CONFIG;
     }
   double I[9], ev[3];
-  rm_tensor6(I6, I);
+  m3_tensor6(I, I6);
   eig3(I, ev);
   const double scale = fabs(ev[0]) + fabs(ev[1]) + fabs(ev[2]);
   if (!(ev[0] > 1e-12 * scale) || scale == 0) {
@@ -131,8 +131,8 @@ static void merge_body(double *m, double c[3], double I[9], double m2, const dou
   memset(Itot, 0, sizeof Itot);
   for (int b = 0; b < 2; ++b) {
     double d[3];
-    rm_sub(cs[b], cn, d);
-    const double dd = rm_dot(d, d);
+    v3_sub(d, cs[b], cn);
+    const double dd = v3_dot(d, d);
     for (int i = 0; i < 3; ++i)
       for (int k = 0; k < 3; ++k) Itot[3 * i + k] += Is[b][3 * i + k] + ms[b] * ((i == k ? dd : 0.0) - d[i] * d[k]);
   }
@@ -145,9 +145,9 @@ static void merge_body(double *m, double c[3], double I[9], double m2, const dou
 static double line_dist(const double w[3], const double r[3], const double x[3])
 {
   double d[3], c[3];
-  rm_sub(x, r, d);
-  rm_cross(w, d, c);
-  return rm_norm(c);
+  v3_sub(d, x, r);
+  v3_cross(c, w, d);
+  return v3_norm(c);
 }
 
 /* the chain at q with the given base transform: body frames (ndof) and the TCP frame */
@@ -158,22 +158,22 @@ static void chain(const kl_robot *r, const double *q, const kl_xf *base, kl_xf *
     kl_xf P, J, Q;
     memcpy(P.R, r->jnt_R[i], sizeof P.R);
     memcpy(P.p, r->jnt_p[i], sizeof P.p);
-    rm_xf_mul(&prev, &P, &J);
-    rm_axis_angle(r->jnt_axis[i], q[i], Q.R);
+    xf_mul(&J, &prev, &P);
+    m3_axis_angle(Q.R, r->jnt_axis[i], q[i]);
     Q.p[0] = Q.p[1] = Q.p[2] = 0.0;
-    rm_xf_mul(&J, &Q, &body[i]);
+    xf_mul(&body[i], &J, &Q);
     prev = body[i];
   }
   kl_xf T;
   memcpy(T.R, r->tool_R, sizeof T.R);
   memcpy(T.p, r->tool_p, sizeof T.p);
-  rm_xf_mul(&prev, &T, tcp);
+  xf_mul(tcp, &prev, &T);
 }
 
 /* world-from-base transform */
 static void base_xf(const kl_robot *r, kl_xf *b)
 {
-  rm_rpy(r->base_rpy, b->R);
+  m3_rpy(b->R, r->base_rpy);
   memcpy(b->p, r->base_pos, sizeof b->p);
 }
 
@@ -183,34 +183,34 @@ static void closed_form_setup(kl_robot *r)
   r->ik_closed = 0;
   if (r->ndof != 6) return;
   kl_xf id, body[KL_ROBOT_MAXDOF], tcp;
-  rm_xf_identity(&id);
+  xf_identity(&id);
   const double q0[KL_ROBOT_MAXDOF] = {0};
   chain(r, q0, &id, body, &tcp);
   for (int i = 0; i < 6; ++i) {
-    rm_mv(body[i].R, r->jnt_axis[i], r->sw_w[i]);
+    m3_mulv(r->sw_w[i], body[i].R, r->jnt_axis[i]);
     memcpy(r->sw_r[i], body[i].p, sizeof r->sw_r[i]);
   }
   memcpy(r->sw_R0, tcp.R, sizeof r->sw_R0);
   memcpy(r->sw_p0, tcp.p, sizeof r->sw_p0);
   double (*w)[3] = r->sw_w, (*p)[3] = r->sw_r, c[3];
   const double tol = 1e-9; /* [m] and [1]: geometric coincidence; the Newton polish removes the rest */
-  rm_cross(w[1], w[2], c);
-  if (rm_norm(c) > tol) return; /* axes 2 and 3 parallel */
-  rm_cross(w[0], w[1], c);
-  if (rm_norm(c) < 1e-6) return; /* axis 2 not parallel to axis 1 */
+  v3_cross(c, w[1], w[2]);
+  if (v3_norm(c) > tol) return; /* axes 2 and 3 parallel */
+  v3_cross(c, w[0], w[1]);
+  if (v3_norm(c) < 1e-6) return; /* axis 2 not parallel to axis 1 */
   /* wrist centre: the point of axis 4 closest to axis 5, which must lie on axes 5 and 6 */
   double n45[3], d[3];
-  rm_cross(w[3], w[4], n45);
-  const double s45 = rm_norm(n45);
+  v3_cross(n45, w[3], w[4]);
+  const double s45 = v3_norm(n45);
   if (s45 < 1e-6) return;
-  rm_sub(p[4], p[3], d);
+  v3_sub(d, p[4], p[3]);
   double e[3];
-  rm_cross(d, w[4], e);
-  const double t4 = rm_dot(e, n45) / (s45 * s45);
-  rm_axpy(p[3], t4, w[3], r->sw_pw);
+  v3_cross(e, d, w[4]);
+  const double t4 = v3_dot(e, n45) / (s45 * s45);
+  v3_axpy(r->sw_pw, p[3], t4, w[3]);
   if (line_dist(w[4], p[4], r->sw_pw) > tol || line_dist(w[5], p[5], r->sw_pw) > tol) return;
-  rm_cross(w[4], w[5], c);
-  if (rm_norm(c) < 1e-6) return;
+  v3_cross(c, w[4], w[5]);
+  if (v3_norm(c) < 1e-6) return;
   /* the position sub-problems need the wrist centre off axis 3 and axis 2 apart from axis 3 */
   if (line_dist(w[2], p[2], r->sw_pw) < 1e-6 || line_dist(w[2], p[2], p[1]) < 1e-6) return;
   r->ik_closed = 1;
@@ -262,7 +262,7 @@ kelvin_status kl_robot_create(const kl_robot_spec *s, kl_robot **out, char *msg,
     if (s->conv == KL_ROBOT_URDF) {
       for (int k = 0; k < 3; ++k)
         if (!isfinite(j->xyz[k]) || !isfinite(j->rpy[k]) || !isfinite(j->axis[k])) JERR("xyz, rpy, axis: must be finite");
-      if (!(rm_norm(j->axis) > 1e-12)) JERR("axis: must be a non-zero vector");
+      if (!(v3_norm(j->axis) > 1e-12)) JERR("axis: must be a non-zero vector");
     } else if (!isfinite(j->a) || !isfinite(j->alpha) || !isfinite(j->d) || !isfinite(j->theta)) {
       JERR("a, alpha, d, theta: must be finite, got %g, %g, %g, %g", j->a, j->alpha, j->d, j->theta);
     }
@@ -302,7 +302,7 @@ kelvin_status kl_robot_create(const kl_robot_spec *s, kl_robot **out, char *msg,
       } else {
         kl_xf L;
         dh_link(&s->joint[i - 1], &L);
-        rm_mm(L.R, Rth, P.R);
+        m3_mul(P.R, L.R, Rth);
         memcpy(P.p, L.p, sizeof P.p);
       }
       break;
@@ -310,16 +310,16 @@ kelvin_status kl_robot_create(const kl_robot_spec *s, kl_robot **out, char *msg,
       double Rx[9];
       rotx(j->alpha, Rx);
       rotz(j->theta, Rth);
-      rm_mm(Rx, Rth, P.R);
+      m3_mul(P.R, Rx, Rth);
       P.p[0] = j->a, P.p[1] = -sin(j->alpha) * j->d, P.p[2] = cos(j->alpha) * j->d;
       break;
     }
-    default: rm_rpy(j->rpy, P.R); memcpy(P.p, j->xyz, sizeof P.p);
+    default: m3_rpy(P.R, j->rpy); memcpy(P.p, j->xyz, sizeof P.p);
     }
     memcpy(r->jnt_R[i], P.R, sizeof P.R);
     memcpy(r->jnt_p[i], P.p, sizeof P.p);
     if (s->conv == KL_ROBOT_URDF) {
-      const double an = rm_norm(j->axis);
+      const double an = v3_norm(j->axis);
       for (int k = 0; k < 3; ++k) r->jnt_axis[i][k] = j->axis[k] / an;
     } else {
       r->jnt_axis[i][0] = r->jnt_axis[i][1] = 0.0, r->jnt_axis[i][2] = 1.0;
@@ -329,13 +329,13 @@ kelvin_status kl_robot_create(const kl_robot_spec *s, kl_robot **out, char *msg,
     r->jnt_stiffness[i] = j->stiffness;
     /* link inertial parameters into the body frame B_i (DH: the link frame is B_i L_i) */
     double I[9];
-    rm_tensor6(j->inertia, I);
+    m3_tensor6(I, j->inertia);
     r->body_mass[i] = j->mass;
     if (s->conv == KL_ROBOT_DH) {
       kl_xf L;
       dh_link(j, &L);
-      rm_xf_point(&L, j->com, r->body_com[i]);
-      rm_rotate_tensor(L.R, I, r->body_inertia[i]);
+      xf_point(r->body_com[i], &L, j->com);
+      m3_rotate_tensor(r->body_inertia[i], L.R, I);
     } else {
       memcpy(r->body_com[i], j->com, sizeof r->body_com[i]);
       memcpy(r->body_inertia[i], I, sizeof I);
@@ -344,21 +344,21 @@ kelvin_status kl_robot_create(const kl_robot_spec *s, kl_robot **out, char *msg,
   }
   /* the tool: TCP frame and mass, given in the flange (last link) frame */
   kl_xf T, F;
-  rm_rpy(s->tool_rpy, T.R);
+  m3_rpy(T.R, s->tool_rpy);
   memcpy(T.p, s->tool_xyz, sizeof T.p);
   if (s->conv == KL_ROBOT_DH)
     dh_link(&s->joint[n - 1], &F);
   else
-    rm_xf_identity(&F);
+    xf_identity(&F);
   kl_xf TB;
-  rm_xf_mul(&F, &T, &TB);
+  xf_mul(&TB, &F, &T);
   memcpy(r->tool_R, TB.R, sizeof TB.R);
   memcpy(r->tool_p, TB.p, sizeof TB.p);
   if (s->tool_mass > 0) {
     double It[9], ItB[9], ct[3];
-    rm_tensor6(s->tool_inertia, It);
-    rm_rotate_tensor(F.R, It, ItB);
-    rm_xf_point(&F, s->tool_com, ct);
+    m3_tensor6(It, s->tool_inertia);
+    m3_rotate_tensor(ItB, F.R, It);
+    xf_point(ct, &F, s->tool_com);
     merge_body(&r->body_mass[n - 1], r->body_com[n - 1], r->body_inertia[n - 1], s->tool_mass, ct, ItB);
   }
   closed_form_setup(r);
@@ -458,9 +458,9 @@ void kl_robot_jacobian(const kl_robot *r, const double *q, double *J)
   chain(r, q, &b, body, &tcp);
   for (int i = 0; i < n; ++i) {
     double z[3], d[3], v[3];
-    rm_mv(body[i].R, r->jnt_axis[i], z);
-    rm_sub(tcp.p, body[i].p, d);
-    rm_cross(z, d, v); /* J_v column: z_i x (p_tcp - o_i) */
+    m3_mulv(z, body[i].R, r->jnt_axis[i]);
+    v3_sub(d, tcp.p, body[i].p);
+    v3_cross(v, z, d); /* J_v column: z_i x (p_tcp - o_i) */
     for (int k = 0; k < 3; ++k) {
       J[k * n + i] = v[k];
       J[(3 + k) * n + i] = z[k];
@@ -477,18 +477,18 @@ void kl_robot_inertia(const kl_robot *r, const double *q, double *M)
 {
   const int n = r->ndof;
   kl_xf id, body[KL_ROBOT_MAXDOF], tcp;
-  rm_xf_identity(&id);
+  xf_identity(&id);
   chain(r, q, &id, body, &tcp);
   double S[KL_ROBOT_MAXDOF][6], mc[KL_ROBOT_MAXDOF], hc[KL_ROBOT_MAXDOF][3], Ic[KL_ROBOT_MAXDOF][9];
   for (int i = 0; i < n; ++i) {
     double z[3], oz[3];
-    rm_mv(body[i].R, r->jnt_axis[i], z);
-    rm_cross(body[i].p, z, oz);
+    m3_mulv(z, body[i].R, r->jnt_axis[i]);
+    v3_cross(oz, body[i].p, z);
     for (int k = 0; k < 3; ++k) S[i][k] = z[k], S[i][3 + k] = oz[k];
     double c[3], Iw[9];
-    rm_xf_point(&body[i], r->body_com[i], c);
-    rm_rotate_tensor(body[i].R, r->body_inertia[i], Iw);
-    const double m = r->body_mass[i], cc = rm_dot(c, c);
+    xf_point(c, &body[i], r->body_com[i]);
+    m3_rotate_tensor(Iw, body[i].R, r->body_inertia[i]);
+    const double m = r->body_mass[i], cc = v3_dot(c, c);
     mc[i] = m;
     for (int k = 0; k < 3; ++k) hc[i][k] = m * c[k];
     for (int a = 0; a < 3; ++a)
@@ -502,12 +502,12 @@ void kl_robot_inertia(const kl_robot *r, const double *q, double *M)
   for (int j = 0; j < n; ++j) {
     const double *w = S[j], *v = S[j] + 3;
     double fa[3], fl[3], t[3];
-    rm_mv(Ic[j], w, fa);
-    rm_cross(hc[j], v, t);
+    m3_mulv(fa, Ic[j], w);
+    v3_cross(t, hc[j], v);
     for (int k = 0; k < 3; ++k) fa[k] += t[k];
-    rm_cross(hc[j], w, t);
+    v3_cross(t, hc[j], w);
     for (int k = 0; k < 3; ++k) fl[k] = mc[j] * v[k] - t[k];
-    for (int i = 0; i <= j; ++i) M[i * n + j] = M[j * n + i] = rm_dot(S[i], fa) + rm_dot(S[i] + 3, fl);
+    for (int i = 0; i <= j; ++i) M[i * n + j] = M[j * n + i] = v3_dot(S[i], fa) + v3_dot(S[i] + 3, fl);
   }
 }
 
@@ -529,24 +529,24 @@ void kl_robot_rnea(const kl_robot *r, const double *q, const double *qd, const d
     const double qdi = qd ? qd[i] : 0.0, qddi = qdd ? qdd[i] : 0.0;
     const double *o = body[i].p;
     double d[3], t1[3], t2[3], ao[3];
-    rm_mv(body[i].R, r->jnt_axis[i], z[i]);
-    rm_sub(o, op, d); /* joint origin is fixed in the parent: a_o = a_op + wd x d + w x (w x d) */
-    rm_cross(wdp, d, t1);
-    rm_cross(wp, d, t2);
-    rm_cross(wp, t2, ao);
+    m3_mulv(z[i], body[i].R, r->jnt_axis[i]);
+    v3_sub(d, o, op); /* joint origin is fixed in the parent: a_o = a_op + wd x d + w x (w x d) */
+    v3_cross(t1, wdp, d);
+    v3_cross(t2, wp, d);
+    v3_cross(ao, wp, t2);
     for (int k = 0; k < 3; ++k) ao[k] += ap[k] + t1[k];
-    rm_cross(wp, z[i], t1);
+    v3_cross(t1, wp, z[i]);
     for (int k = 0; k < 3; ++k) {
       w[i][k] = wp[k] + z[i][k] * qdi;
       wd[i][k] = wdp[k] + z[i][k] * qddi + t1[k] * qdi;
     }
     double c[3];
-    rm_xf_point(&body[i], r->body_com[i], c);
-    rm_sub(c, o, rc[i]);
-    rm_cross(wd[i], rc[i], t1);
-    rm_cross(w[i], rc[i], t2);
+    xf_point(c, &body[i], r->body_com[i]);
+    v3_sub(rc[i], c, o);
+    v3_cross(t1, wd[i], rc[i]);
+    v3_cross(t2, w[i], rc[i]);
     double t3[3];
-    rm_cross(w[i], t2, t3);
+    v3_cross(t3, w[i], t2);
     for (int k = 0; k < 3; ++k) ac[i][k] = ao[k] + t1[k] + t3[k];
     memcpy(wp, w[i], sizeof wp);
     memcpy(wdp, wd[i], sizeof wdp);
@@ -560,22 +560,22 @@ void kl_robot_rnea(const kl_robot *r, const double *q, const double *qd, const d
   for (int i = n - 1; i >= 0; --i) {
     const double m = r->body_mass[i];
     double Iw[9], Iw_w[3], t1[3], t2[3], d[3], F[3];
-    rm_rotate_tensor(body[i].R, r->body_inertia[i], Iw);
+    m3_rotate_tensor(Iw, body[i].R, r->body_inertia[i]);
     for (int k = 0; k < 3; ++k) F[k] = m * ac[i][k];
-    rm_mv(Iw, wd[i], t1);
-    rm_mv(Iw, w[i], Iw_w);
-    rm_cross(w[i], Iw_w, t2);
+    m3_mulv(t1, Iw, wd[i]);
+    m3_mulv(Iw_w, Iw, w[i]);
+    v3_cross(t2, w[i], Iw_w);
     double nn[3];
     for (int k = 0; k < 3; ++k) nn[k] = t1[k] + t2[k] + nm[k];
-    rm_cross(rc[i], F, t1);
-    rm_sub(oc, body[i].p, d);
-    rm_cross(d, f, t2);
+    v3_cross(t1, rc[i], F);
+    v3_sub(d, oc, body[i].p);
+    v3_cross(t2, d, f);
     for (int k = 0; k < 3; ++k) {
       nm[k] = nn[k] + t1[k] + t2[k];
       f[k] += F[k];
     }
     memcpy(oc, body[i].p, sizeof oc);
-    tau[i] = rm_dot(z[i], nm);
+    tau[i] = v3_dot(z[i], nm);
   }
 }
 
@@ -589,16 +589,16 @@ void kl_robot_tcp_velocity(const kl_robot *r, const double *q, const double *qd,
   memcpy(op, b.p, sizeof op);
   for (int i = 0; i < r->ndof; ++i) {
     double d[3], t[3], z[3];
-    rm_sub(body[i].p, op, d);
-    rm_cross(w, d, t);
+    v3_sub(d, body[i].p, op);
+    v3_cross(t, w, d);
     for (int k = 0; k < 3; ++k) vo[k] += t[k];
-    rm_mv(body[i].R, r->jnt_axis[i], z);
+    m3_mulv(z, body[i].R, r->jnt_axis[i]);
     for (int k = 0; k < 3; ++k) w[k] += z[k] * qd[i];
     memcpy(op, body[i].p, sizeof op);
   }
   double d[3], t[3];
-  rm_sub(tcp.p, op, d);
-  rm_cross(w, d, t);
+  v3_sub(d, tcp.p, op);
+  v3_cross(t, w, d);
   for (int k = 0; k < 3; ++k) v[k] = vo[k] + t[k], v[3 + k] = w[k];
 }
 
@@ -703,16 +703,16 @@ static int sample_frame(const double *pos, const double *nrm, const double *tan,
   const double *p = pos + 3 * k, *nv = nrm + 3 * k, *t = tan + 3 * k;
   for (int i = 0; i < 3; ++i)
     if (!isfinite(p[i]) || !isfinite(nv[i]) || !isfinite(t[i])) return 1;
-  *nn = rm_norm(nv);
+  *nn = v3_norm(nv);
   if (fabs(*nn - 1.0) > 1e-6) return 2; /* unit normals are part of the contract */
   double z[3], x[3], y[3];
   for (int i = 0; i < 3; ++i) z[i] = -nv[i] / *nn;
-  const double tz = rm_dot(t, z);
+  const double tz = v3_dot(t, z);
   for (int i = 0; i < 3; ++i) x[i] = t[i] - tz * z[i];
-  const double xn = rm_norm(x);
-  if (!(xn > 1e-9 * fmax(1.0, rm_norm(t)))) return 3;
+  const double xn = v3_norm(x);
+  if (!(xn > 1e-9 * fmax(1.0, v3_norm(t)))) return 3;
   for (int i = 0; i < 3; ++i) x[i] /= xn;
-  rm_cross(z, x, y);
+  v3_cross(y, z, x);
   for (int i = 0; i < 3; ++i) R[3 * i] = x[i], R[3 * i + 1] = y[i], R[3 * i + 2] = z[i];
   return 0;
 }
@@ -728,13 +728,13 @@ static void frame_rate(int ns, const double *pos, const double *nrm, const doubl
   double ds = 0;
   for (int i = a; i < b; ++i) {
     double d[3];
-    rm_sub(pos + 3 * (i + 1), pos + 3 * i, d);
-    ds += rm_norm(d);
+    v3_sub(d, pos + 3 * (i + 1), pos + 3 * i);
+    ds += v3_norm(d);
   }
   if (!(ds > 0)) return;
-  rm_mtm(Ra, Rb, D); /* Ra^T Rb: the rotation from a to b in a's axes */
-  rm_log(D, wb);
-  rm_mv(Ra, wb, w);
+  m3_mul_tn(D, Ra, Rb); /* Ra^T Rb: the rotation from a to b in a's axes */
+  m3_log(wb, D);
+  m3_mulv(w, Ra, wb);
   for (int i = 0; i < 3; ++i) w[i] /= ds;
 }
 
@@ -745,10 +745,10 @@ static double feed_limit(const kl_robot *r, const double *q, const double t[3], 
   const int n = r->ndof;
   double J[6 * KL_ROBOT_MAXDOF], x[KL_ROBOT_MAXDOF], xi[6];
   kl_robot_jacobian(r, q, J);
-  const double tn = rm_norm(t);
+  const double tn = v3_norm(t);
   for (int i = 0; i < 3; ++i) xi[i] = t[i] / tn, xi[3 + i] = w[i];
   const double res = kl_robot_lsq(J, n, xi, 0.0, x);
-  if (res > 1e-6 * sqrt(1.0 + rm_dot(w, w))) return 0.0;
+  if (res > 1e-6 * sqrt(1.0 + v3_dot(w, w))) return 0.0;
   double v = INFINITY;
   for (int i = 0; i < n; ++i)
     if (fabs(x[i]) > 0) v = fmin(v, r->jnt_vmax[i] / fabs(x[i]));
@@ -841,7 +841,7 @@ void kl_robot_path_stiffness(const kl_robot *r, int ns, const double *q, const d
     int ok = 1;
     for (int i = 0; i < n; ++i) ok &= isfinite(qk[i]);
     double m, nu[3];
-    const double nn = rm_norm(nrm + 3 * k);
+    const double nn = v3_norm(nrm + 3 * k);
     for (int i = 0; i < 3; ++i) nu[i] = nrm[3 * k + i] / nn;
     if (!ok || !(nn > 0) || kl_robot_effective_mass(r, qk, nu, &m, &kn[k]) != KELVIN_OK) kn[k] = NAN;
   }
@@ -864,14 +864,14 @@ int kl_robot_path_tangents(int ns, const double *pos, double *tan)
 {
   for (int k = 1; k < ns; ++k) {
     double d[3];
-    rm_sub(pos + 3 * k, pos + 3 * (k - 1), d);
-    if (!(rm_norm(d) > 0)) return -1 - k;
+    v3_sub(d, pos + 3 * k, pos + 3 * (k - 1));
+    if (!(v3_norm(d) > 0)) return -1 - k;
   }
   for (int k = 0; k < ns; ++k) {
     const int a = k > 0 ? k - 1 : 0, b = k < ns - 1 ? k + 1 : ns - 1;
     double d[3];
-    rm_sub(pos + 3 * b, pos + 3 * a, d);
-    const double dn = rm_norm(d);
+    v3_sub(d, pos + 3 * b, pos + 3 * a);
+    const double dn = v3_norm(d);
     for (int i = 0; i < 3; ++i) tan[3 * k + i] = dn > 0 ? d[i] / dn : (i == 0 ? 1.0 : 0.0);
   }
   return 0;

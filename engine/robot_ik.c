@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "engine/robot.h"
-#include "engine/robot_math.h"
+#include "engine/util3.h"
 #include "kernels/kl_common.h"
 
 #define TWO_PI (2.0 * KL_PI)
@@ -18,11 +18,11 @@ static double pose_error(const kl_robot *r, const double *q, const double Rt[9],
 {
   double R[9], p[3], D[9];
   kl_robot_fk(r, q, R, p);
-  rm_sub(pt, p, e);
-  rm_mmt(Rt, R, D);
-  rm_log(D, e + 3);
-  *ep = rm_norm(e);
-  *er = rm_norm(e + 3);
+  v3_sub(e, pt, p);
+  m3_mul_nt(D, Rt, R);
+  m3_log(e + 3, D);
+  *ep = v3_norm(e);
+  *er = v3_norm(e + 3);
   return sqrt(*ep * *ep + *er * *er);
 }
 
@@ -59,13 +59,13 @@ static double wrap_near(double a, double ref, double lo, double hi)
 static int sp1(const double w[3], const double r[3], const double p[3], const double q[3], double *th)
 {
   double u[3], v[3], up[3], vp[3], c[3];
-  rm_sub(p, r, u);
-  rm_sub(q, r, v);
-  rm_axpy(u, -rm_dot(w, u), w, up);
-  rm_axpy(v, -rm_dot(w, v), w, vp);
-  if (rm_norm(up) < 1e-12 || rm_norm(vp) < 1e-12) return 0;
-  rm_cross(up, vp, c);
-  *th = atan2(rm_dot(w, c), rm_dot(up, vp));
+  v3_sub(u, p, r);
+  v3_sub(v, q, r);
+  v3_axpy(up, u, -v3_dot(w, u), w);
+  v3_axpy(vp, v, -v3_dot(w, v), w);
+  if (v3_norm(up) < 1e-12 || v3_norm(vp) < 1e-12) return 0;
+  v3_cross(c, up, vp);
+  *th = atan2(v3_dot(w, c), v3_dot(up, vp));
   return 1;
 }
 
@@ -73,16 +73,16 @@ static int sp1(const double w[3], const double r[3], const double p[3], const do
 static int sp3(const double w[3], const double r[3], const double p[3], const double q[3], double delta, double th[2])
 {
   double u[3], v[3], up[3], vp[3], c[3], pq[3];
-  rm_sub(p, r, u);
-  rm_sub(q, r, v);
-  rm_sub(p, q, pq);
-  rm_axpy(u, -rm_dot(w, u), w, up);
-  rm_axpy(v, -rm_dot(w, v), w, vp);
-  const double nu = rm_norm(up), nv = rm_norm(vp), wpq = rm_dot(w, pq);
+  v3_sub(u, p, r);
+  v3_sub(v, q, r);
+  v3_sub(pq, p, q);
+  v3_axpy(up, u, -v3_dot(w, u), w);
+  v3_axpy(vp, v, -v3_dot(w, v), w);
+  const double nu = v3_norm(up), nv = v3_norm(vp), wpq = v3_dot(w, pq);
   const double d2 = delta * delta - wpq * wpq;
   if (nu < 1e-12 || nv < 1e-12) return 0;
-  rm_cross(up, vp, c);
-  const double th0 = atan2(rm_dot(w, c), rm_dot(up, vp));
+  v3_cross(c, up, vp);
+  const double th0 = atan2(v3_dot(w, c), v3_dot(up, vp));
   double cs = (nu * nu + nv * nv - d2) / (2 * nu * nv);
   if (fabs(cs) > 1.0 + 1e-12) return 0;
   cs = fmin(1.0, fmax(-1.0, cs));
@@ -96,9 +96,9 @@ static int sp3(const double w[3], const double r[3], const double p[3], const do
 static void rot_point(const double w[3], const double r[3], double th, const double x[3], double y[3])
 {
   double R[9], d[3];
-  rm_axis_angle(w, th, R);
-  rm_sub(x, r, d);
-  rm_mv(R, d, y);
+  m3_axis_angle(R, w, th);
+  v3_sub(d, x, r);
+  m3_mulv(y, R, d);
   for (int i = 0; i < 3; ++i) y[i] += r[i];
 }
 
@@ -110,24 +110,24 @@ static int closed_branches(const kl_robot *r, const double Rb[9], const double p
   const double zero[3] = {0, 0, 0};
   double pwt[3], t[3], RbR0t[9];
   /* the wrist centre is fixed in the tool: p_wt = R_t R_0^T (p_w - p_0) + p_t */
-  rm_mmt(Rb, r->sw_R0, RbR0t);
-  rm_sub(r->sw_pw, r->sw_p0, t);
-  rm_mv(RbR0t, t, pwt);
+  m3_mul_nt(RbR0t, Rb, r->sw_R0);
+  v3_sub(t, r->sw_pw, r->sw_p0);
+  m3_mulv(pwt, RbR0t, t);
   for (int i = 0; i < 3; ++i) pwt[i] += pb[i];
   /* q1: rotations 2 and 3 keep w2 . x, so (Rot(w1, q1) w2) . (p_wt - r1) = w2 . (p_w - r1) */
   double d[3], w2p[3], c1[3], pw1[3];
-  rm_sub(pwt, o[0], d);
-  const double w12 = rm_dot(w[0], w[1]);
-  rm_axpy(w[1], -w12, w[0], w2p);
-  rm_cross(w[0], w2p, c1);
-  rm_sub(r->sw_pw, o[0], pw1);
-  const double A = rm_dot(w2p, d), C = rm_dot(c1, d), D = rm_dot(w[1], pw1) - w12 * rm_dot(w[0], d);
+  v3_sub(d, pwt, o[0]);
+  const double w12 = v3_dot(w[0], w[1]);
+  v3_axpy(w2p, w[1], -w12, w[0]);
+  v3_cross(c1, w[0], w2p);
+  v3_sub(pw1, r->sw_pw, o[0]);
+  const double A = v3_dot(w2p, d), C = v3_dot(c1, d), D = v3_dot(w[1], pw1) - w12 * v3_dot(w[0], d);
   const double RR = hypot(A, C);
   if (RR < 1e-12 || fabs(D) > RR * (1 + 1e-12)) {
     double c[3];
-    rm_cross(w[0], d, c);
+    v3_cross(c, w[0], d);
     *why = KL_IK_WHY_NEAR_AXIS1;
-    *why_val = rm_norm(c); /* distance of the wrist centre from axis 1 */
+    *why_val = v3_norm(c); /* distance of the wrist centre from axis 1 */
     return 0;
   }
   const double phi = atan2(C, A), a1 = acos(fmin(1.0, fmax(-1.0, D / RR)));
@@ -138,10 +138,10 @@ static int closed_branches(const kl_robot *r, const double Rb[9], const double p
     const double q1 = q1s[i1];
     double pp[3], dv[3];
     rot_point(w[0], o[0], -q1, pwt, pp); /* e1^-1 p_wt */
-    rm_sub(pp, o[1], dv);
+    v3_sub(dv, pp, o[1]);
     double q3s[2];
-    const int n3 = sp3(w[2], o[2], r->sw_pw, o[1], rm_norm(dv), q3s);
-    if (n3 == 0) *why_val = rm_norm(dv);
+    const int n3 = sp3(w[2], o[2], r->sw_pw, o[1], v3_norm(dv), q3s);
+    if (n3 == 0) *why_val = v3_norm(dv);
     for (int i3 = 0; i3 < n3; ++i3) {
       const double q3 = q3s[i3];
       double p3[3], q2 = qref[1];
@@ -149,19 +149,19 @@ static int closed_branches(const kl_robot *r, const double Rb[9], const double p
       sp1(w[1], o[1], p3, pp, &q2);
       /* orientation: Rot4 Rot5 Rot6 = (Rot1 Rot2 Rot3)^T R_t R_0^T */
       double R1[9], R2[9], R3[9], R12[9], R123[9], Rw[9];
-      rm_axis_angle(w[0], q1, R1);
-      rm_axis_angle(w[1], q2, R2);
-      rm_axis_angle(w[2], q3, R3);
-      rm_mm(R1, R2, R12);
-      rm_mm(R12, R3, R123);
-      rm_mtm(R123, RbR0t, Rw);
+      m3_axis_angle(R1, w[0], q1);
+      m3_axis_angle(R2, w[1], q2);
+      m3_axis_angle(R3, w[2], q3);
+      m3_mul(R12, R1, R2);
+      m3_mul(R123, R12, R3);
+      m3_mul_tn(Rw, R123, RbR0t);
       /* sub-problem 2 on directions: Rot(w4, q4) Rot(w5, q5) w6 = Rw w6 */
       double y[3], n45[3];
-      rm_mv(Rw, w[5], y);
-      rm_cross(w[3], w[4], n45);
-      const double c45 = rm_dot(w[3], w[4]), den = c45 * c45 - 1.0, s45 = rm_dot(n45, n45);
-      const double al = (c45 * rm_dot(w[4], w[5]) - rm_dot(w[3], y)) / den;
-      const double be = (c45 * rm_dot(w[3], y) - rm_dot(w[4], w[5])) / den;
+      m3_mulv(y, Rw, w[5]);
+      v3_cross(n45, w[3], w[4]);
+      const double c45 = v3_dot(w[3], w[4]), den = c45 * c45 - 1.0, s45 = v3_dot(n45, n45);
+      const double al = (c45 * v3_dot(w[4], w[5]) - v3_dot(w[3], y)) / den;
+      const double be = (c45 * v3_dot(w[3], y) - v3_dot(w[4], w[5])) / den;
       const double g2 = (1.0 - al * al - be * be - 2 * al * be * c45) / s45;
       if (g2 < -1e-9) continue;
       const double ga = sqrt(fmax(0.0, g2));
@@ -172,19 +172,19 @@ static int closed_branches(const kl_robot *r, const double Rb[9], const double p
         sp1(w[4], zero, w[5], z, &q5);
         sp1(w[3], zero, z, y, &q4);
         double R4[9], R5[9], R45[9], R6[9];
-        rm_axis_angle(w[3], q4, R4);
-        rm_axis_angle(w[4], q5, R5);
-        rm_mm(R4, R5, R45);
-        rm_mtm(R45, Rw, R6);
+        m3_axis_angle(R4, w[3], q4);
+        m3_axis_angle(R5, w[4], q5);
+        m3_mul(R45, R4, R5);
+        m3_mul_tn(R6, R45, Rw);
         /* q6: the rotation angle of R6 about w6, read on a vector perpendicular to w6 */
         const double e[3] = {fabs(w[5][0]) < 0.6 ? 1.0 : 0.0, fabs(w[5][0]) < 0.6 ? 0.0 : 1.0, 0.0};
         double av[3], bv[3], cv[3];
-        rm_cross(w[5], e, av);
-        const double an = rm_norm(av);
+        v3_cross(av, w[5], e);
+        const double an = v3_norm(av);
         for (int k = 0; k < 3; ++k) av[k] /= an;
-        rm_mv(R6, av, bv);
-        rm_cross(av, bv, cv);
-        const double q6 = atan2(rm_dot(w[5], cv), rm_dot(av, bv));
+        m3_mulv(bv, R6, av);
+        v3_cross(cv, av, bv);
+        const double q6 = atan2(v3_dot(w[5], cv), v3_dot(av, bv));
         const double qq[6] = {q1, q2, q3, q4, q5, q6};
         memcpy(cand[nc++], qq, sizeof qq);
         if (!(ga > 0)) break; /* one wrist branch only */
@@ -249,12 +249,12 @@ int kl_robot_ik(const kl_robot *r, const double R[9], const double p[3], const d
   if (method == KL_IK_AUTO && r->ik_closed) {
     /* target in base coordinates: T_b = T_base^-1 T_world */
     kl_xf B, Bi, Tw, Tb;
-    rm_rpy(r->base_rpy, B.R);
+    m3_rpy(B.R, r->base_rpy);
     memcpy(B.p, r->base_pos, sizeof B.p);
-    rm_xf_inv(&B, &Bi);
+    xf_inv(&Bi, &B);
     memcpy(Tw.R, R, sizeof Tw.R);
     memcpy(Tw.p, p, sizeof Tw.p);
-    rm_xf_mul(&Bi, &Tw, &Tb);
+    xf_mul(&Tb, &Bi, &Tw);
     double cand[8][6];
     int why = 0;
     double why_val = 0;

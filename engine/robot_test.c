@@ -16,7 +16,7 @@
 #include <gsl/gsl_linalg.h>
 
 #include "engine/robot.h"
-#include "engine/robot_math.h"
+#include "engine/util3.h"
 
 #define NS 200 /* the default path's samples */
 #define DEG (3.14159265358979323846 / 180.0)
@@ -46,10 +46,10 @@ static void random_inertia(double m, double I6[6])
   const double a = 0.05 + 0.3 * urand(), b = 0.05 + 0.3 * urand(), c = 0.05 + 0.3 * urand();
   const double D[9] = {m * (b * b + c * c) / 12, 0, 0, 0, m * (a * a + c * c) / 12, 0, 0, 0, m * (a * a + b * b) / 12};
   double w[3] = {urand() - 0.5, urand() - 0.5, urand() - 0.5}, R[9], I[9];
-  const double n = rm_norm(w);
+  const double n = v3_norm(w);
   for (int k = 0; k < 3; ++k) w[k] /= n;
-  rm_axis_angle(w, 6.0 * urand(), R);
-  rm_rotate_tensor(R, D, I);
+  m3_axis_angle(R, w, 6.0 * urand());
+  m3_rotate_tensor(I, R, D);
   I6[0] = I[0], I6[1] = I[4], I6[2] = I[8], I6[3] = I[1], I6[4] = I[2], I6[5] = I[5];
 }
 
@@ -152,20 +152,20 @@ static double potential(const kl_robot *r, const double *q, const double g[3])
   /* centres of mass from the M-free route: FK of each body is not public, so use RNEA's definition
    * indirectly: V(q) = -sum m g . c. Recompute the chain here with the placement fields. */
   kl_xf prev, body;
-  rm_rpy(r->base_rpy, prev.R);
+  m3_rpy(prev.R, r->base_rpy);
   memcpy(prev.p, r->base_pos, sizeof prev.p);
   double V = 0;
   for (int i = 0; i < r->ndof; ++i) {
     kl_xf P, J, Q;
     memcpy(P.R, r->jnt_R[i], sizeof P.R);
     memcpy(P.p, r->jnt_p[i], sizeof P.p);
-    rm_xf_mul(&prev, &P, &J);
-    rm_axis_angle(r->jnt_axis[i], q[i], Q.R);
+    xf_mul(&J, &prev, &P);
+    m3_axis_angle(Q.R, r->jnt_axis[i], q[i]);
     memset(Q.p, 0, sizeof Q.p);
-    rm_xf_mul(&J, &Q, &body);
+    xf_mul(&body, &J, &Q);
     double c[3];
-    rm_xf_point(&body, r->body_com[i], c);
-    V -= r->body_mass[i] * rm_dot(g, c);
+    xf_point(c, &body, r->body_com[i]);
+    V -= r->body_mass[i] * v3_dot(g, c);
     prev = body;
   }
   return V;
@@ -232,7 +232,7 @@ static double impulse_check(const kl_robot *r, const double *q, const double nv[
   gsl_linalg_LU_decomp(&Mv.matrix, &perm, &sg);
   gsl_linalg_LU_solve(&Mv.matrix, &perm, &bv.vector, &xv.vector);
   kl_robot_tcp_velocity(r, q, dqd, v);
-  const double dv = rm_dot(nv, v);
+  const double dv = v3_dot(nv, v);
   double meff;
   assert_int_equal(kl_robot_effective_mass(r, q, nv, &meff, NULL), KELVIN_OK);
   *meff_out = meff;
@@ -249,7 +249,7 @@ static void test_effective_mass_impulse(void **state)
   for (int t = 0; t < 2000; ++t) {
     double q[6], nv[3] = {urand() - 0.5, urand() - 0.5, urand() - 0.5}, m;
     random_q(r, q);
-    const double nn = rm_norm(nv);
+    const double nn = v3_norm(nv);
     for (int k = 0; k < 3; ++k) nv[k] /= nn;
     const double e = impulse_check(r, q, nv, &m);
     if (m > 1e4) continue; /* nearly rigid along n (singular): p/m_eff ~ 0, a relative error means nothing */
@@ -281,7 +281,7 @@ static void test_effective_mass_impulse(void **state)
   for (int t = 0; t < 500; ++t) {
     double qq[7], nv[3] = {urand() - 0.5, urand() - 0.5, urand() - 0.5}, m;
     random_q(x, qq);
-    const double nn = rm_norm(nv);
+    const double nn = v3_norm(nv);
     for (int k = 0; k < 3; ++k) nv[k] /= nn;
     const double e = impulse_check(x, qq, nv, &m);
     if (m < 1e4) worst = fmax(worst, e);
@@ -327,11 +327,11 @@ static void test_effective_mass_rod(void **state)
 static void target_frame(const double *nrm, const double *tan, double R[9])
 {
   double z[3] = {-nrm[0], -nrm[1], -nrm[2]}, x[3], y[3];
-  const double tz = rm_dot(tan, z);
+  const double tz = v3_dot(tan, z);
   for (int i = 0; i < 3; ++i) x[i] = tan[i] - tz * z[i];
-  const double xn = rm_norm(x);
+  const double xn = v3_norm(x);
   for (int i = 0; i < 3; ++i) x[i] /= xn;
-  rm_cross(z, x, y);
+  v3_cross(y, z, x);
   for (int i = 0; i < 3; ++i) R[3 * i] = x[i], R[3 * i + 1] = y[i], R[3 * i + 2] = z[i];
 }
 
@@ -340,11 +340,11 @@ static void fk_error(const kl_robot *r, const double *q, const double Rt[9], con
 {
   double R[9], p[3], d[3], D[9], w[3];
   kl_robot_fk(r, q, R, p);
-  rm_sub(pt, p, d);
-  *ep = rm_norm(d);
-  rm_mmt(Rt, R, D);
-  rm_log(D, w);
-  *er = rm_norm(w);
+  v3_sub(d, pt, p);
+  *ep = v3_norm(d);
+  m3_mul_nt(D, Rt, R);
+  m3_log(w, D);
+  *er = v3_norm(w);
 }
 
 static void test_ik_default_path(void **state)
@@ -381,10 +381,10 @@ static void test_ik_default_path(void **state)
   double wsp = 0;
   for (int k = 1; k < NS - 1; ++k) {
     double ds = 0, d[3], worst_ratio = 0;
-    rm_sub(pos + 3 * (k + 1), pos + 3 * k, d);
-    ds += rm_norm(d);
-    rm_sub(pos + 3 * k, pos + 3 * (k - 1), d);
-    ds += rm_norm(d);
+    v3_sub(d, pos + 3 * (k + 1), pos + 3 * k);
+    ds += v3_norm(d);
+    v3_sub(d, pos + 3 * k, pos + 3 * (k - 1));
+    ds += v3_norm(d);
     for (int i = 0; i < 6; ++i)
       worst_ratio = fmax(worst_ratio, fabs(q[6 * (k + 1) + i] - q[6 * (k - 1) + i]) / ds * vmax[k] / r->jnt_vmax[i]);
     wsp = fmax(wsp, fabs(worst_ratio - 1.0));
@@ -509,19 +509,19 @@ static void test_mdh_matches_dh(void **state)
     memcpy(L.R, Rx, sizeof Rx);
     L.p[0] = j->a, L.p[1] = 0, L.p[2] = 0;
     double I[9], I2[9];
-    rm_tensor6(j->inertia, I);
-    rm_xf_point(&L, j->com, m.joint[i].com);
-    rm_rotate_tensor(L.R, I, I2);
+    m3_tensor6(I, j->inertia);
+    xf_point(m.joint[i].com, &L, j->com);
+    m3_rotate_tensor(I2, L.R, I);
     const double I6[6] = {I2[0], I2[4], I2[8], I2[1], I2[2], I2[5]};
     memcpy(m.joint[i].inertia, I6, sizeof I6);
     if (i == 5) { /* the tool was given in DH frame 6 */
-      rm_xf_point(&L, s.tool_xyz, m.tool_xyz);
-      rm_xf_point(&L, s.tool_com, m.tool_com);
-      rm_tensor6(s.tool_inertia, I);
-      rm_rotate_tensor(L.R, I, I2);
+      xf_point(m.tool_xyz, &L, s.tool_xyz);
+      xf_point(m.tool_com, &L, s.tool_com);
+      m3_tensor6(I, s.tool_inertia);
+      m3_rotate_tensor(I2, L.R, I);
       const double T6[6] = {I2[0], I2[4], I2[8], I2[1], I2[2], I2[5]};
       memcpy(m.tool_inertia, T6, sizeof T6);
-      rm_rpy_of(L.R, m.tool_rpy); /* tool_rpy was 0: the TCP axes are DH frame 6's, L.R in MDH frame 6 */
+      m3_rpy_of(m.tool_rpy, L.R); /* tool_rpy was 0: the TCP axes are DH frame 6's, L.R in MDH frame 6 */
     }
   }
   kl_robot *a = NULL, *b = NULL;

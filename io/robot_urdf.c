@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "engine/robot.h"
-#include "engine/robot_math.h"
+#include "engine/util3.h"
 #include "io/slurp.h"
 
 #define MAXELEM 256
@@ -139,9 +139,9 @@ static kelvin_status inertial(urdf *u, xmlNodePtr link, const char *lname, doubl
   const int zero = I6[0] == 0 && I6[1] == 0 && I6[2] == 0 && I6[3] == 0 && I6[4] == 0 && I6[5] == 0;
   if (!(zero && *m == 0) && kl_robot_check_inertia(I6, sub, sizeof sub)) return fail(u, it, "%s: %s", w2, sub);
   double R[9], Ii[9];
-  rm_rpy(rpy, R);
-  rm_tensor6(I6, Ii);
-  rm_rotate_tensor(R, Ii, I);
+  m3_rpy(R, rpy);
+  m3_tensor6(Ii, I6);
+  m3_rotate_tensor(I, R, Ii);
   memcpy(c, xyz, sizeof xyz);
   return KELVIN_OK;
 }
@@ -152,14 +152,14 @@ static void add_mass(double *m, double c[3], double I[9], const kl_xf *T, double
 {
   if (m2 <= 0) return;
   double cb[3], Ib[9];
-  rm_xf_point(T, c2, cb);
-  rm_rotate_tensor(T->R, I2, Ib);
+  xf_point(cb, T, c2);
+  m3_rotate_tensor(Ib, T->R, I2);
   const double mt = *m + m2;
   double cn[3], d1[3], d2[3];
   for (int k = 0; k < 3; ++k) cn[k] = (*m * c[k] + m2 * cb[k]) / mt;
-  rm_sub(c, cn, d1);
-  rm_sub(cb, cn, d2);
-  const double a1 = rm_dot(d1, d1), a2 = rm_dot(d2, d2);
+  v3_sub(d1, c, cn);
+  v3_sub(d2, cb, cn);
+  const double a1 = v3_dot(d1, d1), a2 = v3_dot(d2, d2);
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k < 3; ++k)
       I[3 * i + k] += Ib[3 * i + k] + *m * ((i == k ? a1 : 0.0) - d1[i] * d1[k]) +
@@ -239,7 +239,7 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
   if (!root) return fail(u, robot, "robot: no root link (the joints form a loop)");
   /* walk: acc places the current link in the frame of the current moving body (or the base) */
   kl_xf acc;
-  rm_xf_identity(&acc);
+  xf_identity(&acc);
   xmlNodePtr cur = root;
   int nb = 0, steps = 0;
   double bm = 0, bc[3] = {0, 0, 0}, bI[9] = {0};
@@ -287,9 +287,9 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
     snprintf(w2, sizeof w2, "%s <origin>", what);
     if (o && ((st = numbers(u, o, "xyz", 3, xyz, 1, w2)) || (st = numbers(u, o, "rpy", 3, rpy, 1, w2)))) return st;
     kl_xf T, A;
-    rm_rpy(rpy, T.R);
+    m3_rpy(T.R, rpy);
     memcpy(T.p, xyz, sizeof xyz);
-    rm_xf_mul(&acc, &T, &A);
+    xf_mul(&A, &acc, &T);
     if (fixed) {
       acc = A;
     } else {
@@ -304,12 +304,12 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
       kl_robot_joint_spec *js = &s->joint[nb];
       snprintf(js->name, sizeof js->name, "%s", jname[next]);
       memcpy(js->xyz, A.p, sizeof A.p);
-      rm_rpy_of(A.R, js->rpy);
+      m3_rpy_of(js->rpy, A.R);
       js->axis[0] = 1.0, js->axis[1] = js->axis[2] = 0.0; /* URDF default axis */
       xmlNodePtr ax = child(jn, "axis");
       snprintf(w2, sizeof w2, "%s <axis>", what);
       if (ax && (st = numbers(u, ax, "xyz", 3, js->axis, 1, w2))) return st;
-      if (!(rm_norm(js->axis) > 1e-12)) return fail(u, ax ? ax : jn, "%s xyz: the axis must be a non-zero vector", w2);
+      if (!(v3_norm(js->axis) > 1e-12)) return fail(u, ax ? ax : jn, "%s xyz: the axis must be a non-zero vector", w2);
       xmlNodePtr lim = child(jn, "limit");
       snprintf(w2, sizeof w2, "%s <limit>", what);
       if (!lim) return fail(u, jn, "%s: missing <limit> (kelvin needs the joint speed limit 'velocity')", what);
@@ -322,7 +322,7 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
       if ((st = numbers(u, lim, "velocity", 1, &js->vmax, 0, w2))) return st;
       if (!(js->vmax > 0)) return fail(u, lim, "%s velocity: must be > 0 rad/s, got %g", w2, js->vmax);
       ++nb;
-      rm_xf_identity(&acc);
+      xf_identity(&acc);
       bm = 0, bc[0] = bc[1] = bc[2] = 0;
       memset(bI, 0, sizeof bI);
     }
@@ -338,7 +338,7 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
   s->ndof = nb;
   s->conv = KL_ROBOT_URDF;
   memcpy(s->tool_xyz, acc.p, sizeof acc.p); /* TCP = the leaf link's frame */
-  rm_rpy_of(acc.R, s->tool_rpy);
+  m3_rpy_of(s->tool_rpy, acc.R);
   /* every moving body needs mass and a positive-definite inertia (M(q) must be positive definite) */
   for (int i = 0; i < nb; ++i) {
     char sub[300];
