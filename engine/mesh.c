@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/util3.h"
+
 #define KL_BVH_LEAF 4
 #define KL_BVH_STACK 128 /* > 2 x depth; the median split keeps depth <= log2(n) + 2 */
 
@@ -31,26 +33,6 @@ struct kl_mesh {
   bvh_node *node;  /* (nnode) node 0 is the root */
   double lo[3], hi[3];
 };
-
-//------------------------------------------------------------------------------------------------------
-// small vector helpers
-
-/* r = a - b */
-static void sub3(double r[3], const double a[3], const double b[3])
-{
-  r[0] = a[0] - b[0];
-  r[1] = a[1] - b[1];
-  r[2] = a[2] - b[2];
-}
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-/* r = a x b */
-static void cross3(double r[3], const double a[3], const double b[3])
-{
-  const double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-  r[0] = x;
-  r[1] = y;
-  r[2] = z;
-}
 
 //------------------------------------------------------------------------------------------------------
 // construction and validation
@@ -249,12 +231,12 @@ kelvin_status kl_mesh_from_arrays(const double *vert, int nvert, const int *tri,
   for (int t = 0; t < ntri; ++t) {
     const double *a = vert + 3 * tri[3 * t], *b = vert + 3 * tri[3 * t + 1], *c = vert + 3 * tri[3 * t + 2];
     double e0[3], e1[3], e2[3], n[3];
-    sub3(e0, b, a);
-    sub3(e1, c, a);
-    sub3(e2, c, b);
-    cross3(n, e0, e1);
-    const double area2 = sqrt(dot3(n, n));
-    const double lmax = fmax(dot3(e0, e0), fmax(dot3(e1, e1), dot3(e2, e2)));
+    v3_sub(e0, b, a);
+    v3_sub(e1, c, a);
+    v3_sub(e2, c, b);
+    v3_cross(n, e0, e1);
+    const double area2 = sqrt(v3_dot(n, n));
+    const double lmax = fmax(v3_dot(e0, e0), fmax(v3_dot(e1, e1), v3_dot(e2, e2)));
     if (!(area2 > 2e-12 * lmax) || !(lmax > 0))
       BAD(KELVIN_ERR_ARG, "triangle %d is degenerate (area %g)", t, 0.5 * area2);
     for (int k = 0; k < 3; ++k) m->tri_n[3 * t + k] = n[k] / area2;
@@ -337,16 +319,16 @@ int kl_tri_closest(const double p[3], const double a[3], const double b[3], cons
 {
   /* Ericson, Real-Time Collision Detection, 5.1.5: Voronoi regions of vertices, edges, face */
   double ab[3], ac[3], ap[3], bp[3], cp[3];
-  sub3(ab, b, a);
-  sub3(ac, c, a);
-  sub3(ap, p, a);
-  const double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+  v3_sub(ab, b, a);
+  v3_sub(ac, c, a);
+  v3_sub(ap, p, a);
+  const double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
   if (d1 <= 0 && d2 <= 0) {
     memcpy(q, a, 3 * sizeof *q);
     return KL_TRI_VERTEX;
   }
-  sub3(bp, p, b);
-  const double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+  v3_sub(bp, p, b);
+  const double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
   if (d3 >= 0 && d4 <= d3) {
     memcpy(q, b, 3 * sizeof *q);
     return KL_TRI_VERTEX;
@@ -357,8 +339,8 @@ int kl_tri_closest(const double p[3], const double a[3], const double b[3], cons
     for (int k = 0; k < 3; ++k) q[k] = a[k] + v * ab[k];
     return KL_TRI_EDGE;
   }
-  sub3(cp, p, c);
-  const double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+  v3_sub(cp, p, c);
+  const double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
   if (d6 >= 0 && d5 <= d6) {
     memcpy(q, c, 3 * sizeof *q);
     return KL_TRI_VERTEX;
@@ -377,8 +359,8 @@ int kl_tri_closest(const double p[3], const double a[3], const double b[3], cons
   }
   /* inside the face: project onto the plane (more accurate than barycentric recombination) */
   double n[3];
-  cross3(n, ab, ac);
-  const double s = dot3(ap, n) / dot3(n, n);
+  v3_cross(n, ab, ac);
+  const double s = v3_dot(ap, n) / v3_dot(n, n);
   for (int k = 0; k < 3; ++k) q[k] = p[k] - s * n[k];
   return KL_TRI_FACE;
 }
@@ -402,8 +384,8 @@ int kl_mesh_closest(const kl_mesh *m, const double p[3], double rmax, double *di
         const int *v = m->tri + 3 * t;
         double qq[3], d[3];
         const int feat = kl_tri_closest(p, m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], qq);
-        sub3(d, p, qq);
-        const double d2 = dot3(d, d);
+        v3_sub(d, p, qq);
+        const double d2 = v3_dot(d, d);
         /* ties (shared edges and vertices) keep a face over an edge or vertex: its normal is exact */
         if (d2 < best2 || (d2 == best2 && best >= 0 && feat == KL_TRI_FACE && bfeat != KL_TRI_FACE) ||
             (best < 0 && d2 <= best2)) {
@@ -433,10 +415,10 @@ int kl_mesh_closest(const kl_mesh *m, const double p[3], double rmax, double *di
   memcpy(q, bq, sizeof bq);
   const double *fn = m->tri_n + 3 * best;
   double pq[3];
-  sub3(pq, p, bq);
+  v3_sub(pq, p, bq);
   if (bfeat == KL_TRI_FACE || !(d > 0)) {
     /* the face normal, turned towards p */
-    const double s = dot3(fn, pq) < 0 ? -1.0 : 1.0;
+    const double s = v3_dot(fn, pq) < 0 ? -1.0 : 1.0;
     for (int k = 0; k < 3; ++k) nrm[k] = s * fn[k];
   } else {
     for (int k = 0; k < 3; ++k) nrm[k] = pq[k] / d;
@@ -492,19 +474,19 @@ int kl_mesh_raycast(const kl_mesh *m, const double p[3], const double d[3], doub
       const int *v = m->tri + 3 * tt;
       const double *a = m->vert + 3 * v[0], *b = m->vert + 3 * v[1], *c = m->vert + 3 * v[2];
       double e1[3], e2[3], pv[3], tv[3], qv[3];
-      sub3(e1, b, a);
-      sub3(e2, c, a);
-      cross3(pv, d, e2);
-      const double det = dot3(e1, pv);
+      v3_sub(e1, b, a);
+      v3_sub(e2, c, a);
+      v3_cross(pv, d, e2);
+      const double det = v3_dot(e1, pv);
       if (fabs(det) < 1e-300) continue;
       const double id = 1.0 / det;
-      sub3(tv, p, a);
-      const double u = dot3(tv, pv) * id;
+      v3_sub(tv, p, a);
+      const double u = v3_dot(tv, pv) * id;
       if (u < 0 || u > 1) continue;
-      cross3(qv, tv, e1);
-      const double w = dot3(d, qv) * id;
+      v3_cross(qv, tv, e1);
+      const double w = v3_dot(d, qv) * id;
       if (w < 0 || u + w > 1) continue;
-      const double th = dot3(e2, qv) * id;
+      const double th = v3_dot(e2, qv) * id;
       if (th >= tmin && th <= best) {
         best = th;
         hit = tt;
@@ -573,8 +555,8 @@ int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axi
       hd2 += h * h;
     }
     const double vmin = 2.0 * hmax - ext_ax > 0 ? 2.0 * hmax - ext_ax : 0.0;
-    sub3(rel, bc, c);
-    const double z = dot3(rel, axis), rho2 = dot3(rel, rel) - z * z, across = sqrt(hd2 - vmin * vmin > 0 ? hd2 - vmin * vmin : 0.0);
+    v3_sub(rel, bc, c);
+    const double z = v3_dot(rel, axis), rho2 = v3_dot(rel, rel) - z * z, across = sqrt(hd2 - vmin * vmin > 0 ? hd2 - vmin * vmin : 0.0);
     if (fabs(z) - ext_ax > hw || sqrt(rho2 > 0 ? rho2 : 0.0) - across > r) continue;
     if (nd->count == 0) {
       if (sp + 2 > KL_BVH_STACK) return n;
@@ -612,8 +594,8 @@ int kl_mesh_query_sphere(const kl_mesh *m, const double c[3], double r, int *idx
       const int *v = m->tri + 3 * t;
       double q[3], d[3];
       kl_tri_closest(c, m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], q);
-      sub3(d, c, q);
-      if (dot3(d, d) > r2) continue;
+      v3_sub(d, c, q);
+      if (v3_dot(d, d) > r2) continue;
       if (n < cap) idx[n] = t;
       ++n;
     }
@@ -632,8 +614,8 @@ int kl_mesh_filter_sphere(const kl_mesh *m, const int *cand, int n, const double
     const int *v = m->tri + 3 * t;
     double q[3], d[3];
     const int f = kl_tri_closest(c, m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], q);
-    sub3(d, c, q);
-    const double d2 = dot3(d, d);
+    v3_sub(d, c, q);
+    const double d2 = v3_dot(d, d);
     if (d2 < best) best = d2;
     if (d2 > r2) continue;
     if (q_out) memcpy(q_out + 3 * k, q, sizeof q);
