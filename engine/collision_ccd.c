@@ -469,23 +469,7 @@ static int disc_cand_of(const double c[3], const double ax[3], const double e1[3
       if (d > reach) return 0;
     }
   }
-  for (int side = 0; side < 2 && np > 0; ++side) { /* keep sg z <= hw */
-    const double sg = side ? -1.0 : 1.0;
-    double Q[8][3];
-    int nq = 0;
-    for (int j = 0; j < np; ++j) {
-      const double *A = P[j], *B = P[(j + 1) % np];
-      const double fa = sg * A[2] - hw, fb = sg * B[2] - hw;
-      if (fa <= 0) memcpy(Q[nq++], A, sizeof Q[0]);
-      if ((fa < 0 && fb > 0) || (fa > 0 && fb < 0)) {
-        const double w = fa / (fa - fb);
-        for (int i = 0; i < 3; ++i) Q[nq][i] = A[i] + w * (B[i] - A[i]);
-        ++nq;
-      }
-    }
-    np = nq;
-    memcpy(P, Q, (size_t)nq * sizeof P[0]);
-  }
+  np = kl_poly_clip_slab(P, np, hw);
   if (np == 0) return 0;
   cd->zlo = INFINITY, cd->zhi = -INFINITY;
   for (int j = 0; j < np; ++j) {

@@ -69,6 +69,13 @@ int kl_mesh_query_cylinder(const kl_mesh *m, const double c[3], const double axi
 const double *kl_mesh_vertices(const kl_mesh *m);
 const int *kl_mesh_indices(const kl_mesh *m);
 
+/* Clip the polygon P (np <= 5 vertices in order, room for 8) to the slab -hw <= P[.][2] <= hw, one face
+ * after the other (Sutherland-Hodgman), in place; returns how many vertices are left (0: none). A
+ * triangle keeps at most 5. The disc tool's contact (engine/collision_ccd.c) and its protrusion in the
+ * device model (optimiser/problem.c) clip each triangle, in the disc's (across, across, along the axis)
+ * coordinates, to the disc's width with it. */
+int kl_poly_clip_slab(double P[8][3], int np, double hw);
+
 /* Closest point q of triangle (a, b, c) to p; returns the feature it lies on. */
 #define KL_TRI_FACE 0
 #define KL_TRI_EDGE 1

@@ -1,5 +1,6 @@
 /* engine/util3.h: 3-vectors, 3x3 matrices (row-major), unit quaternions (w, x, y, z) and rigid transforms
- * for the engine and the serial arms (io/robot_urdf.c too); header-only, static inline, results first. */
+ * for the engine and the serial arms, and the geometry of optimiser/ and io/ that works on their frames;
+ * header-only, static inline, results first. */
 #ifndef KL_ENGINE_UTIL3_H
 #define KL_ENGINE_UTIL3_H
 

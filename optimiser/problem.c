@@ -4,6 +4,7 @@
 #include "optimiser/problem.h"
 
 #include "engine/gsl_guard.h"
+#include "engine/util3.h"
 
 #include <errno.h>
 #include <math.h>
@@ -296,12 +297,6 @@ static kelvin_status given_target(const kl_problem_inputs *in, kl_problem *pb, c
 //------------------------------------------------------------------------------------------------------
 // the tool frame and the disc's protrusion
 
-static void cross(double r[3], const double a[3], const double b[3])
-{
-  const double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-  r[0] = x, r[1] = y, r[2] = z;
-}
-static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* the tool frame at sample k (columns X, Y, Z of R, row-major): Z = -n into the part, X the tangent made
  * orthogonal to it, Y = Z x X, then turned about Y by the lead angle (Z towards +X for a positive lead) */
@@ -309,10 +304,10 @@ static void tool_frame(const kl_problem *pb, int k, double R[9])
 {
   const double *n = &pb->nrm[3 * k], *t = &pb->tan[3 * k];
   double X[3] = {t[0], t[1], t[2]}, Z[3] = {-n[0], -n[1], -n[2]}, Y[3];
-  const double d = dot(X, Z);
+  const double d = v3_dot(X, Z);
   for (int i = 0; i < 3; ++i) X[i] -= d * Z[i];
   normalise(X);
-  cross(Y, Z, X);
+  v3_cross(Y, Z, X);
   const double a = pb->set.lead_deg * PI / 180.0, ca = cos(a), sa = sin(a);
   for (int i = 0; i < 3; ++i) {
     const double x = ca * X[i] - sa * Z[i], z = sa * X[i] + ca * Z[i];
@@ -384,10 +379,10 @@ static double disc_depth(const kl_mesh *mesh, const int *idx, int nt, const doub
   double e1[3] = {0, 0, 0}, e2[3];
   const int j0 = fabs(a[0]) < fabs(a[1]) ? (fabs(a[0]) < fabs(a[2]) ? 0 : 2) : (fabs(a[1]) < fabs(a[2]) ? 1 : 2);
   e1[j0] = 1.0;
-  const double aj = dot(e1, a);
+  const double aj = v3_dot(e1, a);
   for (int i = 0; i < 3; ++i) e1[i] -= aj * a[i];
   normalise(e1);
-  cross(e2, a, e1);
+  v3_cross(e2, a, e1);
   double best = -INFINITY;
   for (int q = 0; q < nt; ++q) {
     double ta[3], tb[3], tc[3], tn[3];
@@ -397,25 +392,9 @@ static double disc_depth(const kl_mesh *mesh, const int *idx, int nt, const doub
     int np = 3;
     for (int j = 0; j < 3; ++j) {
       double rel[3] = {V[j][0] - c[0], V[j][1] - c[1], V[j][2] - c[2]};
-      P[j][0] = dot(rel, e1), P[j][1] = dot(rel, e2), P[j][2] = dot(rel, a);
+      P[j][0] = v3_dot(rel, e1), P[j][1] = v3_dot(rel, e2), P[j][2] = v3_dot(rel, a);
     }
-    for (int side = 0; side < 2 && np > 0; ++side) {
-      const double sg = side ? -1.0 : 1.0; /* keep sg * axial <= hw */
-      double Q[8][3];
-      int nq = 0;
-      for (int j = 0; j < np; ++j) {
-        const double *A = P[j], *B = P[(j + 1) % np];
-        const double fa = sg * A[2] - hw, fb = sg * B[2] - hw;
-        if (fa <= 0) memcpy(Q[nq++], A, sizeof Q[0]);
-        if ((fa < 0 && fb > 0) || (fa > 0 && fb < 0)) {
-          const double w = fa / (fa - fb);
-          for (int i = 0; i < 3; ++i) Q[nq][i] = A[i] + w * (B[i] - A[i]);
-          ++nq;
-        }
-      }
-      np = nq;
-      memcpy(P, Q, (size_t)nq * sizeof P[0]);
-    }
+    np = kl_poly_clip_slab(P, np, hw);
     if (np == 0) continue;
     /* distance of the axis (the origin of the (u, w) plane) to the projected polygon */
     double dmin = INFINITY;
@@ -649,10 +628,10 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
       tool_frame(pb, k, Rm);
       const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
       normalise(nc);
-      const double tn = dot(T, nc);
+      const double tn = v3_dot(T, nc);
       for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
       normalise(t);
-      pb->kap[k] = dot(nc, a) - s->friction * dot(t, a);
+      pb->kap[k] = v3_dot(nc, a) - s->friction * v3_dot(t, a);
     }
   }
   free(tri);
