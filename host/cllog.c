@@ -61,57 +61,56 @@ static int where(const char *src, long phys, const char **file, size_t *flen, lo
   return named;
 }
 
+/* Append n bytes of s to the string *out (length *len, room *cap), growing it; 0, or -1 when out of
+ * memory (*out is then freed and NULL). */
+static int put(char **out, size_t *len, size_t *cap, const char *s, size_t n)
+{
+  if (*len + n + 1 > *cap) {
+    const size_t want = 2 * (*len + n + 1);
+    char *grown = realloc(*out, want);
+    if (!grown) {
+      free(*out);
+      *out = NULL;
+      return -1;
+    }
+    *out = grown;
+    *cap = want;
+  }
+  memcpy(*out + *len, s, n);
+  *len += n;
+  (*out)[*len] = '\0';
+  return 0;
+}
+
 char *kl_cl_log_map(const char *src, const char *log)
 {
-  size_t cap = strlen(log) + 64, len = 0;
+  size_t len = 0, cap = strlen(log) + 64;
   char *out = malloc(cap);
   if (!out) return NULL;
-  const char *p = log;
-  while (*p) {
-    const char *f = NULL;
-    size_t fl = 0;
-    long line = 0;
-    const char *q = p + 1;
-    if (*p == '<') {
+  out[0] = '\0';
+  for (const char *p = log; *p;) {
+    /* "<NAME>:LINE:", NAME the device's name for the program; clang's "<built-in>" is the buffer of
+     * predefined macros and -D options, not the program */
+    if (*p == '<' && strncmp(p, "<built-in>", 10) != 0) {
+      const char *q = p + 1;
       while (*q && *q != '>' && *q != '<' && *q != ':' && !isspace((unsigned char)*q)) ++q;
-    }
-    /* clang's "<built-in>" is the buffer of predefined macros and -D options, not the program */
-    if (*p == '<' && *q == '>' && q > p + 1 && q[1] == ':' && isdigit((unsigned char)q[2]) &&
-        strncmp(p, "<built-in>", 10) != 0) {
-      char *end = NULL;
-      const long phys = strtol(q + 2, &end, 10);
-      if (*end == ':' && where(src, phys, &f, &fl, &line)) {
-        char num[32];
-        const int nl = snprintf(num, sizeof num, ":%ld", line);
-        const size_t need = len + fl + (size_t)nl + strlen(end) + 1;
-        if (need > cap) {
-          cap = need + cap / 2;
-          char *grown = realloc(out, cap);
-          if (!grown) {
-            free(out);
-            return NULL;
-          }
-          out = grown;
+      if (*q == '>' && q > p + 1 && q[1] == ':' && isdigit((unsigned char)q[2])) {
+        char *end = NULL;
+        const long phys = strtol(q + 2, &end, 10);
+        const char *f = NULL;
+        size_t fl = 0;
+        long line = 0;
+        if (*end == ':' && where(src, phys, &f, &fl, &line)) {
+          char num[32];
+          const int nl = snprintf(num, sizeof num, ":%ld", line);
+          if (put(&out, &len, &cap, f, fl) != 0 || put(&out, &len, &cap, num, (size_t)nl) != 0) return NULL;
+          p = end; /* the ':' after the line goes through as text */
+          continue;
         }
-        memcpy(out + len, f, fl);
-        len += fl;
-        memcpy(out + len, num, (size_t)nl);
-        len += (size_t)nl;
-        p = end; /* the ':' after the line goes through as text */
-        continue;
       }
     }
-    if (len + 2 > cap) {
-      cap *= 2;
-      char *grown = realloc(out, cap);
-      if (!grown) {
-        free(out);
-        return NULL;
-      }
-      out = grown;
-    }
-    out[len++] = *p++;
+    if (put(&out, &len, &cap, p, 1) != 0) return NULL;
+    ++p;
   }
-  out[len] = '\0';
   return out;
 }

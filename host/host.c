@@ -166,7 +166,7 @@ kelvin_status kl_host_build(kl_host *h, const char *name, const char *src, cl_pr
     (void)clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen);
     log = calloc(loglen + 1, 1);
     if (log && loglen > 0) (void)clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, loglen, log, NULL);
-    char *mapped = log ? kl_cl_log_map(src, log) : NULL; /* "<kernel>:1886:" -> "kernels/impact.cl:41:" */
+    char *mapped = log ? kl_cl_log_map(src, log) : NULL; /* "<kernel>:1886:" -> "kernels/impact.cl:29:" */
     if (mapped) {
       free(log);
       log = mapped;

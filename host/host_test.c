@@ -215,6 +215,16 @@ static void test_log_lines(void **state)
   assert_non_null(m);
   assert_string_equal(m, "<kernel>:1:5: error\nkernels/b.cl:1:5: error\n");
   free(m);
+  /* a long log whose mapped locations are longer than the device's: the output grows past its first room */
+  char nvlong[40 * 16 + 1] = "", want[40 * 26 + 1] = "";
+  for (int i = 0; i < 40; ++i) {
+    strcat(nvlong, "<kernel>:8:1: x\n");
+    strcat(want, "kernels/broken.cl:3:1: x\n");
+  }
+  m = kl_cl_log_map(src, nvlong);
+  assert_non_null(m);
+  assert_string_equal(m, want);
+  free(m);
   /* pocl's log already names the files and is returned as it came */
   const char *pocl = "kernels/broken.cl:3:10: error: implicit declaration of function 'no_such_function'\n<x>y:2:\n";
   m = kl_cl_log_map(src, pocl);
