@@ -42,19 +42,19 @@ static const tune_row *tune_of(const kl_device_info *d)
   return &tune[sizeof tune / sizeof tune[0] - 1];
 }
 
-int kl_device_wgs(const kl_device_info *d)
+/* wgs halved until the device takes it (a power of two stays one) */
+static int fit(const kl_device_info *d, int wgs)
 {
-  int wgs = tune_of(d)->wgs;
-  while (wgs > 1 && (size_t)wgs > d->max_wgs) wgs /= 2; /* stay a power of two */
+  while (wgs > 1 && (size_t)wgs > d->max_wgs) wgs /= 2;
   return wgs;
 }
 
+int kl_device_wgs(const kl_device_info *d) { return fit(d, tune_of(d)->wgs); }
+
 int kl_device_rollout_wgs(const kl_device_info *d)
 {
-  int wgs = tune_of(d)->rollout_wgs;
-  if (wgs == 0) wgs = (d->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
-  while (wgs > 1 && (size_t)wgs > d->max_wgs) wgs /= 2;
-  return wgs;
+  const int wgs = tune_of(d)->rollout_wgs;
+  return fit(d, wgs ? wgs : (d->type & CL_DEVICE_TYPE_CPU) ? 1 : 32);
 }
 
 //------- discovery -------
