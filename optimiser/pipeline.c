@@ -77,13 +77,6 @@ void kl_opt_result_free(kl_opt_result *res)
   res->npass = 0;
 }
 
-/* sampled offsets and speeds of control points x: through the run's basis, which kl_evaluate sets to
- * NULL (the samples themselves) whatever the problem's */
-static void expand(const run *r, const double *x, double *o, double *v)
-{
-  kl_basis_expand(r->basis, r->pb->ns, r->nc, x, o, v);
-}
-
 /* evaluate P candidates xs (P x nc, one per row) on the device: objective into J (P) and, if so is
  * not NULL, all terms into obj_out (KL_OBJ_N x P) and the per-sample outputs into so */
 static kelvin_status batch(run *r, size_t P, const double *xs, double *J, double *obj_out, double *so)
@@ -388,7 +381,8 @@ static kelvin_status verify(run *r, const int *which, int nv)
   }
   for (int i = 0; i < nv; ++i) {
     kl_pass *ps = &r->res->pass[which[i]];
-    expand(r, ps->x, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
+    /* through the run's basis, which kl_evaluate sets to NULL (the samples themselves) whatever the problem's */
+    kl_basis_expand(r->basis, ns, r->nc, ps->x, ov + (size_t)i * ns, ov + (size_t)(nv + i) * ns);
     double **arr[] = {&ps->vF, &ps->vFavg, &ps->vFc, &ps->vFcavg, &ps->vt, &ps->vdev, &ps->sF};
     for (size_t j = 0; j < sizeof arr / sizeof arr[0]; ++j) {
       free(*arr[j]);
