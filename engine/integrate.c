@@ -713,8 +713,7 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
     double lo = 0, flo = -0.5 * m->onset_tol, hi = h, fhi = worst - 0.5 * m->onset_tol;
     int side = 0;
     for (int it = 0; it < 80; ++it) {
-      double c = (lo * fhi - hi * flo) / (fhi - flo);
-      if (!(c > lo && c < hi)) c = 0.5 * (lo + hi);
+      const double c = kl_illinois_point(lo, flo, hi, fhi);
       do_step(m, d, S, t0, c);
       const double w = missed_onset(m, d, S, margin);
       const double fc = (w == -INFINITY ? -margin : w) - 0.5 * m->onset_tol;
@@ -722,17 +721,7 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
         hi = c;
         break;
       }
-      if (fc > 0) {
-        hi = c;
-        fhi = fc;
-        if (side == 1) flo *= 0.5;
-        side = 1;
-      } else {
-        lo = c;
-        flo = fc;
-        if (side == -1) fhi *= 0.5;
-        side = -1;
-      }
+      kl_illinois_update(&lo, &flo, &hi, &fhi, c, fc, !(fc > 0), &side);
       if (hi - lo <= 1e-13 * (1.0 + fabs(t0))) break;
     }
     hacc = hi;
