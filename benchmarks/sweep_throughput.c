@@ -18,8 +18,9 @@
  * the scalar non-FMA rate (cores x clock x 2) is printed too. The flops counted are those of the code
  * as it runs: the vectorisable quadrature of kernels/impact.cl computes both sides of its selects and a
  * fixed number of iterations, so it counts more flops per scenario than an early-exit version would;
- * scenarios per second is the measure of speed, the flop rate that of how busy the units are. How to see
- * what pocl generates: benchmarks/README.md. */
+ * scenarios per second is the measure of speed, the flop rate that of how busy the units are. The
+ * device compiler's ceiling (function ceiling below) is printed beside the peak. How to see what pocl
+ * generates: benchmarks/README.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -106,6 +107,106 @@ static double loadavg(void)
   if (f && fscanf(f, "%lf", &l) != 1) l = -1.0;
   if (f) fclose(f);
   return l;
+}
+
+/* The device compiler's ceiling: a kernel that is nothing but independent multiply-add chains (16 per
+ * work-item, 8 rounds each, straight-line code, one load and one store), once with a separate multiply
+ * and add under FP_CONTRACT OFF, as the closed forms are compiled, and once with fma(). What it reaches
+ * is the most any kernel of ours could reach on this device with this compiler; the peak above is the
+ * hardware's. Each result is checked against the same chains on the host, bit for bit (every operation
+ * is correctly rounded in IEEE arithmetic, fma included), on every 997th work-item, before a rate is
+ * printed. */
+#define CEIL_CHAINS 16
+#define CEIL_ROUNDS 8
+#define CEIL_FLOPS (CEIL_CHAINS * CEIL_ROUNDS * 2 + CEIL_CHAINS - 1)
+static const char *ceiling_src =
+  "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+  "#pragma OPENCL FP_CONTRACT OFF\n"
+  "#define S1(x) x = x * a + b;\n"
+  "#define S2(x) x = fma(x, a, b);\n"
+  "#define ROUND(S) S(x0) S(x1) S(x2) S(x3) S(x4) S(x5) S(x6) S(x7) S(x8) S(x9) S(x10) S(x11) S(x12) S(x13) S(x14) S(x15)\n"
+  "#define R8(S) ROUND(S) ROUND(S) ROUND(S) ROUND(S) ROUND(S) ROUND(S) ROUND(S) ROUND(S)\n"
+  "#define BODY(S) const size_t g = get_global_id(0); const double a = in[g], b = 1e-3 * a;"
+  " double x0 = a, x1 = a + 1, x2 = a + 2, x3 = a + 3, x4 = a + 4, x5 = a + 5, x6 = a + 6, x7 = a + 7;"
+  " double x8 = a + 8, x9 = a + 9, x10 = a + 10, x11 = a + 11, x12 = a + 12, x13 = a + 13, x14 = a + 14, x15 = a + 15;"
+  " R8(S)"
+  " out[g] = (((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7))) + (((x8 + x9) + (x10 + x11)) + ((x12 + x13) + (x14 + x15)));\n"
+  "__kernel void kl_ceiling_muladd(__global const double *in, __global double *out) { BODY(S1) }\n"
+  "__kernel void kl_ceiling_fma(__global const double *in, __global double *out) { BODY(S2) }\n";
+
+/* the chains of work-item with input a, on the host (the build has -ffp-contract=off) */
+static double ceiling_host(double a, int use_fma)
+{
+  const double b = 1e-3 * a;
+  double x[CEIL_CHAINS];
+  for (int c = 0; c < CEIL_CHAINS; ++c) x[c] = c == 0 ? a : a + (double)c;
+  for (int r = 0; r < CEIL_ROUNDS; ++r)
+    for (int c = 0; c < CEIL_CHAINS; ++c) x[c] = use_fma ? fma(x[c], a, b) : x[c] * a + b;
+  return (((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))) +
+         (((x[8] + x[9]) + (x[10] + x[11])) + ((x[12] + x[13]) + (x[14] + x[15])));
+}
+
+/* Median GFLOP/s of the two ceiling kernels (muladd, fma) over reps launches; 0 on success, 1 with a
+ * message on stderr (a failed build, launch or check). */
+static int ceiling(kl_host *h, int reps, double gf[2])
+{
+  const int cpu = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) != 0;
+  /* 8 rounds: pocl 3.1 on 2 Xeon cores reached 50, 42, 35, 26 and 20 GFLOP/s with a separate multiply
+   * and add at 4, 8, 16, 32 and 64 rounds (longer blocks ran slower), 72, 80, 78, 84 GFLOP/s with fma() at
+   * 4 to 32 */
+  const size_t N = cpu ? (size_t)1 << 21 : (size_t)1 << 25; /* ~10 ms on 2 cores; ~1 ms on a large GPU */
+  cl_program prog = NULL;
+  cl_kernel k[2] = {NULL, NULL};
+  cl_mem din = NULL, dout = NULL;
+  double *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+  int bad = 1;
+  cl_int err = CL_SUCCESS;
+  if (!in || !out) goto done;
+  for (size_t i = 0; i < N; ++i) in[i] = 0.5 + 0.4 * (double)i / (double)N; /* |a| < 1: the chains stay bounded */
+  if (kl_host_build(h, "benchmarks/sweep_throughput.c", ceiling_src, &prog) != KELVIN_OK) {
+    fprintf(stderr, "sweep_throughput: ceiling kernel: %s\n", kl_host_errmsg(h));
+    goto done;
+  }
+  k[0] = clCreateKernel(prog, "kl_ceiling_muladd", &err);
+  if (err == CL_SUCCESS) k[1] = clCreateKernel(prog, "kl_ceiling_fma", &err);
+  if (err == CL_SUCCESS) din = clCreateBuffer(kl_host_context(h), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof(double), in, &err);
+  if (err == CL_SUCCESS) dout = clCreateBuffer(kl_host_context(h), CL_MEM_WRITE_ONLY, N * sizeof(double), NULL, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "sweep_throughput: ceiling kernel: OpenCL error %d creating kernels or buffers\n", (int)err);
+    goto done;
+  }
+  cl_command_queue q = kl_host_queue(h);
+  for (int v = 0; v < 2; ++v) {
+    double t[MAXREP];
+    const size_t wg = 64;
+    if (clSetKernelArg(k[v], 0, sizeof din, &din) != CL_SUCCESS || clSetKernelArg(k[v], 1, sizeof dout, &dout) != CL_SUCCESS) goto done;
+    for (int r = -1; r < reps; ++r) { /* r = -1: a first launch (pocl compiles the work-group function), then checked */
+      const double a = kl_bench_now();
+      if (clEnqueueNDRangeKernel(q, k[v], 1, NULL, &N, &wg, 0, NULL, NULL) != CL_SUCCESS || clFinish(q) != CL_SUCCESS) {
+        fprintf(stderr, "sweep_throughput: ceiling kernel: launch failed\n");
+        goto done;
+      }
+      if (r >= 0) t[r] = kl_bench_now() - a;
+    }
+    if (clEnqueueReadBuffer(q, dout, CL_TRUE, 0, N * sizeof(double), out, 0, NULL, NULL) != CL_SUCCESS) goto done;
+    for (size_t i = 0; i < N; i += 997)
+      if (out[i] != ceiling_host(in[i], v)) {
+        fprintf(stderr, "sweep_throughput: ceiling kernel (%s): work-item %zu gives %.17g, the host %.17g\n",
+                v ? "fma" : "multiply-add", i, out[i], ceiling_host(in[i], v));
+        goto done;
+      }
+    gf[v] = (double)N * CEIL_FLOPS / kl_bench_median(t, reps) * 1e-9;
+  }
+  bad = 0;
+done:
+  if (dout) clReleaseMemObject(dout);
+  if (din) clReleaseMemObject(din);
+  for (int v = 0; v < 2; ++v)
+    if (k[v]) clReleaseKernel(k[v]);
+  if (prog) clReleaseProgram(prog);
+  free(in);
+  free(out);
+  return bad;
 }
 
 typedef enum { PATH_CL, PATH_OMP, PATH_SERIAL, NPATH } path_t;
@@ -233,6 +334,21 @@ int main(int argc, char **argv)
   if (have_cl && !cl_on_cpu)
     printf("- the OpenCL device is not the CPU: 'best GFLOP/s' and 'of peak' are the CPU paths' (OpenMP, serial) "
            "against the CPU's peak; the device's own rate is its scenarios/s x the flops per scenario\n");
+  if (have_cl) {
+    double gf[2];
+    if (ceiling(h, reps_small, gf) != 0) return 1;
+    if (cl_on_cpu)
+      printf("- this device compiler's ceiling: a kernel of independent multiply-add chains only (straight-line, %d "
+             "flops a work-item) runs at %.1f GFLOP/s (%.1f %% of peak) with a separate multiply and add, as our "
+             "kernels are compiled (no contraction), and %.1f GFLOP/s (%.1f %%) with fma(); results checked bit for "
+             "bit against the host\n",
+             CEIL_FLOPS, gf[0], 100.0 * gf[0] / peak, gf[1], 100.0 * gf[1] / peak);
+    else
+      printf("- this device's ceiling: a kernel of independent multiply-add chains only (straight-line, %d flops a "
+             "work-item) runs at %.1f GFLOP/s with a separate multiply and add, as our kernels are compiled (no "
+             "contraction), and %.1f GFLOP/s with fma(); results checked bit for bit against the host\n",
+             CEIL_FLOPS, gf[0], gf[1]);
+  }
   printf("- OpenMP: %d threads; flops per scenario (counted, mix of the built-in sweep): %.0f arithmetic + %.1f "
          "library transcendental calls x %.0f = %.0f\n",
          threads, arith, transc, TRANSC_FLOPS, flops);
