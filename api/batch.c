@@ -185,7 +185,7 @@ kelvin_status kelvin_rollout_create(kelvin_grind *g, kelvin_device *dev, kelvin_
   kelvin_rollout *r = calloc(1, sizeof *r);
   if (!r) return kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
   const kl_problem *pb = g->pb;
-  const kl_rollout_def def = {pb->ns, pb->nc, pb->gp, pb->geo, pb->basis};
+  const kl_rollout_def def = {pb->ns, pb->nc, pb->gp, pb->geo, pb->basis, 0, NULL, NULL}; /* every batch on dev */
   if ((st = kl_rollout_create(dev->h, &def, &r->r)) != KELVIN_OK) {
     free(r);
     return kl_api_fail(g->msg, st, "%s", kl_host_errmsg(dev->h));

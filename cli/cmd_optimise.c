@@ -40,7 +40,8 @@ static void help_optimise(void)
     "  --maxeval N        Levenberg-Marquardt steps, or NLopt evaluations per refinement start [40]; with a\n"
     "                     gradient (LD_*) algorithm each is one batch of n + 1 rollouts (finite differences)\n"
     "  --seed N           picks the screening sequence's block (method nlopt); same seed, same result [1]\n"
-    "  --cpu              run the rollouts on the OpenMP twin instead of OpenCL\n"
+    "  --cpu              run the rollouts on the OpenMP twin instead of OpenCL (from a GPU, batches of\n"
+    "                     fewer than 1024 rollouts go there anyway: env KELVIN_ROLLOUT_HOST_BELOW, 0: none)\n"
     "  --device SPEC      OpenCL device: index 'P:D', 'gpu', 'cpu' or a name substring (env KELVIN_DEVICE)\n"
     "  --quiet            no progress and no table\n"
     "  --help             this text\n\n"
@@ -279,8 +280,12 @@ static int run(int argc, char **argv, int evaluate)
                                                       : ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "step-averaged contact" : "contact"),
            100 * pb->contact_share);
     kl_report_print(pb, res);
-    printf("\n%ld rollouts; time: screening %.2f s, refinement %.2f s, 3-D verification %.2f s (%.1f %%), total %.2f s\n",
-           res->evaluations, res->time.screening, res->time.refinement, res->time.verification,
+    char where[160] = "";
+    if (res->host_rollouts > 0)
+      snprintf(where, sizeof where, " (%ld on the host's OpenMP twin: batches of fewer than %ld do not fill the device)",
+               res->host_rollouts, res->host_below);
+    printf("\n%ld rollouts%s; time: screening %.2f s, refinement %.2f s, 3-D verification %.2f s (%.1f %%), total %.2f s\n",
+           res->evaluations, where, res->time.screening, res->time.refinement, res->time.verification,
            res->time.total > 0 ? 100.0 * res->time.verification / res->time.total : 0.0, res->time.total);
   }
   kl_cli_note(&a.c, "%s: wrote %s/{trajectory.csv, waypoints.csv, report.json, %s.png}", cmd, a.c.out, cmd);

@@ -158,6 +158,8 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
   num(pl, "screening_best", res->screen_best);
   cJSON_AddStringToObject(pl, "algorithm", s->algorithm);
   num(pl, "evaluations", (double)res->evaluations);
+  num(pl, "rollouts_on_host", (double)res->host_rollouts); /* of them, on the OpenMP twin although a device was open */
+  num(pl, "host_below", (double)res->host_below);           /* batches smaller than this go to the host (0: none) */
   cJSON_AddBoolToObject(pl, "time_limited", res->time_limited);
   num(pl, "seed", (double)s->seed);
   cJSON *t = cJSON_AddObjectToObject(d, "time_s");

@@ -44,6 +44,14 @@ static void host_gemm(size_t m, size_t n, size_t k, const double *A, const doubl
   }
 }
 
+kelvin_status kl_blas_dgemm_host(kl_host *h, size_t m, size_t n, size_t k, const double *A, const double *B, double *C,
+                                 int threads)
+{
+  if (!m || !n || !k) return kl_host_fail(h, KELVIN_ERR_ARG, "kl_blas_dgemm_host: empty matrix (%zu x %zu x %zu)", m, n, k);
+  host_gemm(m, n, k, A, B, C, threads > 0 ? threads : omp_get_max_threads());
+  return KELVIN_OK;
+}
+
 kelvin_status kl_blas_dgemm(kl_host *h, size_t m, size_t n, size_t k, const double *A, const double *B, double *C)
 {
   kelvin_status st = KELVIN_OK;

@@ -17,4 +17,9 @@ kelvin_status kl_blas_dgemm_mem(kl_host *h, size_t m, size_t n, size_t k, cl_mem
  * over rows of C on the twin. m, n, k >= 1 (KELVIN_ERR_ARG otherwise). */
 kelvin_status kl_blas_dgemm(kl_host *h, size_t m, size_t n, size_t k, const double *A, const double *B, double *C);
 
+/* The same on the host whatever h's path (the twin's loop, threads OpenMP threads, 0: the default), for
+ * work the host does beside an open device (host/rollout_batch.c's small batches). */
+kelvin_status kl_blas_dgemm_host(kl_host *h, size_t m, size_t n, size_t k, const double *A, const double *B, double *C,
+                                 int threads);
+
 #endif

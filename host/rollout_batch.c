@@ -2,6 +2,7 @@
 #include "host/rollout_batch.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,10 @@
 struct kl_rollout {
   kl_host *h;
   int ns, nc;
+  long host_below; /* batches below this many candidates run on the OpenMP twin */
+  void (*notice)(void *ctx, const char *line);
+  void *notice_ctx;
+  int built;       /* the OpenCL program and the shared buffers exist */
   double *gp, *geo, *basis; /* host copies */
   /* OpenCL path */
   cl_program prog;
@@ -23,7 +28,7 @@ struct kl_rollout {
   /* OpenMP path */
   double *ov;
   size_t ovcap;
-  size_t count;
+  size_t count, count_host;
   double seconds;
 };
 
@@ -68,7 +73,6 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
   *out = NULL;
   if (d->ns < 2 || d->nc < 1) return kl_host_fail(h, KELVIN_ERR_ARG, "rollout: need ns >= 2 and nc >= 1, got %d, %d",
                                                    d->ns, d->nc);
-  kelvin_status st = KELVIN_OK;
   kl_rollout *r = calloc(1, sizeof *r);
   if (!r) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory");
   r->h = h;
@@ -86,7 +90,37 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
     kl_rollout_destroy(r);
     return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory");
   }
-  if (kl_host_is_opencl(h)) {
+  r->notice = d->notice;
+  r->notice_ctx = d->notice_ctx;
+  r->host_below = d->host_below > 0 ? d->host_below : 0;
+  if (kl_host_is_opencl(h) && d->host_below < 0) {
+    const char *ev = getenv("KELVIN_ROLLOUT_HOST_BELOW");
+    if (ev) {
+      char *end = NULL;
+      const long v = strtol(ev, &end, 10);
+      if (end == ev || *end != '\0' || v < 0) {
+        kl_rollout_destroy(r);
+        return kl_host_fail(h, KELVIN_ERR_CONFIG, "KELVIN_ROLLOUT_HOST_BELOW must be a whole number >= 0, got '%.40s'", ev);
+      }
+      r->host_below = v;
+    } else {
+      r->host_below = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? 0 : KL_ROLLOUT_HOST_BELOW_GPU;
+    }
+  }
+  if (!kl_host_is_opencl(h)) r->host_below = 0;
+  *out = r;
+  return KELVIN_OK;
+}
+
+/* The OpenCL side, on the first batch that runs on the device: build kernels/rollout.cl and upload what
+ * every candidate shares. */
+static kelvin_status build(kl_rollout *r)
+{
+  kl_host *h = r->h;
+  kelvin_status st = KELVIN_OK;
+  const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
+  if (r->notice) r->notice(r->notice_ctx, "building the rollout program (kernels/rollout.cl) for the OpenCL device");
+  {
     cl_int err;
     st = kl_host_build(h, "kernels/rollout.cl", kl_cl_src_rollout, &r->prog);
     if (st != KELVIN_OK) goto cleanup;
@@ -103,10 +137,24 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
                                            2 * ns * nc * sizeof(double), r->basis, &err),
                 err));
   }
-  *out = r;
-  return KELVIN_OK;
+  r->built = 1;
+  if (r->notice && kl_host_build_seconds(h) > 2.0) { /* 18-25 s on an H200 (driver 580) the first time */
+    char line[160];
+    snprintf(line, sizeof line, "rollout program built in %.1f s (drivers that keep builds, as NVIDIA's and pocl do, skip this next time)",
+             kl_host_build_seconds(h));
+    r->notice(r->notice_ctx, line);
+  }
 cleanup:
-  kl_rollout_destroy(r);
+  if (st != KELVIN_OK) { /* nothing half-made stays: the next device batch tries again from the start */
+    release_mem(&r->dgp);
+    release_mem(&r->dgeo);
+    release_mem(&r->dbasis);
+    if (r->ktl) clReleaseKernel(r->ktl);
+    if (r->k) clReleaseKernel(r->k);
+    if (r->prog) clReleaseProgram(r->prog);
+    r->ktl = r->k = NULL;
+    r->prog = NULL;
+  }
   return st;
 }
 
@@ -145,7 +193,8 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
                              const double *dir, double *dS)
 {
   kl_host *h = r->h;
-  kelvin_status st = reserve(r, P, so != NULL);
+  kelvin_status st = r->built ? KELVIN_OK : build(r);
+  if (st == KELVIN_OK) st = reserve(r, P, so != NULL);
   if (st != KELVIN_OK) return st;
   const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
   const int iP = (int)P, ins = r->ns, want = so != NULL;
@@ -207,14 +256,14 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
     r->ovcap = r->ov ? 2 * ns * P : 0;
     if (!r->ov) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory for %zu candidates", P);
   }
-  if (r->basis) {
-    const kelvin_status st = kl_blas_dgemm(h, 2 * ns, P, nc, r->basis, ctrl, r->ov);
+  const int threads = kl_host_threads(h) > 0 ? kl_host_threads(h) : omp_get_max_threads();
+  if (r->basis) { /* on the host even when h has a device (a small batch sent here, rollout_batch.h) */
+    const kelvin_status st = kl_blas_dgemm_host(h, 2 * ns, P, nc, r->basis, ctrl, r->ov, threads);
     if (st != KELVIN_OK) return st;
   } else {
     memcpy(r->ov, ctrl, 2 * ns * P * sizeof *r->ov);
   }
   const int iP = (int)P, want = so != NULL;
-  const int threads = kl_host_threads(h) > 0 ? kl_host_threads(h) : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int p = 0; p < iP; ++p)
     kl_grind_rollout_tl(r->gp, r->ns, r->geo, r->ov, iP, p, obj, want, so, nd, nd ? dir + (size_t)p * nd * ns : NULL,
@@ -222,14 +271,26 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
   return KELVIN_OK;
 }
 
+/* 1 if a batch of P candidates runs on the OpenCL device, 0 if on the OpenMP twin */
+static int on_device(const kl_rollout *r, size_t P)
+{
+  return kl_host_is_opencl(r->h) && (r->host_below <= 0 || P >= (size_t)r->host_below);
+}
+
+static void tally(kl_rollout *r, size_t P, int dev)
+{
+  r->count += P;
+  if (!dev && kl_host_is_opencl(r->h)) r->count_host += P;
+}
+
 kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
 {
   if (P < 1 || P > (size_t)1 << 28) return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: P must be in [1, 2^28], got %zu", P);
   const double t0 = kl_now();
-  const kelvin_status st =
-      kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so, 0, NULL, NULL) : eval_omp(r, P, ctrl, obj, so, 0, NULL, NULL);
+  const int dev = on_device(r, P);
+  const kelvin_status st = dev ? eval_cl(r, P, ctrl, obj, so, 0, NULL, NULL) : eval_omp(r, P, ctrl, obj, so, 0, NULL, NULL);
   r->seconds += kl_now() - t0;
-  if (st == KELVIN_OK) r->count += P;
+  if (st == KELVIN_OK) tally(r, P, dev);
   return st;
 }
 
@@ -241,12 +302,14 @@ kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, in
     return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: the tangent-linear rollout needs 1..%d directions, got %d",
                         KL_TL_MAX, nd);
   const double t0 = kl_now();
-  const kelvin_status st = kl_host_is_opencl(r->h) ? eval_cl(r, P, ctrl, obj, so, nd, dir, dS)
-                                                   : eval_omp(r, P, ctrl, obj, so, nd, dir, dS);
+  const int dev = on_device(r, P);
+  const kelvin_status st = dev ? eval_cl(r, P, ctrl, obj, so, nd, dir, dS) : eval_omp(r, P, ctrl, obj, so, nd, dir, dS);
   r->seconds += kl_now() - t0;
-  if (st == KELVIN_OK) r->count += P;
+  if (st == KELVIN_OK) tally(r, P, dev);
   return st;
 }
 
 size_t kl_rollout_count(const kl_rollout *r) { return r->count; }
+size_t kl_rollout_count_host(const kl_rollout *r) { return r->count_host; }
+long kl_rollout_host_below(const kl_rollout *r) { return r->host_below; }
 double kl_rollout_seconds(const kl_rollout *r) { return r->seconds; }

@@ -18,12 +18,28 @@ typedef struct kl_rollout_def {
   const double *geo;   /* geometry (ns x KL_GG_N) */
   const double *basis; /* (2 ns x nc), row-major: [offsets; speeds] = basis . control points; NULL: the
                         * control points are the samples themselves (nc = 2 ns), no GEMM */
+  /* Batches of fewer than host_below candidates run on the host's OpenMP twin even when the handle has
+   * an OpenCL device: a few candidates, one work-item each, leave a GPU idle (docs/design.md section 4).
+   * 0 (a zero-initialised def): every batch on the device. KL_ROLLOUT_HOST_BELOW_AUTO: the environment
+   * variable KELVIN_ROLLOUT_HOST_BELOW if set (a whole number >= 0), else 0 on a CPU device and
+   * KL_ROLLOUT_HOST_BELOW_GPU on any other. */
+  long host_below;
+  /* A line of progress for a person, before the rollout program is built and after a build that took
+   * over 2 s (the library prints nothing); NULL: none. */
+  void (*notice)(void *ctx, const char *line);
+  void *notice_ctx;
 } kl_rollout_def;
+
+#define KL_ROLLOUT_HOST_BELOW_AUTO (-1L)
+/* The default below which a GPU's batches go to the host: measured with `kelvin optimise` on an NVIDIA H200
+ * against OpenMP on its machine's 16 cores, benchmarks/RESULTS.md section "On a GPU" */
+#define KL_ROLLOUT_HOST_BELOW_GPU 1024L
 
 typedef struct kl_rollout kl_rollout; /* opaque; host/rollout_batch.c */
 
-/* Set up on the handle's path: on OpenCL build kernels/rollout.cl and upload the shared data.
- * *out = NULL on failure (message on h). */
+/* Set up on the handle's path. On OpenCL kernels/rollout.cl is built, and the shared data uploaded, by
+ * the first batch that runs on the device (never, if every batch is below host_below).
+ * *out = NULL on failure (message on h): a bad KELVIN_ROLLOUT_HOST_BELOW is KELVIN_ERR_CONFIG. */
 kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout **out);
 
 /* Free; NULL is a no-op. */
@@ -40,8 +56,14 @@ kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, doubl
 kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, int nd, const double *dir, double *obj,
                                  double *so, double *dS);
 
-/* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s]. */
+/* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s] (a build on the
+ * first device batch included). */
 size_t kl_rollout_count(const kl_rollout *r);
 double kl_rollout_seconds(const kl_rollout *r);
+
+/* Of kl_rollout_count, those the host's OpenMP twin ran while the handle has an OpenCL device (batches
+ * below host_below); and the host_below in effect (0 on the twin's own handle). */
+size_t kl_rollout_count_host(const kl_rollout *r);
+long kl_rollout_host_below(const kl_rollout *r);
 
 #endif

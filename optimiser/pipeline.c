@@ -45,6 +45,9 @@ static void say(run *r, const char *fmt, ...)
   r->progress(r->ctx, buf);
 }
 
+/* the rollout batches' progress lines (the program's build) */
+static void notice(void *ctx, const char *line) { say((run *)ctx, "%s", line); }
+
 int kl_opt_add(kl_opt_result *res, const char *label, const double *x, int nc)
 {
   if (res->npass >= KL_MAXPASS) return -1;
@@ -454,14 +457,11 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   r->cap = cap;
   memset(res, 0, sizeof *res);
   res->naive = res->initial = res->best = -1;
-  const kl_rollout_def def = {pb->ns, nc, pb->gp, pb->geo, basis};
-  const int cl = kl_host_is_opencl(h);
-  if (cl) say(r, "building the rollout program (kernels/rollout.cl) for the OpenCL device");
+  /* small batches from a GPU to the host's twin (host/rollout_batch.h); the rollout program is built by
+   * the first batch that runs on the device, and says so through notice */
+  const kl_rollout_def def = {pb->ns, nc, pb->gp, pb->geo, basis, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
   const kelvin_status st = kl_rollout_create(h, &def, &r->ro);
   if (st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_host_errmsg(h));
-  else if (cl && kl_host_build_seconds(h) > 2.0) /* 25 s on an H200 (driver 580) the first time */
-    say(r, "rollout program built in %.1f s (drivers that keep builds, as NVIDIA's and pocl do, skip this next time)",
-        kl_host_build_seconds(h));
   return st;
 }
 
@@ -573,6 +573,10 @@ predict:
   rank(res);
 done:
   res->evaluations = r.evals;
+  if (r.ro) {
+    res->host_rollouts = (long)kl_rollout_count_host(r.ro);
+    res->host_below = kl_rollout_host_below(r.ro);
+  }
   res->time.total = kl_now() - t0;
   free(best);
   free(x);
@@ -611,6 +615,10 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
   res->best = res->initial;
 out:
   res->evaluations = r.evals;
+  if (r.ro) {
+    res->host_rollouts = (long)kl_rollout_count_host(r.ro);
+    res->host_below = kl_rollout_host_below(r.ro);
+  }
   res->time.total = kl_now() - t0;
   if (r.ro || r.ctrl) teardown(&r);
   free(x);

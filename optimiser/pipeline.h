@@ -43,7 +43,10 @@ typedef struct kl_opt_result {
   kl_pass pass[KL_MAXPASS];
   int best;                 /* index of the winner (by verified objective when verified) */
   int naive, initial;       /* indices of the naive pass and the initial guess */
-  long evaluations;         /* rollouts on the device in total */
+  long evaluations;         /* rollouts in total */
+  long host_rollouts;       /* rollouts the host's OpenMP twin ran although a device was open (batches
+                               below host_below, host/rollout_batch.h); 0 with --cpu */
+  long host_below;          /* that threshold (0: every batch on the device) */
   int screened;             /* screening candidates */
   double screen_best;       /* best screening objective */
   kl_stage_time time;

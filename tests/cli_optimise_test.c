@@ -1,6 +1,7 @@
 /* tests/cli_optimise_test.c: `kelvin optimise` / `kelvin evaluate` end to end on small problems: outputs,
  * same seed -> same result, and bad or infeasible input (malformed config, unknown key, path off the
  * workpiece, unreachable target, unreadable mesh): a clear message and a non-zero exit. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,12 +132,65 @@ static void test_unreachable(void **state)
   free(t);
 }
 
+/* a number field of report.json ("key":<tab>value), NAN if absent */
+static double report_num(const char *json, const char *key)
+{
+  char pat[96];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *at = json ? strstr(json, pat) : NULL;
+  return at ? strtod(at + strlen(pat), NULL) : NAN;
+}
+
+/* Small rollout batches sent from the device to the host (KELVIN_ROLLOUT_HOST_BELOW): with every batch
+ * below the threshold the run is the --cpu run, byte for byte, and the report counts every rollout as
+ * the host's; a bad value is an input error naming the variable, with nothing written. Needs an OpenCL
+ * device (the variable means nothing on the twin). */
+static void test_host_below(void **state)
+{
+  (void)state;
+  char out[16384], exe[1024];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  char *const dev[] = {exe, (char *)"devices", NULL};
+  kl_test_run(NULL, NULL, dev, 1, out, sizeof out);
+  if (!strstr(out, "chosen (*)")) {
+    printf("no OpenCL device with fp64: skipped\n");
+    skip();
+  }
+  write_file("small.yaml", small);
+  char err[16384];
+  assert_int_equal(kl_test_kelvin(tmp, "KELVIN_ROLLOUT_HOST_BELOW=100000", "optimise small.yaml --quiet --out hb", err, sizeof err), 0);
+  assert_int_equal(kelvin("optimise small.yaml --cpu --quiet --out hc", err, sizeof err), 0);
+  const char *files[] = {"trajectory.csv", "waypoints.csv"};
+  for (size_t i = 0; i < 2; ++i) {
+    char fa[64], fb[64];
+    snprintf(fa, sizeof fa, "hb/%s", files[i]);
+    snprintf(fb, sizeof fb, "hc/%s", files[i]);
+    char *a = slurp(fa), *b = slurp(fb);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+  }
+  char *rep = slurp("hb/report.json");
+  const double n = report_num(rep, "evaluations"), nh = report_num(rep, "rollouts_on_host");
+  printf("# KELVIN_ROLLOUT_HOST_BELOW=100000: %g rollouts, %g on the host\n", n, nh);
+  assert_true(n > 0 && nh >= n); /* every batch on the host (the predictions of the passes included) */
+  assert_true(report_num(rep, "host_below") == 100000);
+  free(rep);
+  assert_int_equal(kl_test_kelvin(tmp, "KELVIN_ROLLOUT_HOST_BELOW=7x", "optimise small.yaml --quiet --out hx", err, sizeof err), 2);
+  printf("# %s", err);
+  assert_non_null(strstr(err, "KELVIN_ROLLOUT_HOST_BELOW must be a whole number >= 0, got '7x'"));
+  assert_int_equal(kl_test_count_files("hx"), -1);
+}
+
 int main(void)
 {
   snprintf(tmp, sizeof tmp, "/tmp/kelvin-opt-test-XXXXXX");
   if (!mkdtemp(tmp)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_run_and_reproduce), cmocka_unit_test(test_evaluate),
-                                     cmocka_unit_test(test_bad_input), cmocka_unit_test(test_unreachable)};
+                                     cmocka_unit_test(test_bad_input), cmocka_unit_test(test_unreachable),
+                                     cmocka_unit_test(test_host_below)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmp) != 0) return 1;
   return rc;

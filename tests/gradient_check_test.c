@@ -83,7 +83,7 @@ static void check(void **state)
     char msg[1024];
     assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);
     const int ns = pb->ns, nc = pb->nc;
-    const kl_rollout_def def = {ns, nc, pb->gp, pb->geo, NULL};
+    const kl_rollout_def def = {ns, nc, pb->gp, pb->geo, NULL, 0, NULL, NULL};
     kl_rollout *ro = NULL;
     assert_int_equal(kl_rollout_create(host, &def, &ro), KELVIN_OK);
     double *x = malloc((size_t)nc * sizeof *x), *dir = malloc((size_t)ND * ns * sizeof *dir);
@@ -177,7 +177,7 @@ static void lm_step(void **state)
     char msg[1024];
     assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);
     assert_true(pb->nc == NC_ && pb->ns == NS_);
-    const kl_rollout_def def = {pb->ns, pb->nc, pb->gp, pb->geo, NULL};
+    const kl_rollout_def def = {pb->ns, pb->nc, pb->gp, pb->geo, NULL, 0, NULL, NULL};
     kl_rollout *ro = NULL;
     assert_int_equal(kl_rollout_create(host, &def, &ro), KELVIN_OK);
     kl_problem_guess(pb, x0);

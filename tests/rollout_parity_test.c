@@ -94,7 +94,7 @@ static void parity(int stiff, double ftol, bounds lim)
 {
   kl_problem *pb = problem(stiff, ftol);
   const int ns = pb->ns, nc = pb->nc;
-  const kl_rollout_def def = {ns, nc, pb->gp, pb->geo, pb->basis};
+  const kl_rollout_def def = {ns, nc, pb->gp, pb->geo, pb->basis, 0, NULL, NULL}; /* 0: every batch on the device */
   kl_rollout *rc = NULL, *rt = NULL;
   assert_int_equal(kl_rollout_create(cl, &def, &rc), KELVIN_OK);
   assert_int_equal(kl_rollout_create(twin, &def, &rt), KELVIN_OK);
@@ -192,6 +192,85 @@ static void test_stiff(void **state)
   parity(1, 0.0, (bounds){1.2e-4, 1.2e-5, 2e-10, 1.5e-6, 5e-8, 3e-6, 1e-10, 1e-7});
 }
 
+/* progress lines a rollout sends (the program's build) */
+static int nnotice;
+static void count_notice(void *ctx, const char *line)
+{
+  (void)ctx;
+  printf("# notice: %s\n", line);
+  if (strstr(line, "building the rollout program")) ++nnotice;
+}
+
+/* Batches below host_below run on the host's OpenMP twin although the handle has a device: such a batch
+ * gives what the twin gives, bit for bit (the same code on the same host), and is counted as the host's;
+ * a batch of host_below candidates or more runs on the device. The program is built by the first batch
+ * that runs there, not before. The default (KL_ROLLOUT_HOST_BELOW_AUTO) is 0 on a CPU device and
+ * KL_ROLLOUT_HOST_BELOW_GPU on others; KELVIN_ROLLOUT_HOST_BELOW overrides it, and a value that is not a
+ * whole number >= 0 is a configuration error naming the variable. */
+static void test_host_below(void **state)
+{
+  (void)state;
+  kl_problem *pb = problem(0, 0.0);
+  const int ns = pb->ns, nc = pb->nc;
+  enum { Q = 5 };
+  double *ctrl = malloc((size_t)nc * Q * sizeof *ctrl), *x = malloc((size_t)nc * sizeof *x);
+  double oc[KL_OBJ_N * Q], ot[KL_OBJ_N * Q];
+  kl_problem_guess(pb, x);
+  for (int p = 0; p < Q; ++p)
+    for (int j = 0; j < nc; ++j) ctrl[(size_t)j * Q + p] = x[j] + (j < pb->set.n_o ? 2e-5 * p : 0.0);
+  kl_rollout_def def = {ns, nc, pb->gp, pb->geo, pb->basis, 3, count_notice, NULL};
+  kl_rollout *rc = NULL, *rt = NULL;
+  nnotice = 0;
+  assert_int_equal(kl_rollout_create(cl, &def, &rc), KELVIN_OK);
+  assert_int_equal(kl_rollout_create(twin, &def, &rt), KELVIN_OK);
+  assert_int_equal(nnotice, 0); /* nothing built yet */
+  assert_int_equal(kl_rollout_host_below(rc), 3);
+  assert_int_equal(kl_rollout_host_below(rt), 0); /* no device: nothing to send anywhere */
+  /* 2 candidates (< 3): the host, bit for bit the twin's (each candidate is rolled out on its own) */
+  assert_int_equal(kl_rollout_eval(rc, 2, ctrl, oc, NULL), KELVIN_OK);
+  assert_int_equal(kl_rollout_eval(rt, 2, ctrl, ot, NULL), KELVIN_OK);
+  assert_int_equal(nnotice, 0);
+  for (int i = 0; i < KL_OBJ_N * 2; ++i) assert_true(oc[i] == ot[i]);
+  assert_int_equal((int)kl_rollout_count_host(rc), 2);
+  assert_int_equal((int)kl_rollout_count_host(rt), 0);
+  /* 3 and then 5 candidates (>= 3): the device, which builds its program once */
+  assert_int_equal(kl_rollout_eval(rc, 3, ctrl, oc, NULL), KELVIN_OK);
+  assert_int_equal(nnotice, 1);
+  assert_int_equal(kl_rollout_eval(rc, Q, ctrl, oc, NULL), KELVIN_OK);
+  assert_int_equal(kl_rollout_eval(rt, Q, ctrl, ot, NULL), KELVIN_OK);
+  assert_int_equal(nnotice, 1);
+  assert_int_equal((int)kl_rollout_count(rc), 2 + 3 + Q);
+  assert_int_equal((int)kl_rollout_count_host(rc), 2);
+  for (int p = 0; p < Q; ++p) /* the device's objective, within test_builtin's bound */
+    assert_true(fabs(oc[KL_OBJ_J * Q + p] - ot[KL_OBJ_J * Q + p]) <= 5e-8 * fabs(ot[KL_OBJ_J * Q + p]));
+  kl_rollout_destroy(rc);
+  /* the default, and the environment's override */
+  const char *saved = getenv("KELVIN_ROLLOUT_HOST_BELOW");
+  char keep[64] = "";
+  if (saved) snprintf(keep, sizeof keep, "%s", saved);
+  unsetenv("KELVIN_ROLLOUT_HOST_BELOW");
+  def.host_below = KL_ROLLOUT_HOST_BELOW_AUTO;
+  assert_int_equal(kl_rollout_create(cl, &def, &rc), KELVIN_OK);
+  const int on_cpu = (kl_host_device(cl)->type & CL_DEVICE_TYPE_CPU) != 0;
+  assert_int_equal(kl_rollout_host_below(rc), on_cpu ? 0 : KL_ROLLOUT_HOST_BELOW_GPU);
+  kl_rollout_destroy(rc);
+  setenv("KELVIN_ROLLOUT_HOST_BELOW", "7", 1);
+  assert_int_equal(kl_rollout_create(cl, &def, &rc), KELVIN_OK);
+  assert_int_equal(kl_rollout_host_below(rc), 7);
+  kl_rollout_destroy(rc);
+  setenv("KELVIN_ROLLOUT_HOST_BELOW", "7x", 1);
+  assert_int_equal(kl_rollout_create(cl, &def, &rc), KELVIN_ERR_CONFIG);
+  assert_null(rc);
+  assert_non_null(strstr(kl_host_errmsg(cl), "KELVIN_ROLLOUT_HOST_BELOW"));
+  assert_non_null(strstr(kl_host_errmsg(cl), "'7x'"));
+  if (saved) setenv("KELVIN_ROLLOUT_HOST_BELOW", keep, 1);
+  else unsetenv("KELVIN_ROLLOUT_HOST_BELOW");
+  kl_rollout_destroy(rt);
+  free(ctrl);
+  free(x);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   kl_host_opts o;
@@ -209,7 +288,7 @@ int main(void)
   if (kl_host_open(twin, &o) != KELVIN_OK) return 1;
   printf("device: %s\n", kl_host_notice(cl));
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_builtin), cmocka_unit_test(test_builtin_tight),
-                                     cmocka_unit_test(test_stiff)};
+                                     cmocka_unit_test(test_stiff), cmocka_unit_test(test_host_below)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   kl_host_destroy(cl);
   kl_host_destroy(twin);

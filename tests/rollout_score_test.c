@@ -533,7 +533,7 @@ static double run_batch(int cpu, int *ran)
         ctrl[k * NP + p] = offs[p];
         ctrl[(NS + k) * NP + p] = 0.01 + 0.001 * p;
       }
-    const kl_rollout_def def = {NS, nc, sc.gp, sc.geo, basis};
+    const kl_rollout_def def = {NS, nc, sc.gp, sc.geo, basis, 0, NULL, NULL}; /* 0: every batch on the device */
     kl_rollout *r = NULL;
     if (kl_rollout_create(h, &def, &r) != KELVIN_OK) fail_msg("rollout create: %s", kl_host_errmsg(h));
     for (int i = 0; i < KL_OBJ_N * NP; ++i) obj[i] = NAN;

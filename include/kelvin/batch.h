@@ -125,8 +125,11 @@ typedef struct kelvin_rollout kelvin_rollout;
 #define KELVIN_SO_N 7
 
 /* Prepare g's problem (kelvin_grind_prepare) and set up its rollouts on dev (an open device): on OpenCL
- * the rollout program is built and the problem uploaded. The rollout copies what it needs: later
- * changes to g do not affect it. dev must outlive it. *out = NULL on failure, the message on g. */
+ * the rollout program is built, and the problem uploaded, by the first kelvin_rollout_eval (which then
+ * returns KELVIN_ERR_BUILD if the build fails). Every batch runs on dev, however small (kelvin optimise
+ * itself sends small batches from a GPU to the host: docs/design.md section 4). The rollout copies what
+ * it needs: later changes to g do not affect it. dev must outlive it. *out = NULL on failure, the
+ * message on g. */
 KELVIN_API kelvin_status kelvin_rollout_create(kelvin_grind *g, kelvin_device *dev, kelvin_rollout **out);
 
 /* Path samples ns and control points nc of the candidates. */
@@ -135,7 +138,8 @@ KELVIN_API int kelvin_rollout_ncontrol(const kelvin_rollout *r);
 
 /* Roll out P >= 1 candidates: ctrl (nc x P, candidate fastest: ctrl[j * P + p]) -> obj (KELVIN_OBJ_N x P)
  * and, if samples is not NULL, the per-sample outputs (KELVIN_SO_N x ns x P). Per-candidate trouble is a
- * status term with the objective set huge, never an error; errors are OpenCL failures (message on r). */
+ * status term with the objective set huge, never an error; errors are OpenCL failures and, on the first
+ * call, a failed build of the rollout program (message on r). */
 KELVIN_API kelvin_status kelvin_rollout_eval(kelvin_rollout *r, size_t P, const double *ctrl, double *obj,
                                              double *samples);
 

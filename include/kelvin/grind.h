@@ -116,9 +116,12 @@ KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, void (*fn)(void *ctx,
  * screening (Sobol, or Halton above 40 variables), NLopt refinement from the best (optimiser.keep)
  * starts; then verification of the naive pass and the best
  * (verify.count) passes in the 3-D CPU engine, winners ranked by the verified objective. Passes are
- * labelled "naive", "initial", "refined-1", ... KELVIN_ERR_CONFIG (an unknown NLopt algorithm),
- * KELVIN_ERR_OPENCL, KELVIN_ERR_BUILD (the rollout program, built on the device's first optimisation or
- * evaluation; the log is in the message), KELVIN_ERR_NOMEM. */
+ * labelled "naive", "initial", "refined-1", ... On a device that is not a CPU, batches of fewer than
+ * 1024 candidates (the environment variable KELVIN_ROLLOUT_HOST_BELOW sets the number; 0: none) run on
+ * the host's OpenMP twin, which is faster for so few (docs/design.md section 4). KELVIN_ERR_CONFIG (an
+ * unknown NLopt algorithm, a bad KELVIN_ROLLOUT_HOST_BELOW), KELVIN_ERR_OPENCL, KELVIN_ERR_BUILD (the
+ * rollout program, built by the first batch that runs on the device; the log is in the message),
+ * KELVIN_ERR_NOMEM. */
 KELVIN_API kelvin_status kelvin_grind_optimise(kelvin_grind *g, kelvin_device *dev);
 
 /* A given pass, without optimising: offset [m] and speed [m/s] > 0 per path sample (ns each, see
