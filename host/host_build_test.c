@@ -1,6 +1,6 @@
 /* host/host_build_test.c: forced OpenCL program build failures give clear messages: a broken source
  * through the internal entry point kl_host_build, and a bad -D through KELVIN_CL_BUILD_OPTIONS that
- * breaks kernels/impact.cl. Needs an OpenCL device with fp64: returns 77 (skipped) without one. */
+ * breaks kernels/impact.cl, or kernels/rollout.cl on a rollout's first device batch. Needs an OpenCL device with fp64: returns 77 (skipped) without one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 
 #include "host/host.h"
 #include "host/impact_batch.h"
+#include "host/rollout_batch.h"
 
 /* Open the default OpenCL device into *h with extra build options (NULL: the env var). */
 static kelvin_status open_cl(kl_host **h, const char *extra_options)
@@ -105,6 +106,39 @@ static void test_bad_build_option(void **state)
   kl_host_destroy(h);
 }
 
+/* The rollout program is built by the first batch that runs on the device: creating a rollout builds
+ * nothing, a bad build option then fails that batch with the log (KELVIN_ERR_BUILD), and the next batch
+ * tries again and fails the same way (nothing half-made is kept; ASan would see a double release). The
+ * build fails before any candidate is rolled out, so the problem's data can be zeros. */
+static void test_rollout_build_failure(void **state)
+{
+  (void)state;
+  kl_host *h = NULL;
+  setenv("KELVIN_CL_BUILD_OPTIONS", "-DKL_ROLLOUT_H=banana", 1); /* kernels/kl_rollout.h left out */
+  const kelvin_status so = open_cl(&h, NULL);
+  unsetenv("KELVIN_CL_BUILD_OPTIONS");
+  assert_int_equal(so, KELVIN_OK);
+  double gp[KL_GP_N], geo[2 * KL_GG_N], ctrl[4], obj[KL_OBJ_N];
+  memset(gp, 0, sizeof gp);
+  memset(geo, 0, sizeof geo);
+  memset(ctrl, 0, sizeof ctrl);
+  const kl_rollout_def def = {2, 4, gp, geo, NULL, 0, NULL, NULL}; /* every batch on the device */
+  kl_rollout *r = NULL;
+  assert_int_equal(kl_rollout_create(h, &def, &r), KELVIN_OK);
+  assert_true(kl_host_build_seconds(h) == 0.0); /* nothing built yet */
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    assert_int_equal(kl_rollout_eval(r, 1, ctrl, obj, NULL), KELVIN_ERR_BUILD);
+    const char *m = kl_host_errmsg(h);
+    printf("message: %.300s\n", m);
+    assert_non_null(strstr(m, "OpenCL build of kernels/rollout.cl failed"));
+    assert_non_null(strstr(m, "-DKL_ROLLOUT_H=banana"));
+    assert_non_null(strstr(m, "kernels/rollout.cl:")); /* the compiler's complaint, located */
+  }
+  assert_int_equal((int)kl_rollout_count(r), 0);
+  kl_rollout_destroy(r);
+  kl_host_destroy(h);
+}
+
 int main(void)
 {
   kl_host *h = NULL;
@@ -119,6 +153,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_broken_source),
     cmocka_unit_test(test_bad_build_option),
+    cmocka_unit_test(test_rollout_build_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,21 +38,30 @@ static void release_mem(cl_mem *m)
   *m = NULL;
 }
 
-void kl_rollout_destroy(kl_rollout *r)
+/* the program, its kernels and the shared buffers (what build makes) */
+static void release_built(kl_rollout *r)
 {
-  if (!r) return;
   release_mem(&r->dgp);
   release_mem(&r->dgeo);
   release_mem(&r->dbasis);
+  if (r->ktl) clReleaseKernel(r->ktl);
+  if (r->k) clReleaseKernel(r->k);
+  if (r->prog) clReleaseProgram(r->prog);
+  r->ktl = r->k = NULL;
+  r->prog = NULL;
+  r->built = 0;
+}
+
+void kl_rollout_destroy(kl_rollout *r)
+{
+  if (!r) return;
+  release_built(r);
   release_mem(&r->dctrl);
   release_mem(&r->dov);
   release_mem(&r->dobj);
   release_mem(&r->dso);
   release_mem(&r->ddir);
   release_mem(&r->dds);
-  if (r->ktl) clReleaseKernel(r->ktl);
-  if (r->k) clReleaseKernel(r->k);
-  if (r->prog) clReleaseProgram(r->prog);
   free(r->gp);
   free(r->geo);
   free(r->basis);
@@ -145,16 +154,7 @@ static kelvin_status build(kl_rollout *r)
     r->notice(r->notice_ctx, line);
   }
 cleanup:
-  if (st != KELVIN_OK) { /* nothing half-made stays: the next device batch tries again from the start */
-    release_mem(&r->dgp);
-    release_mem(&r->dgeo);
-    release_mem(&r->dbasis);
-    if (r->ktl) clReleaseKernel(r->ktl);
-    if (r->k) clReleaseKernel(r->k);
-    if (r->prog) clReleaseProgram(r->prog);
-    r->ktl = r->k = NULL;
-    r->prog = NULL;
-  }
+  if (st != KELVIN_OK) release_built(r); /* nothing half-made stays: the next device batch starts again */
   return st;
 }
 
