@@ -132,7 +132,11 @@ static void test_rollout_build_failure(void **state)
     printf("message: %.300s\n", m);
     assert_non_null(strstr(m, "OpenCL build of kernels/rollout.cl failed"));
     assert_non_null(strstr(m, "-DKL_ROLLOUT_H=banana"));
-    assert_non_null(strstr(m, "kernels/rollout.cl:")); /* the compiler's complaint, located */
+    /* the compiler's complaint: located on pocl ("kernels/rollout.cl:16:3: use of undeclared
+     * identifier"); NVIDIA's driver (580) takes the call as an implicit declaration and its log has only
+     * ptxas's "Unresolved extern function 'kl_grind_rollout_tl'", with no location, on a first build too */
+    assert_null(strstr(m, "<kernel>:"));
+    assert_true(strstr(m, "kernels/rollout.cl:") || (strstr(m, "ptxas") && strstr(m, "kl_grind_rollout")));
   }
   assert_int_equal((int)kl_rollout_count(r), 0);
   kl_rollout_destroy(r);
