@@ -31,6 +31,7 @@
 
 #include <omp.h>
 
+#include "benchmarks/bench_host.h"
 #include "benchmarks/bench_util.h"
 #include "benchmarks/flop_count.h"
 #include "host/host.h"
@@ -264,13 +265,9 @@ int main(int argc, char **argv)
 
   /* the OpenCL path: open, build, and the first launch (pocl compiles the work-group function then) */
   kl_host *h = NULL;
-  kl_host_opts o;
-  kl_host_opts_default(&o);
-  o.device = device;
-  o.device_origin = "--device";
-  if (kl_host_create(&h) != KELVIN_OK) return 1;
   const double t0 = kl_bench_now();
-  kelvin_status st = kl_host_open(h, &o);
+  kelvin_status st = kl_bench_open(device, &h);
+  if (!h) return 1;
   if (st == KELVIN_OK) st = kl_host_build_impact(h); /* built on first use otherwise */
   const double t_open = kl_bench_now() - t0;
   if (st != KELVIN_OK) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/bench_host.h"
 #include "benchmarks/bench_util.h"
 #include "host/host.h"
 #include "kernels/kl_impact_batch.h"
@@ -62,11 +63,7 @@ int main(int argc, char **argv)
     return 2;
   }
   kl_host *h = NULL;
-  kl_host_opts o;
-  kl_host_opts_default(&o);
-  o.device = device;
-  o.device_origin = "--device";
-  if (kl_host_create(&h) != KELVIN_OK || kl_host_open(h, &o) != KELVIN_OK) {
+  if (kl_bench_open(device, &h) != KELVIN_OK) {
     fprintf(stderr, "transfer_probe: %s\n", h ? kl_host_errmsg(h) : "out of memory");
     kl_host_destroy(h);
     return 1;
