@@ -181,12 +181,7 @@ int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-sweep-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
-  char exe[1024], out[8192];
-  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
-  char *const dev[] = {exe, (char *)"devices", NULL};
-  kl_test_run(NULL, NULL, dev, 1, out, sizeof out);
-  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-    if (strncmp(l, "chosen (*)", 10) == 0) have_opencl = 1;
+  have_opencl = kl_test_have_opencl();
   if (!have_opencl) printf("no OpenCL device with fp64: the OpenCL runs are skipped\n");
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_config_errors),

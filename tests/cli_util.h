@@ -112,6 +112,19 @@ static inline int kl_test_kelvin(const char *cwd, const char *env, const char *a
   return kl_test_run(cwd, env ? envv : NULL, argv, 2, err, cap);
 }
 
+/* 1 if the built kelvin finds an OpenCL device with double precision (`kelvin devices` marks the one it
+ * would use "chosen (*)" at the start of a line). */
+static inline int kl_test_have_opencl(void)
+{
+  char exe[1024], out[8192];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  char *const dev[] = {exe, (char *)"devices", NULL};
+  kl_test_run(NULL, NULL, dev, 1, out, sizeof out);
+  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+    if (strncmp(l, "chosen (*)", 10) == 0) return 1;
+  return 0;
+}
+
 /* 1 if prog is an executable file in a folder of PATH (looked up without a shell). */
 static inline int kl_test_have(const char *prog)
 {
