@@ -467,6 +467,10 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
 
 static void teardown(run *r)
 {
+  if (r->ro) { /* what the rollout sent from the device to the host, before it goes */
+    r->res->host_rollouts = (long)kl_rollout_count_host(r->ro);
+    r->res->host_below = kl_rollout_host_below(r->ro);
+  }
   kl_rollout_destroy(r->ro);
   free(r->ctrl);
   free(r->obj);
@@ -573,10 +577,6 @@ predict:
   rank(res);
 done:
   res->evaluations = r.evals;
-  if (r.ro) {
-    res->host_rollouts = (long)kl_rollout_count_host(r.ro);
-    res->host_below = kl_rollout_host_below(r.ro);
-  }
   res->time.total = kl_now() - t0;
   free(best);
   free(x);
@@ -615,10 +615,6 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
   res->best = res->initial;
 out:
   res->evaluations = r.evals;
-  if (r.ro) {
-    res->host_rollouts = (long)kl_rollout_count_host(r.ro);
-    res->host_below = kl_rollout_host_below(r.ro);
-  }
   res->time.total = kl_now() - t0;
   if (r.ro || r.ctrl) teardown(&r);
   free(x);
