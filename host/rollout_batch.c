@@ -101,22 +101,21 @@ kelvin_status kl_rollout_create(kl_host *h, const kl_rollout_def *d, kl_rollout 
   }
   r->notice = d->notice;
   r->notice_ctx = d->notice_ctx;
-  r->host_below = d->host_below > 0 ? d->host_below : 0;
-  if (kl_host_is_opencl(h) && d->host_below < 0) {
-    const char *ev = getenv("KELVIN_ROLLOUT_HOST_BELOW");
-    if (ev) {
-      char *end = NULL;
-      const long v = strtol(ev, &end, 10);
-      if (end == ev || *end != '\0' || v < 0) {
-        kl_rollout_destroy(r);
-        return kl_host_fail(h, KELVIN_ERR_CONFIG, "KELVIN_ROLLOUT_HOST_BELOW must be a whole number >= 0, got '%.40s'", ev);
-      }
-      r->host_below = v;
-    } else {
-      r->host_below = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? 0 : KL_ROLLOUT_HOST_BELOW_GPU;
+  const char *ev = getenv("KELVIN_ROLLOUT_HOST_BELOW");
+  if (!kl_host_is_opencl(h)) /* the twin's own handle: nowhere else to send a batch */
+    r->host_below = 0;
+  else if (d->host_below >= 0)
+    r->host_below = d->host_below;
+  else if (ev) {
+    char *end = NULL;
+    const long v = strtol(ev, &end, 10);
+    if (end == ev || *end != '\0' || v < 0) {
+      kl_rollout_destroy(r);
+      return kl_host_fail(h, KELVIN_ERR_CONFIG, "KELVIN_ROLLOUT_HOST_BELOW must be a whole number >= 0, got '%.40s'", ev);
     }
-  }
-  if (!kl_host_is_opencl(h)) r->host_below = 0;
+    r->host_below = v;
+  } else
+    r->host_below = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? 0 : KL_ROLLOUT_HOST_BELOW_GPU;
   *out = r;
   return KELVIN_OK;
 }
