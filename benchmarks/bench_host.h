@@ -2,23 +2,25 @@
 #ifndef KL_BENCH_HOST_H
 #define KL_BENCH_HOST_H
 
+#include <stdio.h>
+
 #include "host/host.h"
 
-/* Create *h and open the device that --device SPEC names (device; NULL: KELVIN_DEVICE, else the default
- * choice). *h is NULL only if it could not be created (then KELVIN_ERR_NOMEM); on another failure the
- * message is on *h, which the caller destroys. */
-static inline kelvin_status kl_bench_open(const char *device, kl_host **h)
+/* A handle open on the device that --device SPEC names (device; NULL: KELVIN_DEVICE, else the default
+ * choice), or NULL after "prog: <why>" on stderr. */
+static inline kl_host *kl_bench_open(const char *prog, const char *device)
 {
   kl_host_opts o;
   kl_host_opts_default(&o);
   o.device = device;
   o.device_origin = "--device";
-  *h = NULL;
-  if (kl_host_create(h) != KELVIN_OK) {
-    *h = NULL;
-    return KELVIN_ERR_NOMEM;
+  kl_host *h = NULL;
+  if (kl_host_create(&h) != KELVIN_OK || kl_host_open(h, &o) != KELVIN_OK) {
+    fprintf(stderr, "%s: %s\n", prog, h ? kl_host_errmsg(h) : "out of memory");
+    kl_host_destroy(h);
+    return NULL;
   }
-  return kl_host_open(*h, &o);
+  return h;
 }
 
 #endif

@@ -113,12 +113,8 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  kl_host *h = NULL;
-  if (kl_bench_open(device, &h) != KELVIN_OK) {
-    fprintf(stderr, "elementary_bench: %s\n", h ? kl_host_errmsg(h) : "out of memory");
-    kl_host_destroy(h);
-    return 1;
-  }
+  kl_host *h = kl_bench_open("elementary_bench", device);
+  if (!h) return 1;
   const int have_cl = kl_host_is_opencl(h);
   cl_program prog = NULL;
   cl_kernel kern = NULL;

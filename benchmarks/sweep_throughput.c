@@ -147,11 +147,10 @@ static double ceiling_host(double a, int use_fma)
          (((x[8] + x[9]) + (x[10] + x[11])) + ((x[12] + x[13]) + (x[14] + x[15])));
 }
 
-/* Median GFLOP/s of the two ceiling kernels (muladd, fma) over reps launches; 0 on success, 1 with a
- * message on stderr (a failed build, launch or check). */
-static int ceiling(kl_host *h, int reps, double gf[2])
+/* Median GFLOP/s of the two ceiling kernels (muladd, fma) over reps launches on h's device (cpu: a CPU
+ * device, sized for it); 0 on success, 1 with a message on stderr (a failed build, launch or check). */
+static int ceiling(kl_host *h, int cpu, int reps, double gf[2])
 {
-  const int cpu = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) != 0;
   /* 8 rounds: pocl 3.1 on 2 Xeon cores reached 50, 42, 35, 26 and 20 GFLOP/s with a separate multiply
    * and add at 4, 8, 16, 32 and 64 rounds (longer blocks ran slower), 72, 80, 78, 84 GFLOP/s with fma() at
    * 4 to 32 */
@@ -264,11 +263,10 @@ int main(int argc, char **argv)
   }
 
   /* the OpenCL path: open, build, and the first launch (pocl compiles the work-group function then) */
-  kl_host *h = NULL;
   const double t0 = kl_bench_now();
-  kelvin_status st = kl_bench_open(device, &h);
+  kl_host *h = kl_bench_open("sweep_throughput", device);
   if (!h) return 1;
-  if (st == KELVIN_OK) st = kl_host_build_impact(h); /* built on first use otherwise */
+  const kelvin_status st = kl_host_build_impact(h); /* built on first use otherwise */
   const double t_open = kl_bench_now() - t0;
   if (st != KELVIN_OK) {
     fprintf(stderr, "sweep_throughput: %s\n", kl_host_errmsg(h));
@@ -333,7 +331,7 @@ int main(int argc, char **argv)
            "against the CPU's peak; the device's own rate is its scenarios/s x the flops per scenario\n");
   if (have_cl) {
     double gf[2];
-    if (ceiling(h, reps_small, gf) != 0) return 1;
+    if (ceiling(h, cl_on_cpu, reps_small, gf) != 0) return 1;
     if (cl_on_cpu)
       printf("- this device compiler's ceiling: a kernel of independent multiply-add chains only (straight-line, %d "
              "flops a work-item) runs at %.1f GFLOP/s (%.1f %% of peak) with a separate multiply and add, as our "

@@ -62,12 +62,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "transfer_probe: --scenarios must be in [1, 1e8]\n");
     return 2;
   }
-  kl_host *h = NULL;
-  if (kl_bench_open(device, &h) != KELVIN_OK) {
-    fprintf(stderr, "transfer_probe: %s\n", h ? kl_host_errmsg(h) : "out of memory");
-    kl_host_destroy(h);
-    return 1;
-  }
+  kl_host *h = kl_bench_open("transfer_probe", device);
+  if (!h) return 1;
   if (!kl_host_is_opencl(h)) {
     fprintf(stderr, "transfer_probe: no OpenCL device (%s)\n", kl_host_notice(h));
     kl_host_destroy(h);
