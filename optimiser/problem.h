@@ -109,6 +109,8 @@ typedef struct kl_settings {
   double ftol;           /* sub-step force tolerance, relative */
   int verify;            /* winners re-simulated in the 3-D engine, besides the naive pass */
   double agree_tol;      /* device vs 3-D RMS disagreement of the wrist-sensor reading flagged above */
+  double verify_hc_tol;  /* the 3-D engine's Hunt-Crossley sub-step tolerance (relative) */
+  double verify_sf;      /* its friction-coupled sub-step, as a fraction of the contact's time scale */
   unsigned long seed;
 } kl_settings;
 

@@ -143,6 +143,8 @@ static const kl_key table[] = {
   /* verification */
   INT("verify.count", verify, 2, 0, 64, "winners re-simulated in the 3-D engine (plus the naive pass)"),
   REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs 3-D RMS disagreement of the wrist-sensor reading flagged above this"),
+  REAL("verify.hc_tol", verify_hc_tol, 1e-6, 1e-12, 1e-2, "", "the 3-D engine's Hunt-Crossley sub-step error tolerance, relative to the penetration and speed scales"),
+  REAL("verify.substep_fraction", verify_sf, 0.2, 1e-3, 0.5, "", "the 3-D engine's friction-coupled sub-step, as a fraction of the contact's time scale"),
   /* the arm holding the tool */
   ROBOT("robot.model", robot, "the arm holding the tool: builtin (the ER10-900-sized arm) or a .yaml/.urdf file"),
   REAL3("robot.base", robot_base, -0.55, 0, -0.25, -100, 100, "m", "base position in the workpiece frame"),

@@ -156,12 +156,11 @@ static kelvin_status build(const kl_problem *pb, const double *o, const double *
   m->n = pb->gp[KL_GP_NC];
   m->law = s->law;
   m->rule = KL_SEP_FORCE;
-  /* the contact's sub-step control: the order-5 Hunt-Crossley step's error estimate held to 1e-6 of the
-   * penetration scale and a coupled (friction) sub-step of 1/5 of the contact's time scale; on the
-   * built-in example the sensor force moves by < 1e-5 N against 1e-8 and 1/20 (the engine's defaults),
-   * at a quarter of the cost */
-  m->hc_tol = 1e-6;
-  m->substep_fraction = 0.2;
+  /* the contact's sub-step control (verify.hc_tol, verify.substep_fraction; docs/design.md section 5,
+   * "Accuracy"): the order-5 Hunt-Crossley step's error estimate held to 1e-6 of the penetration scale
+   * and a friction-coupled sub-step of 1/5 of the contact's time scale by default */
+  m->hc_tol = s->verify_hc_tol;
+  m->substep_fraction = s->verify_sf;
   kl_body_def bd;
   kl_world_default_body(&bd);
   bd.type = KL_BODY_STATIC;
