@@ -21,6 +21,7 @@ core=(
   libcmocka-dev                                                # unit tests
   gnuplot-nox                                                  # figures
   oclgrind                                                     # OpenCL device simulator: tests/oclgrind_test.sh
+  python3-mpmath                                               # tools/regen (regen_test): the generated tables
 )
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
   nodejs)

@@ -2,7 +2,7 @@
 """Print kernels/kl_poly.h: near-minimax polynomial coefficients for kl_log1p/kl_log and kl_exp
 (kernels/kl_math.h), fitted with mpmath's chebyfit at 50 digits.
 Run: /usr/bin/python3 tools/gen_elementary_poly.py > kernels/kl_poly.h
-(needs Debian's python3-mpmath; only for regenerating, never at build time).
+(needs Debian's python3-mpmath; only for regenerating, never at build time; regen_test checks the committed file, tools/regen).
 
 log:  log(1 + f) = 2 atanh(s), s = f / (2 + f), |s| <= 3 - 2 sqrt(2) for f in [sqrt(2)/2 - 1, sqrt(2) - 1];
       2 atanh(s) = 2s + 2 s w P(w), w = s^2, P(w) = (atanh(s)/s - 1)/w = 1/3 + w/5 + ...

@@ -2,12 +2,14 @@
 """Write the user-supplied-part example of `kelvin optimise` (examples/part/): a binary STL of a welded
 aluminium plate in millimetres (120 x 30 mm, a 0.3 mm weld bead across it at x = 20 mm, a gentle 0.2 mm
 waviness along x), and a path planned on its CAD (the flat plate z = 0) as points + normals in metres.
-Run: python3 tools/gen_example_part.py  (plain Python 3, no packages)."""
+Run: python3 tools/gen_example_part.py [OUTDIR]  (plain Python 3, no packages; default OUTDIR
+examples/part next to this script's folder)."""
 import math
 import os
 import struct
+import sys
 
-here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "part")
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "part")
 os.makedirs(here, exist_ok=True)
 
 

@@ -5,7 +5,7 @@ arguments, computed with mpmath at 40 significant digits (working precision rais
 argument is tiny, so that y - log(1 + y) and -1/e + e^{-1-s} do not cancel). Used by
 kernels/kl_math_test.c.
 
-Run by hand (needs Debian's python3-mpmath, i.e. /usr/bin/python3; never run at build/test time):
+Run by hand (needs Debian's python3-mpmath, i.e. /usr/bin/python3; never at build time; regen_test checks the committed file, tools/regen):
     /usr/bin/python3 tools/gen_g_table.py > tests/data/g.csv
 
 Rows:  g,y,g(y),0            for y in (-1, 1e300]

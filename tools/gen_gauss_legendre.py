@@ -2,7 +2,7 @@
 """Print kernels/kl_quad.h: Gauss-Legendre rules on [-1, 1] with N nodes (positive half; N even) for each N
 given (default 32 64), computed with mpmath at 40 digits.
 Run: python3 tools/gen_gauss_legendre.py 32 64 > kernels/kl_quad.h
-(needs Debian's python3-mpmath; only for regenerating, never at build time)."""
+(needs Debian's python3-mpmath; only for regenerating, never at build time; regen_test checks the committed file, tools/regen)."""
 import sys
 import mpmath as mp
 mp.mp.dps = 40

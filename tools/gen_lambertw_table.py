@@ -3,7 +3,7 @@
 for exactly representable double inputs z, computed with mpmath at 40 digits (and checked against a
 second evaluation at 80 digits). Used by kernels/kl_math_test.c.
 
-Run by hand (needs Debian's python3-mpmath, i.e. /usr/bin/python3; never run at build/test time):
+Run by hand (needs Debian's python3-mpmath, i.e. /usr/bin/python3; never at build time; regen_test checks the committed file, tools/regen):
     /usr/bin/python3 tools/gen_lambertw_table.py > tests/data/lambertw.csv
 
 Columns: branch (0 for W0, -1 for W-1), z (Python repr: the shortest string that reads back as the same
