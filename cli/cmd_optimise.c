@@ -171,6 +171,11 @@ static int read_pass(const char *path, const kl_problem *pb, double *o, double *
                  S[n - 1] > 100 * pb->length ? "; is it in millimetres? the file is read in metres" : "");
     rc = -1;
   }
+  if (rc == 0 && S[n - 1] > 1.5 * pb->length + tol) { /* as a target's s (io/settings.c) */
+    kl_cli_error("%s:%ld: column 's_m': s runs to %.6g m but the path is only %.6g m long%s", path, L[n - 1], S[n - 1],
+                 pb->length, S[n - 1] > 100 * pb->length ? "; is s in millimetres? the file is read in metres" : "");
+    rc = -1;
+  }
   if (rc == 0)
     for (int k = 0, j = 0; k < pb->ns; ++k) {
       while (j + 2 < n && S[j + 1] < pb->s[k]) ++j;

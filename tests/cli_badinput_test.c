@@ -92,6 +92,8 @@ static const bad cases[] = {
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.6,15\n50,0.6,15\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "is it in millimetres?"},
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,15\n0.05,0.0006,15\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:2: column 'speed_m_s': 15 m/s is outside the configured bounds [speed.min, speed.max] = [0.005, 0.03] m/s; is it in mm/s?"},
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0.015\n0.01,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:3: column 's_m': s covers [0, 0.01] m but the path runs over"},
+  {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0.015\n40,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:3: column 's_m': s runs to 40 m but the path is only 0.04"},
+  {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0.015\n40,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "m long; is s in millimetres? the file is read in metres"},
   {{{"c.yaml", SMALL}, {"p.csv", "s,offset\n0,0.0006\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:1: header: missing column 'speed_m_s' or 'speed'"},
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv: need at least 2 rows"},
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0.015,9\n0.05,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:2: 4 fields, but the header has 3"},
