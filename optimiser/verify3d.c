@@ -73,7 +73,10 @@ static void deflect(const kl_problem *pb, const double R[9], const double f[3], 
 }
 
 /* place the tool for a contact force F along the last normal n (with friction against the slip) and
- * return law(depth) - F there; n takes the new contact normal */
+ * return law(depth) - F there; n takes the new contact normal. A normal that pushes the tool into the
+ * part along its axis means the tool centre is behind the surface (the holder's deflection under F is
+ * short of the commanded offset by more than the tool's radius: the mesh has no inside, so the
+ * sphere's nearest point then lies on the wrong side): more force is needed, +inf is returned. */
 static double place(const kl_problem *pb, scene *sc, const double a[3], const double av[3], const double R[9], double F,
                     double n[3])
 {
@@ -86,8 +89,12 @@ static double place(const kl_problem *pb, scene *sc, const double a[3], const do
   deflect(pb, R, f, e);
   for (int i = 0; i < 3; ++i) sc->d->xpos[3 * b + i] = a[i] + e[i];
   double nn[3];
-  if (kl_world_probe(sc->m, sc->d, b, 1e-3, &depth, nn, pos) > 0 && depth > 0) memcpy(n, nn, sizeof nn);
-  else depth = 0;
+  if (kl_world_probe(sc->m, sc->d, b, 1e-3, &depth, nn, pos) > 0 && depth > 0) {
+    if (nn[0] * R[2] + nn[1] * R[5] + nn[2] * R[8] > 0) return INFINITY; /* behind the surface */
+    memcpy(n, nn, sizeof nn);
+  } else {
+    depth = 0;
+  }
   return law_static(pb, depth) - F;
 }
 
@@ -108,7 +115,7 @@ static void equilibrium(const kl_problem *pb, scene *sc)
   const double G0 = place(pb, sc, a, av, R, 0.0, n);
   sc->F0 = 0;
   if (!(G0 > 0)) return; /* out of contact: hanging on the holder under its weight */
-  double lo = 0, hi = fmax(G0, 1e-9);
+  double lo = 0, hi = isfinite(G0) ? fmax(G0, 1e-9) : 1.0; /* (behind the surface: from 1 N up) */
   for (int it = 0; it < 200 && place(pb, sc, a, av, R, hi, n) > 0; ++it) {
     lo = hi;
     hi *= 2;
