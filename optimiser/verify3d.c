@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/mesh.h"
 #include "engine/world.h"
 #include "kernels/kl_impact.h"
 
@@ -73,10 +74,12 @@ static void deflect(const kl_problem *pb, const double R[9], const double f[3], 
 }
 
 /* place the tool for a contact force F along the last normal n (with friction against the slip) and
- * return law(depth) - F there; n takes the new contact normal. A normal that pushes the tool into the
- * part along its axis means the tool centre is behind the surface (the holder's deflection under F is
- * short of the commanded offset by more than the tool's radius: the mesh has no inside, so the
- * sphere's nearest point then lies on the wrong side): more force is needed, +inf is returned. */
+ * return law(depth) - F there; n takes the new contact normal. When the holder's deflection under F
+ * falls short of the commanded offset by more than the tool's radius, the tool centre lies behind the
+ * surface, where the mesh (which has no inside) offers either a contact normal pushing the tool into
+ * the part or, deeper, no contact at all: told apart from a tool clear of the part by the mesh's
+ * nearest point, which then lies ahead of the centre along the tool axis. More force is needed there:
+ * +inf is returned. */
 static double place(const kl_problem *pb, scene *sc, const double a[3], const double av[3], const double R[9], double F,
                     double n[3])
 {
@@ -89,10 +92,16 @@ static double place(const kl_problem *pb, scene *sc, const double a[3], const do
   deflect(pb, R, f, e);
   for (int i = 0; i < 3; ++i) sc->d->xpos[3 * b + i] = a[i] + e[i];
   double nn[3];
+  const double z[3] = {R[2], R[5], R[8]}; /* the tool axis, into the part */
   if (kl_world_probe(sc->m, sc->d, b, 1e-3, &depth, nn, pos) > 0 && depth > 0) {
-    if (nn[0] * R[2] + nn[1] * R[5] + nn[2] * R[8] > 0) return INFINITY; /* behind the surface */
+    if (dot3(nn, z) > 0) return INFINITY; /* behind the surface */
     memcpy(n, nn, sizeof nn);
   } else {
+    double dist, q[3], nq[3], cq[3];
+    if (kl_mesh_closest(pb->actual, sc->d->xpos + 3 * b, INFINITY, &dist, q, nq)) {
+      for (int i = 0; i < 3; ++i) cq[i] = sc->d->xpos[3 * b + i] - q[i];
+      if (dot3(cq, z) > 0) return INFINITY; /* deep behind it */
+    }
     depth = 0;
   }
   return law_static(pb, depth) - F;
