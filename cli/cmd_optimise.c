@@ -83,23 +83,26 @@ static int parse(int argc, char **argv, args *a, int evaluate)
   const char *cmd = evaluate ? "evaluate" : "optimise";
   opterr = 0;
   optind = 1;
-  int ch;
-  while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+  int ch, li = -1;
+  while ((ch = getopt_long(argc, argv, ":h", lo, &li)) != -1) {
     switch (ch) {
     case 'o': a->c.out = optarg; break;
     case 'a':
-      if (evaluate) goto unknown;
+      if (evaluate) goto not_here;
       a->algorithm = optarg;
       break;
     case 's':
-      if (evaluate || kl_cli_long("--screening", optarg, 0, 1 << 22, &a->screening) != 0) return evaluate ? -2 : -1;
+      if (evaluate) goto not_here;
+      if (kl_cli_long("--screening", optarg, 0, 1 << 22, &a->screening) != 0) return -1;
       a->have_screening = 1;
       break;
     case 'm':
-      if (evaluate || kl_cli_long("--maxeval", optarg, 1, 100000000L, &a->maxeval) != 0) return evaluate ? -2 : -1;
+      if (evaluate) goto not_here;
+      if (kl_cli_long("--maxeval", optarg, 1, 100000000L, &a->maxeval) != 0) return -1;
       a->have_maxeval = 1;
       break;
     case 'S':
+      if (evaluate) goto not_here; /* (no screening to seed) */
       if (kl_cli_long("--seed", optarg, 0, 1000000000L, &a->seed) != 0) return -1;
       a->have_seed = 1;
       break;
@@ -107,7 +110,7 @@ static int parse(int argc, char **argv, args *a, int evaluate)
     case 'd': a->c.device = optarg; break;
     case 'q': a->c.quiet = 1; break;
     case 'p':
-      if (!evaluate) goto unknown;
+      if (!evaluate) goto not_here;
       a->pass = optarg;
       break;
     case 'h':
@@ -117,8 +120,10 @@ static int parse(int argc, char **argv, args *a, int evaluate)
         help_optimise();
       return 1;
     case ':': kl_cli_error("%s: option '%s' needs a value (try 'kelvin %s --help')", cmd, argv[optind - 1], cmd); return -1;
+    not_here: /* an option of the other command (named, not its value) */
+      kl_cli_error("%s: option '--%s' is not one of this command's (try 'kelvin %s --help')", cmd, lo[li].name, cmd);
+      return -1;
     default:
-    unknown:
       kl_cli_error("%s: unknown option '%s' (try 'kelvin %s --help')", cmd, argv[optind - 1], cmd);
       return -1;
     }
@@ -171,9 +176,9 @@ static int read_pass(const char *path, const kl_problem *pb, double *o, double *
                  S[n - 1] > 100 * pb->length ? "; is it in millimetres? the file is read in metres" : "");
     rc = -1;
   }
-  if (rc == 0 && S[n - 1] > 1.5 * pb->length + tol) { /* as a target's s (io/settings.c) */
-    kl_cli_error("%s:%ld: column 's_m': s runs to %.6g m but the path is only %.6g m long%s", path, L[n - 1], S[n - 1],
-                 pb->length, S[n - 1] > 100 * pb->length ? "; is s in millimetres? the file is read in metres" : "");
+  if (rc == 0 && S[n - 1] > 100 * pb->length) { /* a unit mistake (a pass may run on past the path's end) */
+    kl_cli_error("%s:%ld: column 's_m': s runs to %.6g m but the path is only %.6g m long; is s in millimetres? the "
+                 "file is read in metres", path, L[n - 1], S[n - 1], pb->length);
     rc = -1;
   }
   if (rc == 0)
@@ -196,10 +201,6 @@ static int run(int argc, char **argv, int evaluate)
   args a;
   const int pr = parse(argc, argv, &a, evaluate);
   if (pr > 0) return KL_EXIT_OK;
-  if (pr == -2) {
-    kl_cli_error("evaluate: unknown option '%s' (try 'kelvin evaluate --help')", argv[optind - 1]);
-    return KL_EXIT_USAGE;
-  }
   if (pr < 0) return KL_EXIT_USAGE;
   kl_settings set;
   kl_settings_default(&set);

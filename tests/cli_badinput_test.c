@@ -99,6 +99,9 @@ static const bad cases[] = {
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0.015,9\n0.05,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:2: 4 fields, but the header has 3"},
   {{{"c.yaml", SMALL}, {"p.csv", "s_m,offset_m,speed_m_s\n0,0.0006,0\n0.05,0.0006,0.015\n"}}, "evaluate c.yaml --pass p.csv --cpu --out prev", 2, "p.csv:2: column 'speed_m_s': must be > 0 m/s, got 0"},
   {{{"c.yaml", SMALL}}, "evaluate c.yaml --cpu --out prev", 2, "evaluate: --pass FILE is required"},
+  {{{"c.yaml", SMALL}, {"p.csv", PASSOK}}, "evaluate c.yaml --pass p.csv --seed 3 --out prev", 2, "evaluate: option '--seed' is not one of this command's"},
+  {{{"c.yaml", SMALL}, {"p.csv", PASSOK}}, "evaluate c.yaml --pass p.csv --algorithm LD_MMA --out prev", 2, "evaluate: option '--algorithm' is not one of this command's"},
+  {{{"c.yaml", SMALL}}, "optimise c.yaml --pass p.csv --out prev", 2, "optimise: option '--pass' is not one of this command's"},
   /* sweep: config and scenario CSV */
   {{{"s.yaml", "sweep:\n  speed: 1\n"}}, "sweep s.yaml --cpu --out prev", 2, "s.yaml:2: sweep.speed: unknown key"},
   {{{"s.yaml", "sweep:\n  cr: 0\n"}}, "sweep s.yaml --cpu --out prev", 2, "s.yaml:2: sweep.cr: must be > 0, got 0"},
