@@ -141,7 +141,21 @@ static double world_pass(const kl_mesh *mesh, double T, long *nsub, double *fpea
 
 int main(int argc, char **argv)
 {
-  const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  int quick = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      printf("usage: grind_cost [--quick]\n\nOne grinding tool pass over meshes of about 1e4, 1e5 and 1e6 triangles "
+             "(--quick: 1e4 and 1e5 only):\nthe 1-D pass of engine/grind.h, eight of them with OpenMP, and the 3-D "
+             "engine; a Markdown table on stdout.\nExit status: 0 ok; 1 a row's results failed their check; 2 "
+             "usage.\n");
+      return 0;
+    } else {
+      fprintf(stderr, "grind_cost: unknown option '%s' (try --help)\n", argv[i]);
+      return 2;
+    }
+  }
   const int sizes[3][2] = {{250, 20}, {790, 63}, {2500, 200}}; /* 2 nx ny ~ 1e4, 1e5, 1e6 triangles */
   const int nsize = quick ? 2 : 3;
   printf("grind_cost: one tool pass (60 mm at 10 mm/s = 6 s simulated, %d samples) over a bead strip; %d OpenMP threads\n\n",

@@ -139,8 +139,9 @@ int main(int argc, char **argv)
     else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
       config = argv[++i];
     else {
-      fprintf(stderr, "usage: optimiser_bench [--budget SECONDS] [--repeats N (1..15)] [--config FILE]\n");
-      return 2;
+      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+      fprintf(help ? stdout : stderr, "usage: optimiser_bench [--budget SECONDS] [--repeats N (1..15)] [--config FILE]\n");
+      return help ? 0 : 2;
     }
   }
   if (!(budget > 1) || repeats < 1 || repeats > 15) {

@@ -54,8 +54,9 @@ int main(int argc, char **argv)
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
     else if (strcmp(argv[i], "--scenarios") == 0 && i + 1 < argc) P = strtoul(argv[++i], NULL, 10);
     else {
-      fprintf(stderr, "usage: transfer_probe [--device SPEC] [--scenarios P (1e6)]\n");
-      return 2;
+      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+      fprintf(help ? stdout : stderr, "usage: transfer_probe [--device SPEC] [--scenarios P (1e6)]\n");
+      return help ? 0 : 2;
     }
   }
   if (P < 1 || P > 100000000) {

@@ -253,7 +253,9 @@ int kl_cmd_robot(int argc, char **argv)
     nreach += reach[k];
     if (!reach[k] && isnan(meff[k])) kn[k] = NAN;
   }
-  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 || figure(&o, r, have_kn) != 0 ||
+  /* (no sample reachable: nothing to plot, and gnuplot would fail on the empty range) */
+  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 ||
+      (nreach > 0 && figure(&o, r, have_kn) != 0) ||
       write_json(&o, r, ns, reach) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
@@ -288,7 +290,8 @@ int kl_cmd_robot(int argc, char **argv)
   }
   if (st == KELVIN_OK) kl_cli_note(&o.c, "robot: wrote %s/{robot_path.csv, robot_path.png}", o.c.out);
   if (st != KELVIN_OK) {
-    kl_cli_error("robot: %s (see the reach column of %s/robot_path.csv)", msg, o.c.out);
+    kl_cli_error("robot: %s (see the reach column of %s/robot_path.csv%s)", msg, o.c.out,
+                 nreach > 0 ? "" : "; no sample is reachable, so no figure");
     rc = KL_EXIT_RUNTIME;
   }
 done:

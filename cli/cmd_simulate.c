@@ -34,7 +34,7 @@ static void help(void)
     "  contact:               model: kv | hc [kv]; exponent [1; 1.5 for hc]; law (hc): hunt-crossley,\n"
     "                         lankarani-nikravesh, flores, gonthier, exact [exact]; separation: penetration\n"
     "                         | force [penetration]; friction_velocity [1e-3 m/s]; substep_fraction [0.05];\n"
-    "                         onset_tolerance [1e-9 m]; max_contacts [64]\n"
+    "                         onset_tolerance [1e-12 m]; max_contacts [64]\n"
     "  bodies:                a list; each: name, type: dynamic | static | kinematic [dynamic], mass [1],\n"
     "                         inertia [from the shapes], position, orientation [w, x, y, z], velocity,\n"
     "                         angular_velocity (kinematic: kept constant), material: {stiffness [1e6],\n"

@@ -276,6 +276,23 @@ static void test_unreachable(void **state)
   assert_int_equal(read_result(out, meff, vmax, reach, 8), 4);
   assert_true(reach[0] == 1 && reach[1] == 1 && reach[2] == 0 && reach[3] == 1);
   assert_true(isnan(meff[2]));
+  /* no sample in reach: the same, the CSV written and no figure (there is nothing to plot; gnuplot's
+   * "x range is invalid" used to fail the run with nothing written) */
+  snprintf(path, sizeof path, "%s/farall.csv", tmpdir);
+  spit(path, "x,y,z,nx,ny,nz\n5,0,0.25,0,0,1\n5.01,0,0.25,0,0,1\n5.02,0,0.25,0,0,1\n");
+  snprintf(out, sizeof out, "%s/farall", tmpdir);
+  snprintf(args, sizeof args, "robot --path '%s' --quiet --out '%s'", path, out);
+  const int rc2 = kelvin(args, err, sizeof err);
+  printf("# %s", err);
+  assert_int_equal(rc2, 1);
+  assert_int_equal(kl_test_lines(err), 1);
+  assert_non_null(strstr(err, "sample 0 of 3"));
+  assert_non_null(strstr(err, "no sample is reachable, so no figure"));
+  assert_int_equal(read_result(out, meff, vmax, reach, 8), 3);
+  assert_true(reach[0] == 0 && reach[1] == 0 && reach[2] == 0);
+  char png[600];
+  snprintf(png, sizeof png, "%s/robot_path.png", out);
+  assert_true(access(png, F_OK) != 0);
 }
 
 static void test_help(void **state)
