@@ -233,9 +233,19 @@ static kelvin_status pop(builder *B)
       if (strcmp(n->keys[ord[i - 1]], n->keys[ord[i]]) == 0) {
         kl_cfg_node at = {.line = n->key_lines[ord[i]]};
         const int first = n->key_lines[ord[i - 1]];
-        const char *key = n->keys[ord[i]];
+        /* the key's full name: each enclosing mapping's key (or list's index) down to it */
+        char full[256];
+        int len = 0;
+        for (int d = 0; d + 1 < B->depth && len < (int)sizeof full; ++d) {
+          const frame *p = &B->st[d];
+          if (p->cnt < 1) break;
+          len += p->n->type == KL_CFG_MAP ? snprintf(full + len, sizeof full - (size_t)len, "%s%s", len ? "." : "", p->keys[p->cnt - 1])
+                                          : snprintf(full + len, sizeof full - (size_t)len, "[%d]", p->cnt - 1);
+        }
+        if (len < (int)sizeof full)
+          snprintf(full + len, sizeof full - (size_t)len, "%s%s", len ? "." : "", n->keys[ord[i]]);
         free(ord);
-        return kl_cfg_fail(B->c, &at, key, "duplicate key (first given on line %d)", first);
+        return kl_cfg_fail(B->c, &at, full, "duplicate key (first given on line %d)", first);
       }
     free(ord);
   }

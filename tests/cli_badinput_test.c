@@ -46,6 +46,7 @@ static const bad cases[] = {
   {{{"c.yaml", "tool: {radius: [1, 2}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: malformed YAML"},
   {{{"c.yaml", "tool:\n  radius: 6e-3\n  colour: red\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:3: tool.colour: unknown key"},
   {{{"c.yaml", "tool:\n  radius: 6e-3\ntool:\n  mass: 2\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:3: tool: duplicate key (first given on line 1)"},
+  {{{"c.yaml", "workpiece:\n  bead: {height: 1e-4, height: 2e-4}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:2: workpiece.bead.height: duplicate key (first given on line 2)"},
   {{{"c.yaml", "a: &x {radius: 1}\ntool: *x\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: document: YAML anchors and aliases are not supported"},
   {{{"c.yaml", "@DEEP"}}, "optimise c.yaml --out prev", 2, "nested deeper than 32 levels (the limit)"},
   {{{"c.yaml", "@MANY"}}, "optimise c.yaml --out prev", 2, "more than 10000 entries (the limit)"},
@@ -123,6 +124,7 @@ static const bad cases[] = {
   {{{"sc.yaml", "duration: 0.01\nbodies:\n  - &b {name: a, shapes: [{type: sphere, radius: 0.1}]}\n  - *b\n"}}, "simulate sc.yaml --out prev", 2, "sc.yaml:3: document: YAML anchors and aliases"},
   {{{"sc.yaml", "@DEEP"}}, "simulate sc.yaml --out prev", 2, "nested deeper than 32 levels"},
   {{{"sc.yaml", "duration: 1\nduration: 2\n"}}, "simulate sc.yaml --out prev", 2, "sc.yaml:2: duration: duplicate key"},
+  {{{"sc.yaml", "duration: 1\nbodies:\n  - name: a\n    name: b\n"}}, "simulate sc.yaml --out prev", 2, "sc.yaml:4: bodies[0].name: duplicate key"},
   {{{"sc.yaml", "duration: 1000\noutput_step: 1e-5\nbodies: []\n"}}, "simulate sc.yaml --out prev", 2, "sc.yaml:2: output_step: 1e-05 s over 1000 s would write 1e+08 rows"},
   {{{"sc.yaml", SCENE "      - {type: sphere, radius: 0.1}\n    velocity: [0, 0, 1e999]\n"}}, "simulate sc.yaml --out prev", 2, "bodies[1].velocity[2]: must be a finite number, got '1e999'"},
   /* robot: YAML, URDF, path CSV */

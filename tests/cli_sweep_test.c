@@ -71,7 +71,7 @@ static void test_config_errors(void **state)
      "logmin.yaml:2: sweep.fe.min: must be > 0 for scale: log, got -1"},
     {"lawkv.yaml", "sweep:\n  model: kv\n  law: flores\n", "lawkv.yaml:3: sweep.law: applies to model hc only"},
     {"empty.yaml", "", "empty.yaml: the file is empty"},
-    {"dup.yaml", "sweep:\n  cr: 0.5\n  cr: 0.6\n", "dup.yaml:3: cr: duplicate key (first given on line 2)"},
+    {"dup.yaml", "sweep:\n  cr: 0.5\n  cr: 0.6\n", "dup.yaml:3: sweep.cr: duplicate key (first given on line 2)"},
     {"missingcol.yaml", "sweep:\n  scenarios: missingcol.csv\n",
      "missingcol.csv:1: header: missing column 'v0_m_s' or 'v0'"},
     {"badcsv.yaml", "sweep:\n  scenarios: badcsv.csv\n", "badcsv.csv:3: column 'cr': must be <= 1, got 1.5"},
