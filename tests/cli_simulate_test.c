@@ -141,11 +141,53 @@ static void test_bad_input(void **state)
   free(k);
 }
 
+/* contacts.csv: a ball set down at rest on the plane away from the origin, at (0.3, -0.2): nothing pushes it
+ * sideways, so every contact row's point lies below its centre, px = 0.3 and py = -0.2 (1e-9: a few
+ * roundings of numbers of order 1), on the plane (|pz| far below the radius: the static penetration is
+ * m g / K = 7e-8 m, 1e-6 allows for where the point is placed inside it), with the plane's normal
+ * (|nz| = 1). Each column must be its own coordinate (a swapped or repeated column moves px or py by 0.5). */
+static void test_contact_point(void **state)
+{
+  (void)state;
+  put("rest.yaml", "duration: 0.02\noutput_step: 0.001\ngravity: [0, 0, -9.81]\ncontact:\n  model: kv\n"
+                   "bodies:\n  - name: ground\n    type: static\n    material: {stiffness: 140e6, restitution: 0.8}\n"
+                   "    shapes:\n      - type: plane\n        normal: [0, 0, 1]\n        point: [0, 0, 0]\n"
+                   "  - name: ball\n    mass: 1.0\n    position: [0.3, -0.2, 0.1]\n"
+                   "    material: {stiffness: 140e6, restitution: 0.8}\n    shapes:\n      - type: sphere\n        radius: 0.1\n");
+  char args[2048], err[4096], path[1024];
+  snprintf(args, sizeof args, "simulate --quiet --out '%s/rest' '%s/rest.yaml'", tmpdir, tmpdir);
+  const int rc = kelvin(args, err, sizeof err);
+  printf("# rest.yaml -> %d %s\n", rc, err);
+  assert_int_equal(rc, 0);
+  snprintf(path, sizeof path, "%s/rest/contacts.csv", tmpdir);
+  char *text = slurp(path), *save;
+  char *line = strtok_r(text, "\n", &save); /* the header */
+  assert_non_null(strstr(line, "px_m,py_m,pz_m,nx,ny,nz"));
+  int rows = 0;
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    double t, p[3], n[3];
+    char a[64], b[64];
+    int sa, sb, key;
+    assert_int_equal(sscanf(line, "%lf,%63[^,],%63[^,],%d,%d,%d,%lf,%lf,%lf,%lf,%lf,%lf", &t, a, b, &sa, &sb, &key, &p[0],
+                            &p[1], &p[2], &n[0], &n[1], &n[2]),
+                     12);
+    if (rows == 0) printf("# first contact row: p = (%.12g, %.12g, %.3g), n = (%g, %g, %g)\n", p[0], p[1], p[2], n[0], n[1], n[2]);
+    assert_true(fabs(p[0] - 0.3) <= 1e-9);
+    assert_true(fabs(p[1] + 0.2) <= 1e-9);
+    assert_true(fabs(p[2]) <= 1e-6);
+    assert_true(fabs(fabs(n[2]) - 1.0) <= 1e-9);
+    ++rows;
+  }
+  assert_true(rows >= 10); /* in contact at every output instant of the 0.02 s */
+  free(text);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kl_cli_simulate_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_examples), cmocka_unit_test(test_bad_input)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_examples), cmocka_unit_test(test_bad_input),
+                                     cmocka_unit_test(test_contact_point)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
