@@ -129,6 +129,43 @@ static void test_force_rule(void **state)
   assert_true(D->contact[0].v_out / D->contact[0].v_in > 0.5);
 }
 
+/* per-contact sub-step counts (kl_ball_contact.nsub, "internal sub-steps inside this contact"): each is
+ * part of the run's total, so their sum is at most D->nsub (which also counts free-flight steps). Under
+ * Kelvin-Voigt each sub-step runs exactly to the end of contact or to the next output instant, so a
+ * contact takes one sub-step plus one per output instant that falls inside it; Hunt-Crossley contacts
+ * take at least one. Exact integer expectations, no tolerance. */
+static void test_contact_substeps(void **state)
+{
+  (void)state;
+  kl_ball_model m;
+  kl_ball_default(&m);
+  m.cr = 0.8;
+  const double dt = 0.01;
+  run(&m, dt, 2.0);
+  assert_true(D->ncontact >= 3);
+  long sum = 0;
+  for (int i = 0; i < D->ncontact; ++i) {
+    const kl_ball_contact *c = &D->contact[i];
+    /* output instants k dt with t0 < k dt < t1 (never equal here: the contacts do not start or end on one) */
+    const long inside = (long)floor(c->t1 / dt) - (long)floor(c->t0 / dt);
+    assert_int_equal(c->nsub, 1 + inside);
+    sum += c->nsub;
+  }
+  assert_true(sum <= D->nsub);
+  m.model = KL_MODEL_HC;
+  m.n = 1.5;
+  m.K = 1.0e10;
+  run(&m, dt, 2.0);
+  assert_true(D->ncontact >= 3);
+  sum = 0;
+  for (int i = 0; i < D->ncontact; ++i) {
+    assert_true(D->contact[i].nsub >= 1);
+    sum += D->contact[i].nsub;
+  }
+  printf("# HC: %d contacts, %ld of the %ld sub-steps inside them\n", D->ncontact, sum, D->nsub);
+  assert_true(sum <= D->nsub);
+}
+
 static void test_check(void **state)
 {
   (void)state;
@@ -151,6 +188,7 @@ int main(void)
     cmocka_unit_test(test_apex_cr1),      cmocka_unit_test(test_apex_cr08),
     cmocka_unit_test(test_contact_matches_closed_form), cmocka_unit_test(test_hc_exact_law),
     cmocka_unit_test(test_force_rule),    cmocka_unit_test(test_check),
+    cmocka_unit_test(test_contact_substeps),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   free(D);
