@@ -1,6 +1,7 @@
 /* tests/cli_bounce_test.c: `kelvin bounce` end to end as a user runs it: good runs write every
  * output, bad input gives one line naming the value, exit status 2, and nothing in the output folder. */
 #include <dirent.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,6 +91,50 @@ static void test_good_run(void **state)
   assert_int_equal(n, 201 + 1);
 }
 
+/* the number after "key": in a JSON text (the first occurrence) */
+static double json_number(const char *text, const char *key)
+{
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *p = strstr(text, pat);
+  assert_non_null(p);
+  return strtod(p + strlen(pat), NULL);
+}
+
+/* --model hc without --stiffness: Hunt-Crossley with the documented defaults (--help): exponent 1.5 and the
+ * Hertz stiffness K = 4/3 E* sqrt(R) of two steel bodies (E = 210e9, nu = 0.3, R = 0.1), worked by hand:
+ * E* = 1 / (2 (1 - 0.09) / 210e9) = 1.1538e11 Pa, K = 4.8650e10 N/m^1.5. The first contact's maximum
+ * penetration is at most the undamped Hertz value ((n + 1) m v^2 / (2 K))^(1/(n + 1)) = 1.91e-4 m (damping
+ * only takes energy during compression; gravity adds m g / F_peak ~ 1e-4 relative, hence 1.001) and at
+ * least 0.8 of it (the compression loses at most all of the 1 - cr^2 = 36 %, and d_max^(n+1) scales with
+ * the stored energy: 0.64^0.4 = 0.84). Kelvin-Voigt at its default 140e6 N/m would give 3.7e-4 m. */
+static void test_model_hc(void **state)
+{
+  (void)state;
+  char out[512], args[1024], err[8192], path[700];
+  snprintf(out, sizeof out, "%s/hc", tmpdir);
+  snprintf(args, sizeof args, "bounce --model hc --cr 0.8 --duration 0.5 --dt 0.01 --quiet --out '%s'", out);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/summary.json", out);
+  char *js = kl_test_read(NULL, path);
+  assert_non_null(js);
+  const char *mp = strstr(js, "\"model\":");
+  assert_non_null(mp);
+  mp += strlen("\"model\":");
+  while (*mp == ' ' || *mp == '\t') ++mp;
+  assert_int_equal(strncmp(mp, "\"hc\"", 4), 0);
+  const double estar = 1.0 / (2.0 * (1.0 - 0.3 * 0.3) / 210e9), K = 4.0 / 3.0 * estar * sqrt(0.1);
+  const double Kout = json_number(js, "stiffness"), n = json_number(js, "exponent");
+  const double v = json_number(js, "impact_speed_m_s"), dmax = json_number(js, "max_penetration_m");
+  const double dhertz = pow(2.5 * 1.0 * v * v / (2.0 * K), 1.0 / 2.5);
+  printf("# hc: K %.10g (hand %.10g), n %g, dmax %.6g = %.4f of undamped Hertz\n", Kout, K, n, dmax, dmax / dhertz);
+  assert_true(fabs(Kout / K - 1.0) < 1e-12); /* a few roundings apart */
+  assert_true(n == 1.5);
+  assert_true(fabs(v - sqrt(2.0 * 9.81)) < 1e-9);
+  assert_true(dmax <= 1.001 * dhertz && dmax >= 0.8 * dhertz);
+  free(js);
+}
+
 static void test_help_version(void **state)
 {
   (void)state;
@@ -107,7 +152,8 @@ int main(void)
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-test-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input), cmocka_unit_test(test_good_run),
-                                     cmocka_unit_test(test_help_version)};
+                                     cmocka_unit_test(test_help_version),
+                                     cmocka_unit_test(test_model_hc)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
