@@ -368,6 +368,30 @@ static void test_hunt_crossley(void **state)
 }
 
 /* model checks name the body or shape and the value */
+/* kl_world_probe on a ball sunk 1e-4 m into the analytic plane: the depth is R - z of the centre (exact
+ * up to rounding of numbers of order 0.1: 1e-12), the normal +z, the point under the centre; and asking
+ * again at the same state and margin (the narrow phase's cache, whose result must be "bit for bit what a
+ * new one would find") gives the same answer, as does a third probe with another margin (no cache). */
+static void test_probe_repeat(void **state)
+{
+  (void)state;
+  kl_world_model *m = ball_world(NULL, 0.8, 0.25, -0.15);
+  kl_world_data *d = kl_world_data_create(m);
+  d->xpos[3 * 1 + 2] = 0.1 - 1e-4;
+  const double margins[] = {1e-3, 1e-3, 2e-3};
+  for (int k = 0; k < 3; ++k) {
+    double depth = -1, n[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
+    const int nf = kl_world_probe(m, d, 1, margins[k], &depth, n, pos);
+    printf("# probe %d (margin %g): %d feature(s), depth %.15g, n (%g, %g, %g)\n", k, margins[k], nf, depth, n[0], n[1], n[2]);
+    assert_int_equal(nf, 1);
+    assert_true(fabs(depth - 1e-4) < 1e-12);
+    assert_true(fabs(n[2] - 1.0) < 1e-12 && fabs(n[0]) < 1e-12 && fabs(n[1]) < 1e-12);
+    assert_true(fabs(pos[0] - 0.25) < 1e-12 && fabs(pos[1] + 0.15) < 1e-12);
+  }
+  kl_world_data_free(d);
+  kl_world_free(m);
+}
+
 static void test_compile_errors(void **state)
 {
   (void)state;
@@ -405,6 +429,7 @@ int main(void)
     cmocka_unit_test(test_box_rest),           cmocka_unit_test(test_two_spheres),
     cmocka_unit_test(test_shapes),             cmocka_unit_test(test_hunt_crossley),
     cmocka_unit_test(test_compile_errors),
+    cmocka_unit_test(test_probe_repeat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
