@@ -75,8 +75,47 @@ static void test_load(void **state)
   rmdir(dir);
 }
 
+/* PLY headers: the square as an ASCII PLY loads (two triangles over four corners); a file whose header
+ * has a line that is no header keyword, and a file cut inside its header (no end_header, every line a
+ * good one), are both refused with the documented message. Loaded one after the other, three rounds:
+ * each check must read its own file's bytes only, whatever an earlier file left behind (bad.ply's
+ * lines after its bad one, "property float x" and "end_header", are as long as the cut file is past
+ * the same point). */
+static void test_ply_header(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/kl_mesh_ply_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  put(dir, "sq.ply", "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+                     "element face 2\nproperty list uchar int vertex_indices\nend_header\n"
+                     "0 0 0\n1 0 0\n1 1 0\n0 1 0\n3 0 1 2\n3 0 2 3\n");
+  put(dir, "bad.ply", "ply\nformat ascii 1.0\nbogus line here\nproperty float x\nend_header\n");
+  put(dir, "cut.ply", "ply\nformat ascii 1.0\ncomment the cut\n");
+  const char *names[] = {"sq.ply", "bad.ply", "cut.ply"};
+  char p[3][512], msg[3][512];
+  for (int i = 0; i < 3; ++i) snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+  for (int k = 0; k < 3; ++k) {
+    kl_mesh *m[3] = {NULL, (kl_mesh *)1, (kl_mesh *)1};
+    kelvin_status st[3];
+    for (int i = 0; i < 3; ++i) st[i] = kl_mesh_load(p[i], 1.0, &m[i], msg[i], sizeof msg[i]);
+    assert_int_equal(st[0], KELVIN_OK);
+    assert_int_equal(kl_mesh_ntri(m[0]), 2);
+    assert_int_equal(kl_mesh_nvert(m[0]), 4);
+    kl_mesh_free(m[0]);
+    for (int i = 1; i < 3; ++i) {
+      printf("# %s\n", msg[i]);
+      assert_int_equal(st[i], KELVIN_ERR_ARG);
+      assert_null(m[i]);
+      assert_non_null(strstr(msg[i], names[i]));
+      assert_non_null(strstr(msg[i], "malformed PLY header"));
+    }
+  }
+  for (int i = 0; i < 3; ++i) unlink(p[i]);
+  rmdir(dir);
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_load)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_load), cmocka_unit_test(test_ply_header)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
