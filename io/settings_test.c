@@ -234,12 +234,53 @@ static void test_refusals(void **state)
   }
 }
 
+/* Path normals against the mesh: a box 0.1 x 0.04 x 0.02 m (OBJ, faces wound outwards) and a path along
+ * its +y side wall (y = 0.02): normals +y (out of the part, as documented) load; normals -y (into the
+ * part) are refused with the hint, naming the path file and its first row. The wall's normal lies along
+ * y only, so the check must use the y components (a path on the top face, along z, would not tell). */
+static void test_path_normals_side_wall(void **state)
+{
+  (void)state;
+  kl_test_write(NULL, "box.obj",
+                "v -0.05 -0.02 -0.02\nv 0.05 -0.02 -0.02\nv 0.05 0.02 -0.02\nv -0.05 0.02 -0.02\n"
+                "v -0.05 -0.02 0\nv 0.05 -0.02 0\nv 0.05 0.02 0\nv -0.05 0.02 0\n"
+                "f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\n"
+                "f 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\nf 2 3 7\nf 2 7 6\n");
+  char out_rows[1024] = "x_m,y_m,z_m,nx,ny,nz\n", in_rows[1024] = "x_m,y_m,z_m,nx,ny,nz\n";
+  for (int k = 0; k < 7; ++k) {
+    const double x = -0.03 + 0.01 * k;
+    snprintf(out_rows + strlen(out_rows), sizeof out_rows - strlen(out_rows), "%g,0.02,-0.006,0,1,0\n", x);
+    snprintf(in_rows + strlen(in_rows), sizeof in_rows - strlen(in_rows), "%g,0.02,-0.006,0,-1,0\n", x);
+  }
+  kl_test_write(NULL, "wall_out.csv", out_rows);
+  kl_test_write(NULL, "wall_in.csv", in_rows);
+  kl_settings s;
+  kl_inputs in;
+  char msg[1024];
+  if (load_text("wall_out.yaml", "workpiece: {surface: mesh, mesh: box.obj}\npath: {csv: wall_out.csv}\n", &s, msg,
+                sizeof msg) != KELVIN_OK)
+    fail_msg("%s", msg);
+  memset(&in, 0, sizeof in);
+  if (kl_inputs_load(&s, &in, msg, sizeof msg) != KELVIN_OK) fail_msg("outward normals refused: %s", msg);
+  assert_int_equal(in.in.npath, 7);
+  kl_inputs_free(&in);
+  if (load_text("wall_in.yaml", "workpiece: {surface: mesh, mesh: box.obj}\npath: {csv: wall_in.csv}\n", &s, msg,
+                sizeof msg) != KELVIN_OK)
+    fail_msg("%s", msg);
+  memset(&in, 0, sizeof in);
+  assert_int_equal(kl_inputs_load(&s, &in, msg, sizeof msg), KELVIN_ERR_CONFIG);
+  printf("# %s\n", msg);
+  assert_non_null(strstr(msg, "wall_in.csv:2: the path normals point into the part (at 7 of 7 points checked"));
+  kl_inputs_free(&in);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_example_documents_every_key),
     cmocka_unit_test(test_values_land_in_their_fields),
     cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_path_normals_side_wall),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
