@@ -521,12 +521,29 @@ static void test_grind_run(void **state)
   kelvin_grind_free(g);
 }
 
+/* kelvin_grind_set_path takes n >= 2 points (include/kelvin/grind.h): the two ends of a straight 0.08 m
+ * line on the plate are a whole path (prepared, its length is their distance, to rounding: 1e-12), one
+ * point alone is refused. */
+static void test_grind_path_two_points(void **state)
+{
+  (void)state;
+  kelvin_grind *g = plate(41);
+  const double pts[6] = {-0.04, 0.01, 0, 0.04, 0.01, 0}, nrm[6] = {0, 0, 1, 0, 0, 1};
+  if (kelvin_grind_set_path(g, pts, nrm, 2) != KELVIN_OK) fail_msg("two points refused: %s", kelvin_grind_errmsg(g));
+  if (kelvin_grind_prepare(g) != KELVIN_OK) fail_msg("prepare: %s", kelvin_grind_errmsg(g));
+  assert_rel(kelvin_grind_length(g), 0.08, 1e-12, "path length: the distance between the two points");
+  assert_int_equal(kelvin_grind_set_path(g, pts, nrm, 1), KELVIN_ERR_ARG);
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "needs >= 2 points"));
+  kelvin_grind_free(g);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_closed_forms),
     cmocka_unit_test(test_impact_batch),       cmocka_unit_test(test_world),
     cmocka_unit_test(test_grind_settings),     cmocka_unit_test(test_grind_run),
+    cmocka_unit_test(test_grind_path_two_points),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
