@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -144,10 +145,48 @@ static void test_optimise_report(void **state)
   kl_problem_free(pb);
 }
 
+/* kl_verify of a pass the 3-D engine cannot run (a non-finite offset poked into an evaluated pass) fails
+ * with KELVIN_ERR_ARG and says why in msg, as every kl_* call does: the sample and "offset must be
+ * finite" (optimiser/verify3d.c), not an empty or stale message. */
+static void test_verify_message(void **state)
+{
+  (void)state;
+  kl_settings s;
+  small_settings(&s);
+  kl_problem *pb = NULL;
+  char msg[1024];
+  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
+  kl_host *h = NULL;
+  kl_host_opts op;
+  kl_host_opts_default(&op);
+  op.cpu = 1;
+  assert_int_equal(kl_host_create(&h), KELVIN_OK);
+  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  const int ns = pb->ns;
+  double o[KL_PATH_MAX], v[KL_PATH_MAX];
+  for (int k = 0; k < ns; ++k) o[k] = pb->naive_o, v[k] = s.v_init;
+  if (kl_evaluate(pb, h, o, v, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) fail_msg("evaluate: %s", msg);
+  const int user = res->initial;
+  assert_true(user >= 0 && res->pass[user].verified);
+  res->pass[user].x[3] = NAN; /* sample 3's offset (control points = the samples) */
+  res->pass[user].verified = 0;
+  msg[0] = '\0';
+  assert_int_equal(kl_verify(pb, NULL, res, &user, 1, msg, sizeof msg), KELVIN_ERR_ARG);
+  printf("# %s\n", msg);
+  assert_non_null(strstr(msg, "sample 3: offset must be finite"));
+  kl_opt_result_free(res);
+  free(res);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_optimise_report),
+    cmocka_unit_test(test_verify_message),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
