@@ -1,7 +1,8 @@
-/* benchmarks/bench_util.h: the timing helpers the benchmark programs share (header only). */
+/* benchmarks/bench_util.h: the timing and argument helpers the benchmark programs share (header only). */
 #ifndef KL_BENCH_UTIL_H
 #define KL_BENCH_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,15 @@ static inline void kl_bench_settle(void)
 {
   const struct timespec pause = {0, 20000000};
   nanosleep(&pause, NULL);
+}
+
+/* For an argument the program does not take: --help (or -h) prints usage on stdout and gives exit
+ * status 0; anything else prints it on stderr and gives 2. Returns that status. */
+static inline int kl_bench_usage(const char *arg, const char *usage)
+{
+  const int help = strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+  fputs(usage, help ? stdout : stderr);
+  return help ? 0 : 2;
 }
 
 #endif

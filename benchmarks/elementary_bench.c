@@ -109,9 +109,7 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
     else {
-      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-      fprintf(help ? stdout : stderr, "usage: elementary_bench [--device SPEC]\n");
-      return help ? 0 : 2;
+      return kl_bench_usage(argv[i], "usage: elementary_bench [--device SPEC]\n");
     }
   }
   kl_host *h = kl_bench_open("elementary_bench", device);

@@ -145,15 +145,11 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: grind_cost [--quick]\n\nOne grinding tool pass over meshes of about 1e4, 1e5 and 1e6 triangles "
-             "(--quick: 1e4 and 1e5 only):\nthe 1-D pass of engine/grind.h, eight of them with OpenMP, and the 3-D "
-             "engine; a Markdown table on stdout.\nExit status: 0 ok; 1 a row's results failed their check; 2 "
-             "usage.\n");
-      return 0;
     } else {
-      fprintf(stderr, "grind_cost: unknown option '%s' (try --help)\n", argv[i]);
-      return 2;
+      return kl_bench_usage(argv[i], "usage: grind_cost [--quick]\n\nOne grinding tool pass over meshes of about 1e4, "
+                                     "1e5 and 1e6 triangles (--quick: 1e4 and 1e5 only):\nthe 1-D pass of "
+                                     "engine/grind.h, eight of them with OpenMP, and the 3-D engine; a Markdown table "
+                                     "on stdout.\nExit status: 0 ok; 1 a row's results failed their check; 2 usage.\n");
     }
   }
   const int sizes[3][2] = {{250, 20}, {790, 63}, {2500, 200}}; /* 2 nx ny ~ 1e4, 1e5, 1e6 triangles */

@@ -101,11 +101,9 @@ int main(int argc, char **argv)
       cpu = 1;
     else if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
-    else if (argv[i][0] == '-') {
-      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-      fprintf(help ? stdout : stderr, "usage: model_check [CONFIG (examples/optimise_stiff.yaml)] [--cpu] [--quick]\n");
-      return help ? 0 : 2;
-    } else
+    else if (argv[i][0] == '-')
+      return kl_bench_usage(argv[i], "usage: model_check [CONFIG (examples/optimise_stiff.yaml)] [--cpu] [--quick]\n");
+    else
       cfg = argv[i];
   }
   kl_settings base;

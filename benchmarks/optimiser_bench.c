@@ -139,9 +139,7 @@ int main(int argc, char **argv)
     else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
       config = argv[++i];
     else {
-      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-      fprintf(help ? stdout : stderr, "usage: optimiser_bench [--budget SECONDS] [--repeats N (1..15)] [--config FILE]\n");
-      return help ? 0 : 2;
+      return kl_bench_usage(argv[i], "usage: optimiser_bench [--budget SECONDS] [--repeats N (1..15)] [--config FILE]\n");
     }
   }
   if (!(budget > 1) || repeats < 1 || repeats > 15) {

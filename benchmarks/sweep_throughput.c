@@ -249,12 +249,10 @@ int main(int argc, char **argv)
     else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) reps_small = reps_large = atoi(argv[++i]);
     else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
     else {
-      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-      fprintf(help ? stdout : stderr,
-              "usage: sweep_throughput [--min-p N] [--max-p N] [--serial-max-p N] [--repeats R] [--device SPEC]\n"
-              "  P runs over powers of ten from --min-p [1e3] to --max-p [1e7: ~6 min on 2 cores];\n"
-              "  serial stops at --serial-max-p [= max-p]; medians of R repeats [7 below 1e6, 5 from 1e6]\n");
-      return help ? 0 : 2;
+      return kl_bench_usage(argv[i],
+                            "usage: sweep_throughput [--min-p N] [--max-p N] [--serial-max-p N] [--repeats R] [--device SPEC]\n"
+                            "  P runs over powers of ten from --min-p [1e3] to --max-p [1e7: ~6 min on 2 cores];\n"
+                            "  serial stops at --serial-max-p [= max-p]; medians of R repeats [7 below 1e6, 5 from 1e6]\n");
     }
   }
   if (serial_maxp < 0) serial_maxp = maxp;

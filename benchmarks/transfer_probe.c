@@ -54,9 +54,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
     else if (strcmp(argv[i], "--scenarios") == 0 && i + 1 < argc) P = strtoul(argv[++i], NULL, 10);
     else {
-      const int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-      fprintf(help ? stdout : stderr, "usage: transfer_probe [--device SPEC] [--scenarios P (1e6)]\n");
-      return help ? 0 : 2;
+      return kl_bench_usage(argv[i], "usage: transfer_probe [--device SPEC] [--scenarios P (1e6)]\n");
     }
   }
   if (P < 1 || P > 100000000) {
