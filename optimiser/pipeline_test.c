@@ -68,6 +68,19 @@ static void direct_vobj(const kl_problem *pb, const kl_pass *ps, const double *o
        gp[KL_GP_W_TIME] * T / gp[KL_GP_TREF] + gp[KL_GP_W_ROUGH] * rough / (n - 1) + gp[KL_GP_W_ACC] * acc / n;
 }
 
+/* the small problem (small_settings) and a host handle on the OpenMP twin */
+static void open_small(kl_settings *s, kl_problem **pb, kl_host **h)
+{
+  char msg[1024];
+  small_settings(s);
+  if (kl_problem_build(s, NULL, pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
+  kl_host_opts op;
+  kl_host_opts_default(&op);
+  op.cpu = 1;
+  assert_int_equal(kl_host_create(h), KELVIN_OK);
+  assert_int_equal(kl_host_open(*h, &op), KELVIN_OK);
+}
+
 /* Tolerances: the verified objective and RMS 2e-15 relative (the same sums in another order, measured
  * 1.3e-16); the agreement measure and the device objective against a serial rollout 1e-15 relative (the
  * same operations; the OpenMP twin runs the same code: measured 0). */
@@ -75,16 +88,10 @@ static void test_optimise_report(void **state)
 {
   (void)state;
   kl_settings s;
-  small_settings(&s);
   kl_problem *pb = NULL;
-  char msg[1024];
-  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
   kl_host *h = NULL;
-  kl_host_opts op;
-  kl_host_opts_default(&op);
-  op.cpu = 1;
-  assert_int_equal(kl_host_create(&h), KELVIN_OK);
-  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  char msg[1024];
+  open_small(&s, &pb, &h);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
   if (kl_optimise(pb, h, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
@@ -152,16 +159,10 @@ static void test_verify_message(void **state)
 {
   (void)state;
   kl_settings s;
-  small_settings(&s);
   kl_problem *pb = NULL;
-  char msg[1024];
-  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
   kl_host *h = NULL;
-  kl_host_opts op;
-  kl_host_opts_default(&op);
-  op.cpu = 1;
-  assert_int_equal(kl_host_create(&h), KELVIN_OK);
-  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  char msg[1024];
+  open_small(&s, &pb, &h);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
   const int ns = pb->ns;
