@@ -257,18 +257,28 @@ static void test_bad_path_files(void **state)
   free(k);
 }
 
+/* kelvin robot on the path CSV text csv (written as NAME.csv), out to NAME in the temporary folder:
+ * its exit status, the output folder in out, stderr in err (echoed) */
+static int robot_on(const char *name, const char *csv, char *out, size_t cap, char *err, size_t ecap)
+{
+  char path[600], args[2048];
+  snprintf(path, sizeof path, "%s/%s.csv", tmpdir, name);
+  spit(path, csv);
+  snprintf(out, cap, "%s/%s", tmpdir, name);
+  snprintf(args, sizeof args, "robot --path '%s' --quiet --out '%s'", path, out);
+  const int rc = kelvin(args, err, ecap);
+  printf("# %s", err);
+  return rc;
+}
+
 /* a sample out of reach: exit 1, the message names it, the CSV marks it */
 static void test_unreachable(void **state)
 {
   (void)state;
-  char path[600], out[512], args[2048], err[8192];
-  snprintf(path, sizeof path, "%s/far.csv", tmpdir);
-  spit(path, "x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,0,0.2,0,0,1\n2.5,0,0.2,0,0,1\n0.53,0,0.2,0,0,1\n");
-  snprintf(out, sizeof out, "%s/far", tmpdir);
-  snprintf(args, sizeof args, "robot --path '%s' --quiet --out '%s'", path, out);
-  const int rc = kelvin(args, err, sizeof err);
-  printf("# %s", err);
-  assert_int_equal(rc, 1);
+  char out[512], err[8192];
+  assert_int_equal(robot_on("far", "x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,0,0.2,0,0,1\n2.5,0,0.2,0,0,1\n0.53,0,0.2,0,0,1\n",
+                            out, sizeof out, err, sizeof err),
+                   1);
   assert_int_equal(kl_test_lines(err), 1);
   assert_non_null(strstr(err, "sample 2 of 4"));
   double meff[8], vmax[8];
@@ -278,13 +288,9 @@ static void test_unreachable(void **state)
   assert_true(isnan(meff[2]));
   /* no sample in reach: the same, the CSV written and no figure (there is nothing to plot; gnuplot's
    * "x range is invalid" used to fail the run with nothing written) */
-  snprintf(path, sizeof path, "%s/farall.csv", tmpdir);
-  spit(path, "x,y,z,nx,ny,nz\n5,0,0.25,0,0,1\n5.01,0,0.25,0,0,1\n5.02,0,0.25,0,0,1\n");
-  snprintf(out, sizeof out, "%s/farall", tmpdir);
-  snprintf(args, sizeof args, "robot --path '%s' --quiet --out '%s'", path, out);
-  const int rc2 = kelvin(args, err, sizeof err);
-  printf("# %s", err);
-  assert_int_equal(rc2, 1);
+  assert_int_equal(robot_on("farall", "x,y,z,nx,ny,nz\n5,0,0.25,0,0,1\n5.01,0,0.25,0,0,1\n5.02,0,0.25,0,0,1\n", out,
+                            sizeof out, err, sizeof err),
+                   1);
   assert_int_equal(kl_test_lines(err), 1);
   assert_non_null(strstr(err, "sample 0 of 3"));
   assert_non_null(strstr(err, "no sample is reachable, so no figure"));
