@@ -72,6 +72,22 @@ static void verify(const kl_problem *pb, const double *o, const double *v, v3 *r
   assert_int_equal(st, KELVIN_OK);
 }
 
+/* By hand, the static contact force F of a holder K_h pressed o0 onto a flat part along the normal, the
+ * contact's share kap of F along the holder's axis and the weight W against it: the penetration
+ * d = o0 - (kap F - W)/K_h, F = K d^1.5; bisection on F in [0, 1000] N to the last bit. */
+static double static_force(double o0, double kap, double W, double Kh, double K)
+{
+  double lo = 0, hi = 1000;
+  for (int it = 0; it < 200; ++it) {
+    const double F = 0.5 * (lo + hi), d = o0 - (kap * F - W) / Kh;
+    if ((d > 0 ? K * pow(d, 1.5) : 0.0) > F)
+      lo = F;
+    else
+      hi = F;
+  }
+  return 0.5 * (lo + hi);
+}
+
 /* Flat part, tool normal to it, no friction: the offset carries a smooth bump of 0.15 mm (sigma 4 mm)
  * met at 20 mm/s, which the soft holder turns into a 0.75 N swing of the force with a transient. The
  * 3-D engine and the 1-D model then integrate the same equations: the contact force at the samples
@@ -152,16 +168,8 @@ static void test_differ(void **state)
       hi = F;
   }
   const double Fh = 0.5 * (lo + hi), Sh = Fh * (cos(a) + mu * sin(a));
-  double lo1 = 0, hi1 = 100; /* the 1-D static force, by the same hand */
-  const double kap = cos(a) + mu * sin(a);
-  for (int it = 0; it < 200; ++it) {
-    const double F = 0.5 * (lo1 + hi1), d = o0 - (kap * F - W) / Kh;
-    if ((d > 0 ? K * pow(d, 1.5) : 0.0) > F)
-      lo1 = F;
-    else
-      hi1 = F;
-  }
-  const double F1 = kap * 0.5 * (lo1 + hi1); /* the axial contact force the 1-D model reports */
+  const double kap = cos(a) + mu * sin(a); /* the 1-D static force, by the same hand */
+  const double F1 = kap * static_force(o0, kap, W, Kh, K); /* the axial contact force the 1-D model reports */
   double es = 0, ec = 0, e1 = 0, e0 = 0;
   for (int k = 0; k < NS / 4; ++k) e0 = fmax(e0, fmax(fabs(r->Favg[k] / Sh - 1), fabs(r->F[k] / Sh - 1)));
   printf("# differ: the first quarter (the start) off the hand calculation by %.1e\n", e0);
@@ -205,15 +213,7 @@ static void test_deep_offset(void **state)
     for (int k = 0; k < NS; ++k) o[k] = o0, v[k] = 0.015;
     v3 *r = calloc(1, sizeof *r);
     verify(pb, o, v, r);
-    double lo = 0, hi = 1000;
-    for (int it = 0; it < 200; ++it) {
-      const double F = 0.5 * (lo + hi), d = o0 - (F - W) / Kh;
-      if ((d > 0 ? K * pow(d, 1.5) : 0.0) > F)
-        lo = F;
-      else
-        hi = F;
-    }
-    const double Fh = 0.5 * (lo + hi);
+    const double Fh = static_force(o0, 1.0, W, Kh, K);
     double e = 0;
     for (int k = 0; k < NS; ++k) e = fmax(e, fmax(fabs(r->Favg[k] / Fh - 1), fabs(r->F[k] / Fh - 1)));
     printf("# deep offset: by hand F = %.6f N (holder compressed %.2f mm, ball radius %.1f mm); 3-D sensor %.6f N, "
