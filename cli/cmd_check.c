@@ -65,7 +65,11 @@ static int check_settings(const char *file)
   if (st == KELVIN_OK) st = kl_problem_build(&s, &in.in, &pb, msg, sizeof msg);
   if (st != KELVIN_OK) {
     kl_inputs_free(&in);
-    kl_cli_error("%s: %s", file, msg);
+    const int line = kl_settings_line(file, msg);
+    if (line > 0)
+      kl_cli_error("%s:%d: %s", file, line, msg);
+    else
+      kl_cli_error("%s: %s", file, msg);
     return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
   printf("%s: a grinding config (kelvin optimise / evaluate)\n", file);

@@ -227,7 +227,11 @@ static int run(int argc, char **argv, int evaluate)
   if (st == KELVIN_OK) st = kl_problem_build(&set, &inputs.in, &pb, msg, sizeof msg);
   if (st != KELVIN_OK) {
     kl_inputs_free(&inputs);
-    kl_cli_error("%s%s%s", a.config ? a.config : "", a.config ? ": " : "", msg);
+    const int line = a.config ? kl_settings_line(a.config, msg) : 0;
+    if (line > 0)
+      kl_cli_error("%s:%d: %s", a.config, line, msg);
+    else
+      kl_cli_error("%s%s%s", a.config ? a.config : "", a.config ? ": " : "", msg);
     return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
   double *o = NULL, *v = NULL;

@@ -1,6 +1,7 @@
 /* io/settings.c: the grinding config (YAML, through io/config.h) and the files it names (see settings.h). */
 #include "io/settings.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -180,6 +181,84 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
   if (L.st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_cfg_errmsg(c));
   kl_cfg_destroy(c);
   return L.st;
+}
+
+/* the line of the dotted key (or section) in the loaded tree; 0 if the file does not hold it */
+static int key_line(const kl_cfg_node *root, const char *key)
+{
+  const kl_cfg_node *n = root;
+  char part[64];
+  while (n && n->type == KL_CFG_MAP) {
+    const size_t len = strcspn(key, ".");
+    if (len == 0 || len >= sizeof part) return 0;
+    memcpy(part, key, len);
+    part[len] = '\0';
+    int i = 0;
+    while (i < n->n && strcmp(n->keys[i], part) != 0) ++i;
+    if (i == n->n) return 0;
+    if (!key[len]) return n->key_lines[i];
+    n = n->items[i];
+    key += len + 1;
+  }
+  return 0;
+}
+
+/* 1 if word is a key of the settings table or a section of keys */
+static int is_setting(const char *word)
+{
+  int nk;
+  const kl_key *keys = kl_settings_keys(&nk);
+  const size_t n = strlen(word);
+  for (int i = 0; i < nk; ++i)
+    if (strncmp(keys[i].key, word, n) == 0 && (keys[i].key[n] == '\0' || keys[i].key[n] == '.')) return 1;
+  return 0;
+}
+
+/* the run of key characters at text into w (trailing dots dropped; empty if longer than cap - 1);
+ * returns the run's length in text */
+static size_t word_at(const char *text, char *w, size_t cap)
+{
+  const size_t n = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_.");
+  size_t m = n;
+  while (m > 0 && text[m - 1] == '.') --m;
+  if (m >= cap) m = 0;
+  memcpy(w, text, m);
+  w[m] = '\0';
+  return n;
+}
+
+int kl_settings_line(const char *path, const char *message)
+{
+  char first[128], w[128];
+  if (!path || !message) return 0;
+  const char *after = message + word_at(message, first, sizeof first);
+  if (!first[0] || !is_setting(first)) return 0;
+  if (after[0] == ':' && isdigit((unsigned char)after[1])) return 0; /* "path.csv:3:", a file named like a key */
+  kl_cfg *c = NULL;
+  if (kl_cfg_create(&c) != KELVIN_OK) return 0;
+  int line = 0;
+  if (kl_cfg_load(c, path) == KELVIN_OK) {
+    const kl_cfg_node *root = kl_cfg_root(c);
+    /* the first word, else another key the message names (a setting left at its default against one
+     * given) */
+    for (const char *p = message; !line && *p;) {
+      const size_t n = word_at(p, w, sizeof w);
+      if (n == 0) {
+        ++p;
+        continue;
+      }
+      const int start = p == message || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+      if (p == message || (start && strchr(w, '.') && is_setting(w))) line = key_line(root, w);
+      p += n;
+    }
+    /* else the first word's section */
+    for (char *dot; !line && (dot = strrchr(first, '.')) != NULL;) {
+      *dot = '\0';
+      line = key_line(root, first);
+    }
+  }
+  kl_cfg_destroy(c);
+  return line;
 }
 
 //------------------------------------------------------------------------------------------------------

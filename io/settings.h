@@ -9,6 +9,14 @@
 /* Load settings from a YAML file over the defaults. KELVIN_ERR_CONFIG/IO with "FILE:LINE: field: ..." */
 kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int cap);
 
+/* The line in the config file at path of the setting a message is about, for the messages of checks
+ * made after loading (kl_inputs_load, kl_problem_build: "speed.min (0.05) must be < speed.max (0.01)",
+ * "path: sample 3 ... is off the workpiece"): the message's first word, a key of the settings table
+ * or a section of them, if the file holds it; else the first other key the message names that the file
+ * holds (a setting left at its default conflicting with one given). 0 when the message does not start
+ * with a setting, the file holds none of those named, or it cannot be read. */
+int kl_settings_line(const char *path, const char *message);
+
 /* The inputs the settings name, loaded and owned: `in` points into the owned arrays. */
 typedef struct kl_inputs {
   kl_problem_inputs in;

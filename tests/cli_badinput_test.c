@@ -59,7 +59,13 @@ static const bad cases[] = {
   {{{"c.yaml", "- 1\n- 2\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: document: the top level must be a mapping"},
   {{{"c.yaml", "@DIR"}}, "optimise c.yaml --out prev", 2, "c.yaml: not a regular file"},
   {{{NULL}}, "optimise nothing.yaml --out prev", 2, "nothing.yaml: cannot read"},
-  {{{"c.yaml", "path: {samples: 8}\noffset: {control_points: 20}\noptimiser: {method: nlopt}\n"}}, "optimise c.yaml --out prev", 2, "path.samples (8) must be at least offset.control_points (20)"},
+  {{{"c.yaml", "path: {samples: 8}\noffset: {control_points: 20}\noptimiser: {method: nlopt}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: path.samples (8) must be at least offset.control_points (20)"},
+  /* checks made after loading name the line of the setting they are about (kl_settings_line): the
+   * first one named, else another the file holds (one left at its default), else its section */
+  {{{"c.yaml", "tool: {radius: 6e-3}\nspeed:\n  min: 0.05\n  max: 0.01\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:3: speed.min (0.05) must be < speed.max (0.01)"},
+  {{{"c.yaml", "tool: {radius: 6e-3}\nspeed:\n  initial: 0.01\n  max: 0.001\n"}}, "check c.yaml", 2, "c.yaml:4: speed.min (0.005) must be < speed.max (0.001)"},
+  {{{"c.yaml", "tool: {radius: 6e-3}\nworkpiece:\n  surface: mesh\n"}}, "check c.yaml", 2, "c.yaml:2: workpiece.mesh: needed with surface: mesh"},
+  {{{"c.yaml", "workpiece: {surface: cylinder, radius: 0.01}\ntool: {radius: 6e-3}\npath:\n  y: 0.005\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:3: path: the path leaves the cylinder of radius 0.01 m"},
   {{{"c.yaml", "workpiece: {surface: mesh, mesh: none.stl}\n"}}, "optimise c.yaml --out prev", 2, "none.stl: cannot read"},
   {{{"c.yaml", "robot: {model: none.urdf}\n"}}, "optimise c.yaml --out prev", 2, "robot.model: none.urdf: cannot read"},
   {{{"c.yaml", "optimiser: {algorithm: [1]}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: optimiser.algorithm"},
@@ -69,7 +75,7 @@ static const bad cases[] = {
   {{{"c.yaml", PART}, {"plate.stl", "solid p\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"}, {"path.csv", PATHOK}},
    "optimise c.yaml --out prev", 2, "plate.stl: ASCII STL without 'endsolid' at its end: the file is truncated"},
   {{{"c.yaml", PART}, {"plate.stl", "@PLATE"}, {"path.csv", "x_m,y_m,z_m,nx,ny,nz\n-0.02,0,0,0,0,-1\n-0.01,0,0,0,0,-1\n0,0,0,0,0,-1\n0.01,0,0,0,0,-1\n0.02,0,0,0,0,-1\n"}},
-   "optimise c.yaml --out prev", 2, "path.csv:2: the path normals point into the part"},
+   "optimise c.yaml --out prev", 2, "kelvin: c.yaml: path.csv:2: the path normals point into the part"}, /* (no config line: the message names a file, called like its key) */
   {{{"c.yaml", PART}, {"plate.stl", "@PLATE"}, {"path.csv", "x_m,y_m,z_m,nx,ny,nz\n-20,0,0,0,0,1\n20,0,0,0,0,1\n"}},
    "optimise c.yaml --out prev", 2, "path.csv:2: the path point (-20, 0, 0) m is"},
   {{{"c.yaml", SMALL "target: {csv: t.csv}\n"}, {"t.csv", "s_m,target_N\n0,3\n40,7\n"}}, "optimise c.yaml --out prev", 2, "t.csv: s runs to 40 m but the path is only 0.04 m long; is s in millimetres?"},
