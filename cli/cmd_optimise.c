@@ -273,7 +273,15 @@ static int run(int argc, char **argv, int evaluate)
   st = evaluate ? kl_evaluate(pb, h, o, v, progress, &a.c, res, msg, sizeof msg)
                 : kl_optimise(pb, h, progress, &a.c, res, msg, sizeof msg);
   if (st != KELVIN_OK) {
-    kl_cli_error("%s: %s", cmd, msg);
+    /* a setting found wrong by the pipeline (optimiser.algorithm): named where it was given */
+    const char *alg = "optimiser.algorithm:";
+    const int line = st == KELVIN_ERR_CONFIG && a.config ? kl_settings_line(a.config, msg) : 0;
+    if (st == KELVIN_ERR_CONFIG && a.algorithm && strncmp(msg, alg, strlen(alg)) == 0)
+      kl_cli_error("%s: --algorithm:%s", cmd, msg + strlen(alg));
+    else if (line > 0)
+      kl_cli_error("%s: %s:%d: %s", cmd, a.config, line, msg);
+    else
+      kl_cli_error("%s: %s", cmd, msg);
     rc = st == KELVIN_ERR_CONFIG ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }

@@ -69,6 +69,8 @@ static const bad cases[] = {
   {{{"c.yaml", "workpiece: {surface: mesh, mesh: none.stl}\n"}}, "optimise c.yaml --out prev", 2, "none.stl: cannot read"},
   {{{"c.yaml", "robot: {model: none.urdf}\n"}}, "optimise c.yaml --out prev", 2, "robot.model: none.urdf: cannot read"},
   {{{"c.yaml", "optimiser: {algorithm: [1]}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: optimiser.algorithm"},
+  {{{"c.yaml", "path: {samples: 64}\noptimiser:\n  method: nlopt\n  algorithm: LD_FOO\n"}}, "optimise c.yaml --cpu --out prev", 2, "c.yaml:4: optimiser.algorithm: unknown NLopt algorithm 'LD_FOO'"},
+  {{{"c.yaml", SMALL}}, "optimise c.yaml --algorithm LD_FOO --cpu --out prev", 2, "optimise: --algorithm: unknown NLopt algorithm 'LD_FOO'"},
   /* the files a config names: meshes, path and target CSV, unit mistakes */
   {{{"c.yaml", "workpiece: {surface: mesh, mesh: plate.stl}\npath: {csv: path.csv}\n"}, {"plate.stl", "@PLATE"}, {"path.csv", PATHOK}},
    "optimise c.yaml --out prev", 2, "the mesh is 124 m across (mesh_scale 1); is it in millimetres? set workpiece.mesh_scale"},
