@@ -135,6 +135,32 @@ static void test_model_hc(void **state)
   free(js);
 }
 
+/* --material E,NU and --plane-material E,NU set the Hertz stiffness of --model hc: an aluminium ball
+ * (70e9 Pa, 0.33) on a glass plane (62e9 Pa, 0.24) with the default R = 0.1 m, worked by hand:
+ * E* = 1 / ((1 - 0.33^2) / 70e9 + (1 - 0.24^2) / 62e9) = 3.5804e10 Pa, K = 4/3 E* sqrt(0.1) = 1.5096e10
+ * N/m^1.5 (the default steel pair gives 4.8650e10). The summary's stiffness is a few roundings from the
+ * hand value (as in test_model_hc). */
+static void test_materials(void **state)
+{
+  (void)state;
+  char out[512], args[1024], err[8192], path[700];
+  snprintf(out, sizeof out, "%s/mat", tmpdir);
+  snprintf(args, sizeof args,
+           "bounce --model hc --material 70e9,0.33 --plane-material 62e9,0.24 --cr 0.8 --duration 0.5 --dt 0.01 "
+           "--quiet --out '%s'", out);
+  const int rc = kelvin(args, err, sizeof err);
+  if (rc != 0) printf("# %s", err);
+  assert_int_equal(rc, 0);
+  snprintf(path, sizeof path, "%s/summary.json", out);
+  char *js = kl_test_read(NULL, path);
+  assert_non_null(js);
+  const double estar = 1.0 / ((1.0 - 0.33 * 0.33) / 70e9 + (1.0 - 0.24 * 0.24) / 62e9), K = 4.0 / 3.0 * estar * sqrt(0.1);
+  const double Kout = json_number(js, "stiffness");
+  printf("# materials: K %.10g (hand %.10g)\n", Kout, K);
+  assert_true(fabs(Kout / K - 1.0) < 1e-12);
+  free(js);
+}
+
 static void test_help_version(void **state)
 {
   (void)state;
@@ -153,7 +179,7 @@ int main(void)
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input), cmocka_unit_test(test_good_run),
                                      cmocka_unit_test(test_help_version),
-                                     cmocka_unit_test(test_model_hc)};
+                                     cmocka_unit_test(test_model_hc), cmocka_unit_test(test_materials)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
