@@ -31,6 +31,9 @@ static void test_bad_input(void **state)
     {"--mass nan", "nan"},        {"--radius NaN", "NaN"},   {"--bogus", "--bogus"},
     {"--model xyz", "xyz"},       {"--dt 0", "--dt"},        {"--cr", "--cr"},
     {"--height 1e999", "1e999"},  {"--law nope --model hc", "nope"}, {"extra", "extra"},
+    /* values only the engine's own check (kl_ball_check) refuses */
+    {"--model hc --exponent 4", "exponent: must be in [1, 3], got 4"},
+    {"--tol 0.5", "tolerance: must be in [1e-14, 1e-2], got 0.5"},
   };
   char out[512], args[1024], err[4096];
   snprintf(out, sizeof out, "%s/bad", tmpdir);
