@@ -164,6 +164,36 @@ static void test_materials(void **state)
   free(js);
 }
 
+/* A run that ends before the ball reaches the plane (1 m drop: 0.45 s; --duration 0.2): no contact, so the
+ * summary has no first contact to report. Its columns must say so (0 today, or nan as the missing apex
+ * heights are written; either is accepted), never a value from uninitialised memory; contacts 0, no apex. */
+static void test_no_contact(void **state)
+{
+  (void)state;
+  char out[512], args[1024], err[8192], path[700], line[1024];
+  snprintf(out, sizeof out, "%s/nocontact", tmpdir);
+  snprintf(args, sizeof args, "bounce --cr 0.5 --duration 0.2 --dt 0.01 --quiet --out '%s'", out);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/summary.csv", out);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(line, sizeof line, f)); /* header */
+  assert_non_null(fgets(line, sizeof line, f));
+  fclose(f);
+  printf("# no contact: %s", line);
+  double v[12];
+  char *p = line;
+  for (int k = 0; k < 12; ++k) {
+    v[k] = strtod(p, &p);
+    if (*p == ',') ++p;
+  }
+  assert_true(v[0] == 0.5);
+  for (int k = 1; k <= 6; ++k) /* impact speed .. energy dissipated: no first contact */
+    if (!(v[k] == 0.0 || isnan(v[k]))) fail_msg("column %d: %.17g without a contact", k + 1, v[k]);
+  for (int k = 7; k <= 9; ++k) assert_true(isnan(v[k])); /* apex heights */
+  assert_true(v[10] == 0.0); /* contacts */
+}
+
 static void test_help_version(void **state)
 {
   (void)state;
@@ -182,7 +212,8 @@ int main(void)
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input), cmocka_unit_test(test_good_run),
                                      cmocka_unit_test(test_help_version),
-                                     cmocka_unit_test(test_model_hc), cmocka_unit_test(test_materials)};
+                                     cmocka_unit_test(test_model_hc), cmocka_unit_test(test_materials),
+                                     cmocka_unit_test(test_no_contact)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
