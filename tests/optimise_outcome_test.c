@@ -59,6 +59,8 @@ static void outcome(void **state)
   printf("# device objective: initial %.6g, screening best %.6g, refined %.6g\n", res->pass[res->initial].obj[KL_OBJ_J],
          res->screen_best, res->pass[ref].obj[KL_OBJ_J]);
   assert_true(res->pass[ref].obj[KL_OBJ_J] < 0.8 * res->screen_best); /* measured 0.56 of it */
+  /* what the report's screening_candidates says: the configured number, all of them rolled out */
+  assert_int_equal(res->screened, s.screening);
   kl_opt_result_free(res);
   free(res);
   kl_problem_free(pb);
