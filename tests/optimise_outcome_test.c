@@ -23,6 +23,18 @@
 
 static kl_host *host; /* the path under test */
 
+/* the progress lines of a run: how many there were, and how many began with the refinement's own count */
+typedef struct lines {
+  int n, refinement;
+} lines;
+
+static void progress(void *ctx, const char *text)
+{
+  lines *l = ctx;
+  l->n++;
+  if (strncmp(text, "refinement 1/1 (", 16) == 0) l->refinement++;
+}
+
 static void outcome(void **state)
 {
   (void)state;
@@ -38,7 +50,8 @@ static void outcome(void **state)
   char msg[1024];
   assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);
   kl_opt_result *res = calloc(1, sizeof *res);
-  const kelvin_status st = kl_optimise(pb, host, NULL, NULL, res, msg, sizeof msg);
+  lines said = {0, 0};
+  const kelvin_status st = kl_optimise(pb, host, progress, &said, res, msg, sizeof msg);
   if (st != KELVIN_OK) printf("# %s\n", msg);
   assert_int_equal(st, KELVIN_OK);
   const kl_pass *b = &res->pass[res->best], *nv = &res->pass[res->naive];
@@ -61,6 +74,9 @@ static void outcome(void **state)
   assert_true(res->pass[ref].obj[KL_OBJ_J] < 0.8 * res->screen_best); /* measured 0.56 of it */
   /* what the report's screening_candidates says: the configured number, all of them rolled out */
   assert_int_equal(res->screened, s.screening);
+  /* the progress line of the one refinement start counts it from 1: "refinement 1/1 (LD_LBFGS): ..." */
+  assert_true(said.n > 0);
+  assert_int_equal(said.refinement, 1);
   kl_opt_result_free(res);
   free(res);
   kl_problem_free(pb);
