@@ -141,6 +141,12 @@ static void test_optimise_report(void **state)
     if (i != res->naive && (best < 0 || ps->vobj[KL_OBJ_J] < res->pass[best].vobj[KL_OBJ_J])) best = i;
   }
   assert_true(nver == 1 + s.verify);
+  /* the stage times (monotonic clock, disjoint stages inside the whole run): none negative, the 3-D
+   * verification of 3 passes a real span of time, and together no longer than the run (1e-9 s: the
+   * rounding of the differences of clock readings) */
+  const kl_stage_time *T = &res->time;
+  assert_true(T->setup >= 0 && T->screening >= 0 && T->refinement >= 0 && T->verification > 0);
+  assert_true(T->setup + T->screening + T->refinement + T->verification <= T->total + 1e-9);
   if (res->best != best) fail_msg("winner %d (%s), the lowest verified objective is pass %d (%s)", res->best,
                                   res->best >= 0 ? res->pass[res->best].label : "-", best, res->pass[best].label);
   printf("  %d passes, %d verified: verified objective vs direct %.2e, agreement vs direct %.2e, device objective vs "
