@@ -54,6 +54,7 @@ static const bad cases[] = {
   {{{"c.yaml", "tool: {radius: 6e-3}\n---\ntool: {radius: 5e-3}\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:2: document: more than one YAML document"},
   {{{"c.yaml", "tool:\n  radius: 6e-3x\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:2: tool.radius: must be a finite number, got '6e-3x'"},
   {{{"c.yaml", "holder:\n  stiffness: -1\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:2: holder.stiffness: must be in [1, 1e9] N/m, got -1"},
+  {{{"c.yaml", "optimiser:\n  fd_step: 1e-11\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:2: optimiser.fd_step: must be in [1e-10, 0.1], got 1e-11"},
   {{{"c.yaml", "tool:\n  radius: .nan\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:2: tool.radius: must be a finite number, got '.nan'"},
   {{{"c.yaml", ""}}, "optimise c.yaml --out prev", 2, "c.yaml: the file is empty"},
   {{{"c.yaml", "- 1\n- 2\n"}}, "optimise c.yaml --out prev", 2, "c.yaml:1: document: the top level must be a mapping"},
