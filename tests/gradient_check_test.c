@@ -192,6 +192,12 @@ static void lm_step(void **state)
     assert_int_equal(kl_lm_solve(pb, host, ro, xs[jac], 1, 0, NULL, NULL, &st, msg, sizeof msg), KELVIN_OK);
     assert_int_equal(st.iterations, 1);
     band[jac] = st.band;
+    /* what that one accepted step cost (the rollouts the report counts): the start, the Jacobian (2B + 1
+     * rollouts of one batch by differences; one tangent-linear rollout and the B speed colours with the
+     * tangent), and the four dampings tried in one batch (README, "The pipeline") */
+    const long want = 1 + (jac ? 1 + st.band : 2 * st.band + 1) + 4;
+    if (st.rollouts != want) fail_msg("jacobian %s: %ld rollouts for one step, want %ld", jac ? "tangent" : "differences",
+                                      st.rollouts, want);
     /* central differences at x0: each sample's offset (step 1e-8 m) and speed (1e-6 m/s) alone, both sides,
      * all in one batch */
     const int P = 4 * NS_;
