@@ -273,6 +273,18 @@ static void drop(int mesh)
   assert_rel(zmax, r + h, 2e-7, "apex back at the drop height");
   assert_int_equal(kelvin_world_advance(d, 0.1), KELVIN_ERR_ARG); /* the past */
   assert_non_null(strstr(kelvin_world_data_errmsg(d), "before the current time"));
+  { /* the current time itself is not the past: advancing to it is allowed and changes nothing */
+    const double tnow = kelvin_world_time(d);
+    double p0[3], q0[4], v0[3], w0[3], p1[3], q1[4], v1[3], w1[3];
+    kelvin_world_body_state(d, ball, p0, q0, v0, w0);
+    assert_int_equal(kelvin_world_advance(d, tnow), KELVIN_OK);
+    kelvin_world_body_state(d, ball, p1, q1, v1, w1);
+    assert_true(kelvin_world_time(d) == tnow);
+    assert_memory_equal(p0, p1, sizeof p0);
+    assert_memory_equal(q0, q1, sizeof q0);
+    assert_memory_equal(v0, v1, sizeof v0);
+    assert_memory_equal(w0, w1, sizeof w0);
+  }
   kelvin_world_reset(d);
   assert_true(kelvin_world_time(d) == 0 && kelvin_world_nevent(d) == 0);
   kelvin_world_data_free(d);
