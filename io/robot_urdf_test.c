@@ -1,6 +1,7 @@
 /* io/robot_urdf_test.c: the URDF reader. The example URDF of the built-in arm gives the same inertia,
  * Jacobian and forward kinematics as its DH description over random poses; bad URDF input gives one
- * message naming the file, line and field. */
+ * message naming the file, line and field. Every robot reader (URDF and YAML) leaves a message buffer of
+ * capacity 0 alone. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,8 +153,45 @@ static void test_urdf_bad_input(void **state)
   rmdir(dir);
 }
 
+/* A message capacity of 0 means no message: every robot reader, on a good file and on a missing one,
+ * must leave the caller's buffer alone (the callers' convention, msg && cap > 0, for a buffer of size 0
+ * or one they do not want written). The byte after msg[0] guards against a write past it. */
+static void test_msg_capacity_zero(void **state)
+{
+  (void)state;
+  const char *good[] = {KELVIN_SOURCE_DIR "/examples/robot_er10.yaml", KELVIN_SOURCE_DIR "/examples/robot_er10.urdf"};
+  const char *missing[] = {KELVIN_SOURCE_DIR "/examples/no-such-robot.yaml", KELVIN_SOURCE_DIR "/examples/no-such-robot.urdf"};
+  for (int f = 0; f < 2; ++f)
+    for (int fn = 0; fn < 2; ++fn) { /* kl_robot_load, then the reader for the file's type */
+      for (int bad = 0; bad < 2; ++bad) {
+        char msg[2] = {'#', '#'};
+        kl_robot *r = NULL;
+        const char *path = bad ? missing[f] : good[f];
+        const kelvin_status st = fn == 0 ? kl_robot_load(path, &r, msg, 0)
+                                 : f == 0 ? kl_robot_load_yaml(path, &r, msg, 0)
+                                          : kl_robot_load_urdf(path, &r, msg, 0);
+        if (bad) {
+          assert_int_equal(st, KELVIN_ERR_IO);
+          assert_null(r);
+        } else {
+          assert_int_equal(st, KELVIN_OK);
+          assert_non_null(r);
+          kl_robot_free(r);
+        }
+        if (msg[0] != '#' || msg[1] != '#') fail_msg("%s, %s: msg written with capacity 0", path, fn ? "its reader" : "kl_robot_load");
+      }
+    }
+  char msg[2] = {'#', '#'};
+  kl_robot *r = NULL;
+  const char text[] = "robot: {convention: xx}\n";
+  assert_int_equal(kl_robot_load_yaml_mem("m.yaml", text, sizeof text - 1, &r, msg, 0), KELVIN_ERR_CONFIG);
+  assert_null(r);
+  assert_true(msg[0] == '#' && msg[1] == '#');
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_urdf_matches_dh), cmocka_unit_test(test_urdf_bad_input)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_urdf_matches_dh), cmocka_unit_test(test_urdf_bad_input),
+                                     cmocka_unit_test(test_msg_capacity_zero)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
