@@ -323,7 +323,8 @@ static void test_liftoff(void **state)
   kl_mesh_free(mesh);
 }
 
-/* several passes under OpenMP give the same numbers as one at a time; bad input names the field */
+/* several passes under OpenMP give the same numbers as one at a time; bad input names the field, one pass
+ * or several */
 static void test_many_and_checks(void **state)
 {
   (void)state;
@@ -371,6 +372,10 @@ static void test_many_and_checks(void **state)
   g.holder_K = 0;
   assert_int_equal(kl_grind_run(&g, off, spd, &P.r, msg, sizeof msg), KELVIN_ERR_ARG);
   assert_non_null(strstr(msg, "holder_K"));
+  /* the same scene check before several passes: the status and the field in msg */
+  msg[0] = '\0';
+  assert_int_equal(kl_grind_run_many(&g, NP, off, spd, res, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "holder_K: must be > 0 N/m, got 0"));
   free(buf);
   free(ibuf);
   path_free(&P);
