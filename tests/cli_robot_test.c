@@ -301,6 +301,23 @@ static void test_unreachable(void **state)
   assert_true(access(png, F_OK) != 0);
 }
 
+/* `kelvin check` on a robot file prints its joints and moving mass: the example arm's links, 12 + 9 + 6 +
+ * 3.5 + 1.5 + 0.3 kg, and the 2.5 kg spindle merged into the last one, 34.8 kg, from the YAML and from the
+ * URDF alike (printed with %.6g, so exactly "34.8"). */
+static void test_check_robot(void **state)
+{
+  (void)state;
+  const char *files[2] = {KELVIN_SOURCE_DIR "/examples/robot_er10.yaml", KELVIN_SOURCE_DIR "/examples/robot_er10.urdf"};
+  for (int i = 0; i < 2; ++i) {
+    char exe[1024], out[4096];
+    snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+    char *argv[] = {exe, (char *)"check", (char *)files[i], NULL};
+    assert_int_equal(kl_test_run(NULL, NULL, argv, 1, out, sizeof out), 0);
+    printf("# %s", out);
+    assert_non_null(strstr(out, "a robot: er10-illustrative, 6 revolute joints, moving mass 34.8 kg"));
+  }
+}
+
 static void test_help(void **state)
 {
   (void)state;
@@ -316,7 +333,8 @@ int main(void)
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_arm_three_ways), cmocka_unit_test(test_path_file_and_base),
                                      cmocka_unit_test(test_bad_robot_files), cmocka_unit_test(test_bad_path_files),
-                                     cmocka_unit_test(test_unreachable), cmocka_unit_test(test_help)};
+                                     cmocka_unit_test(test_unreachable), cmocka_unit_test(test_help),
+                                     cmocka_unit_test(test_check_robot)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
