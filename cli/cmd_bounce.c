@@ -307,6 +307,8 @@ static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, cons
     s->tc = c->t1 - c->t0;
     s->cr_eff = c->v_out / c->v_in;
     s->ediss = 100.0 * (1.0 - s->cr_eff * s->cr_eff);
+  } else { /* no first contact: no figures of one (nan in the CSV, null in the JSON, as for missing apexes) */
+    s->v_in = s->dmax = s->fpeak = s->tc = s->cr_eff = s->ediss = NAN;
   }
   return 0;
 }
@@ -477,8 +479,11 @@ int kl_cmd_bounce(int argc, char **argv)
            "| apex 1 m | apex 2 m | apex 3 m | contacts |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < o.ncr; ++i) {
-      printf("| %.2f | %.6f | %.6f | %.4f | %.6f | %.6f | %.4f |", s[i].cr, s[i].v_in, 1e3 * s[i].dmax,
-             1e-3 * s[i].fpeak, 1e3 * s[i].tc, s[i].cr_eff, s[i].ediss);
+      if (s[i].ncontact > 0)
+        printf("| %.2f | %.6f | %.6f | %.4f | %.6f | %.6f | %.4f |", s[i].cr, s[i].v_in, 1e3 * s[i].dmax,
+               1e-3 * s[i].fpeak, 1e3 * s[i].tc, s[i].cr_eff, s[i].ediss);
+      else
+        printf("| %.2f | - | - | - | - | - | - |", s[i].cr);
       for (int k = 0; k < NAPEX; ++k)
         if (k < s[i].napex)
           printf(" %.6f |", s[i].apex[k]);

@@ -121,6 +121,7 @@ static void fly(const kl_ball_model *m, kl_ball_data *d, double tau)
 /* time until the lowest point reaches the plane moving down, from z >= 0; INFINITY if never */
 static double time_to_plane(const kl_ball_model *m, double z, double vz)
 {
+  if (m->g == 0 && z == 0 && vz == 0) return INFINITY; /* at rest, touching, nothing pressing it in */
   if (z <= 0 && vz <= 0) return 0.0;
   if (m->g == 0) return vz < 0 ? z / -vz : INFINITY;
   const double sq = sqrt(vz * vz + 2.0 * m->g * z);

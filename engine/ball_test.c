@@ -215,6 +215,36 @@ static void test_check(void **state)
   assert_int_equal(kl_ball_check(&m, msg, sizeof msg), KELVIN_OK);
 }
 
+/* No gravity, the ball at rest on the plane (z0 = 0, vz0 = 0), which kl_ball_check accepts: nothing
+ * presses it in, so it stays there, touching, with no contact and no force, for both models. (It used
+ * to enter and leave a contact of zero duration without advancing the clock, until the event-storm
+ * guard gave up after 1e8 rounds.) Then a ball resting at the plane's height but moving away (vz0 > 0)
+ * leaves on a straight line. */
+static void test_rest_without_gravity(void **state)
+{
+  (void)state;
+  for (int model = 0; model < 2; ++model) {
+    kl_ball_model m;
+    kl_ball_default(&m);
+    m.g = 0;
+    if (model == 1) {
+      m.model = KL_MODEL_HC;
+      m.n = 1.5;
+    }
+    assert_int_equal(kl_ball_check(&m, NULL, 0), KELVIN_OK);
+    kl_ball_reset(&m, D, 0.0, 0.0);
+    assert_int_equal(kl_ball_advance(&m, D, 1.0), KELVIN_OK);
+    assert_true(D->t == 1.0);
+    assert_true(D->z == 0.0 && D->vz == 0.0);
+    assert_int_equal(D->ncontact, 0);
+    assert_true(D->nsub < 10);
+    kl_ball_reset(&m, D, 0.0, 0.5);
+    assert_int_equal(kl_ball_advance(&m, D, 1.0), KELVIN_OK);
+    assert_true(fabs(D->z - 0.5) <= 1e-15 && D->vz == 0.5);
+    assert_int_equal(D->ncontact, 0);
+  }
+}
+
 int main(void)
 {
   D = malloc(sizeof *D);
@@ -223,7 +253,7 @@ int main(void)
     cmocka_unit_test(test_contact_matches_closed_form), cmocka_unit_test(test_hc_exact_law),
     cmocka_unit_test(test_force_rule),    cmocka_unit_test(test_check),
     cmocka_unit_test(test_contact_substeps),
-    cmocka_unit_test(test_force_rule_inside_flight),
+    cmocka_unit_test(test_force_rule_inside_flight), cmocka_unit_test(test_rest_without_gravity),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   free(D);

@@ -188,8 +188,8 @@ static void test_no_contact(void **state)
     if (*p == ',') ++p;
   }
   assert_true(v[0] == 0.5);
-  for (int k = 1; k <= 6; ++k) /* impact speed .. energy dissipated: no first contact */
-    if (!(v[k] == 0.0 || isnan(v[k]))) fail_msg("column %d: %.17g without a contact", k + 1, v[k]);
+  for (int k = 1; k <= 6; ++k) /* impact speed .. energy dissipated: no first contact, so nan as for the apexes */
+    if (!isnan(v[k])) fail_msg("column %d: %.17g without a contact", k + 1, v[k]);
   for (int k = 7; k <= 9; ++k) assert_true(isnan(v[k])); /* apex heights */
   assert_true(v[10] == 0.0); /* contacts */
 }
