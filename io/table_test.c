@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
+#include "io/sweep_config.h"
 #include "io/table.h"
+#include "tests/cli_util.h"
 
 typedef struct got {
   int rows;
@@ -117,9 +119,26 @@ static void test_numbers(void **state)
   for (size_t i = 0; i < sizeof no / sizeof no[0]; ++i) assert_int_equal(kl_parse_number(no[i], &v), -1);
 }
 
+/* The sweep's scenarios CSV (io/sweep_config.c, on this reader): a bad choice in a quoted field that
+ * spans lines is reported in one line, as every reader's message is (found by fuzz_scenarios, whose
+ * harness calls the reader directly: the CLI makes its own line of any message). */
+static void test_scenarios_message_one_line(void **state)
+{
+  (void)state;
+  kl_test_write(NULL, "scen_nl.csv", "m_kg,K,cr,v0_m_s,model,rule\n1,1e8,0.5,1,kv,\"pen\netration\"\n");
+  kl_impact_batch *b = NULL;
+  char msg[512];
+  assert_int_equal(kl_sweep_load_csv("scen_nl.csv", 2, &b, msg, sizeof msg), KELVIN_ERR_CONFIG);
+  kl_impact_batch_destroy(b);
+  printf("# %s\n", msg);
+  assert_null(strchr(msg, '\n'));
+  assert_non_null(strstr(msg, "scen_nl.csv:2: column 'rule': must be one of penetration, force or -, got 'pen etration'"));
+  remove("scen_nl.csv");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_good), cmocka_unit_test(test_errors),
-                                     cmocka_unit_test(test_numbers)};
+                                     cmocka_unit_test(test_numbers), cmocka_unit_test(test_scenarios_message_one_line)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,6 +123,7 @@ static const bad cases[] = {
   {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m,K,cr,model\n1,1e8,0.5,kv\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:1: header: missing column 'v0_m_s' or 'v0'"},
   {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "@DIR"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv: not a regular file"},
   {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m_kg,K,cr,v0_m_s,model\n1,1e8,1.5,1,kv\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:2: column 'cr': must be <= 1, got 1.5"},
+  {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m_kg,K,cr,v0_m_s,model,rule\n1,1e8,0.5,1,kv,\"pen\netration\"\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:2: column 'rule': must be one of penetration, force or -, got 'pen etration'"}, /* (found by fuzz_scenarios: a quoted value's line break) */
   /* simulate: scenes */
   {{{"sc.yaml", SCENE "      - {type: sphere, radius: 0.1, colour: red}\n"}}, "simulate sc.yaml --out prev", 2, "sc.yaml:9: bodies[1].shapes[0].colour: unknown key"},
   {{{"sc.yaml", SCENE "      - {type: sphere, radius: 0.1}\n    mass: -1\n"}}, "simulate sc.yaml --out prev", 2, "bodies[1].mass: must be > 0 kg, got -1"},
