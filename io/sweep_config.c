@@ -1,6 +1,5 @@
 /* io/sweep_config.c: the `kelvin sweep` config and scenario CSV (see sweep_config.h). */
 #include "io/sweep_config.h"
-#include "io/slurp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -341,7 +340,6 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
       }
       snprintf(msg, (size_t)cap, "%s:%ld: column '%s': must be one of %s%s, got '%.60s'", c->file, r->line,
                c->col[k].names[c->col[k].which], list, k == CMODEL ? "" : " or -", v);
-      kl_msg_oneline(msg); /* a quoted field may hold line breaks */
       return KELVIN_ERR_CONFIG;
     }
     ints[k - CMODEL] = idx;

@@ -172,6 +172,7 @@ kelvin_status kl_csv_parse_mem(const char *name, const char *text, size_t len, l
     }
     const kl_csv_row row = {n, f, rline, index};
     st = fn(ctx, &row, msg, cap);
+    if (st != KELVIN_OK && msg && cap > 0) kl_msg_oneline(msg); /* a reader's message may echo a quoted field's line break */
     ++index;
   }
 #undef COL

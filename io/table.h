@@ -30,7 +30,8 @@ typedef struct kl_csv_row {
 } kl_csv_row;
 
 /* Called for the header and each data row; returns KELVIN_OK to go on, anything else stops the parse
- * with that status (the callback wrote msg). */
+ * with that status (the callback wrote msg; the parser makes it one line, as a field it echoes may hold
+ * a line break). */
 typedef kelvin_status (*kl_csv_fn)(void *ctx, const kl_csv_row *row, char *msg, int cap);
 
 /* Parse text (len bytes; name stands for the file in messages), at most max_rows data rows. */
