@@ -186,20 +186,12 @@ kelvin_status kl_settings_load(kl_settings *s, const char *path, char *msg, int 
 /* the line of the dotted key (or section) in the loaded tree; 0 if the file does not hold it */
 static int key_line(const kl_cfg_node *root, const char *key)
 {
-  const kl_cfg_node *n = root;
-  char part[64];
-  while (n && n->type == KL_CFG_MAP) {
-    const size_t len = strcspn(key, ".");
-    if (len == 0 || len >= sizeof part) return 0;
-    memcpy(part, key, len);
-    part[len] = '\0';
-    int i = 0;
-    while (i < n->n && strcmp(n->keys[i], part) != 0) ++i;
-    if (i == n->n) return 0;
-    if (!key[len]) return n->key_lines[i];
-    n = n->items[i];
-    key += len + 1;
-  }
+  const kl_cfg_node *sec;
+  if (!find(root, key, &sec) || !sec) return 0;
+  const char *last = strrchr(key, '.');
+  last = last ? last + 1 : key;
+  for (int i = 0; i < sec->n; ++i)
+    if (strcmp(sec->keys[i], last) == 0) return sec->key_lines[i];
   return 0;
 }
 
