@@ -36,6 +36,58 @@ static void test_version_and_status(void **state)
   assert_string_equal(v, KELVIN_VERSION_STRING);
   assert_string_equal(kelvin_status_str(KELVIN_ERR_OPENCL), "KELVIN_ERR_OPENCL");
   assert_string_equal(kelvin_status_str((kelvin_status)42), "KELVIN_ERR_UNKNOWN");
+  assert_string_equal(kelvin_status_str(KELVIN_ERR_STOPPED), "KELVIN_ERR_STOPPED");
+  assert_string_equal(kelvin_status_str(KELVIN_ERR_LIMIT), "KELVIN_ERR_LIMIT");
+}
+
+/* The name tables as config files spell them, written out here against the public codes (a swapped,
+ * misspelled or missing entry, or a list without its NULL end, fails). */
+static void test_names(void **state)
+{
+  (void)state;
+  const char *models[] = {"kv", "hc", "ef", NULL}, *laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores",
+                                                                "gonthier", "exact", NULL},
+             *rules[] = {"penetration", "force", NULL}, *engine[] = {"kv", "hc", NULL};
+  const int mcode[] = {KELVIN_MODEL_KV, KELVIN_MODEL_HC, KELVIN_MODEL_EF},
+            lcode[] = {KELVIN_LAW_HUNT_CROSSLEY, KELVIN_LAW_LANKARANI_NIKRAVESH, KELVIN_LAW_FLORES, KELVIN_LAW_GONTHIER,
+                       KELVIN_LAW_EXACT},
+            rcode[] = {KELVIN_SEP_PENETRATION, KELVIN_SEP_FORCE};
+  const char *const *ml = kelvin_model_names(), *const *ll = kelvin_law_names(), *const *rl = kelvin_rule_names(),
+                    *const *el = kelvin_engine_model_names();
+  for (int i = 0; i < 4; ++i) {
+    if (models[i]) {
+      assert_string_equal(kelvin_model_name(mcode[i]), models[i]);
+      assert_int_equal(kelvin_model_from_name(models[i]), mcode[i]);
+      assert_string_equal(ml[mcode[i]], models[i]);
+    } else
+      assert_null(ml[i]);
+  }
+  for (int i = 0; i < 6; ++i) {
+    if (laws[i]) {
+      assert_string_equal(kelvin_law_name(lcode[i]), laws[i]);
+      assert_int_equal(kelvin_law_from_name(laws[i]), lcode[i]);
+      assert_string_equal(ll[lcode[i]], laws[i]);
+    } else
+      assert_null(ll[i]);
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (rules[i]) {
+      assert_string_equal(kelvin_rule_name(rcode[i]), rules[i]);
+      assert_int_equal(kelvin_rule_from_name(rules[i]), rcode[i]);
+      assert_string_equal(rl[rcode[i]], rules[i]);
+    } else
+      assert_null(rl[i]);
+  }
+  for (int i = 0; i < 3; ++i)
+    if (engine[i])
+      assert_string_equal(el[i], engine[i]);
+    else
+      assert_null(el[i]);
+  assert_null(kelvin_model_name(3));
+  assert_null(kelvin_law_name(-1));
+  assert_null(kelvin_rule_name(2));
+  assert_int_equal(kelvin_law_from_name("Exact"), -1);
+  assert_int_equal(kelvin_model_from_name(NULL), -1);
 }
 
 /* Kelvin-Voigt and Hertz impacts against the oscillator and Hertz's closed forms. The closed forms are
@@ -554,7 +606,7 @@ static void test_grind_path_two_points(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_closed_forms),
+    cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_names), cmocka_unit_test(test_closed_forms),
     cmocka_unit_test(test_impact_batch),       cmocka_unit_test(test_world),
     cmocka_unit_test(test_grind_settings),     cmocka_unit_test(test_grind_run),
     cmocka_unit_test(test_grind_path_two_points),

@@ -6,6 +6,7 @@
 
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
+#include "kernels/kl_names.h"
 
 /* The public codes are the kernels' numbers, so values pass through unchanged. */
 _Static_assert(KELVIN_MODEL_KV == KL_MODEL_KV && KELVIN_MODEL_HC == KL_MODEL_HC && KELVIN_MODEL_EF == KL_MODEL_EF,
@@ -111,3 +112,14 @@ kelvin_status kelvin_kv_step(double m, double K, double D, double f0, double f1,
   if (J) *J = o.J;
   return isfinite(o.x) && isfinite(o.v) ? KELVIN_OK : KELVIN_ERR_NUMERIC;
 }
+
+const char *kelvin_model_name(int model) { return kl_model_name(model); }
+const char *kelvin_law_name(int law) { return kl_law_name(law); }
+const char *kelvin_rule_name(int rule) { return kl_rule_name(rule); }
+int kelvin_model_from_name(const char *name) { return kl_model_from_name(name); }
+int kelvin_law_from_name(const char *name) { return kl_law_from_name(name); }
+int kelvin_rule_from_name(const char *name) { return kl_rule_from_name(name); }
+const char *const *kelvin_model_names(void) { return kl_model_names_; }
+const char *const *kelvin_law_names(void) { return kl_law_names_; }
+const char *const *kelvin_rule_names(void) { return kl_rule_names_; }
+const char *const *kelvin_engine_model_names(void) { return kl_engine_model_names_; }

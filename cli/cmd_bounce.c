@@ -16,15 +16,13 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "kelvin/contact.h"
 #include "cli/commands.h"
 
 #define MAXCASES 16
 #define NFIRST 600 /* samples of the first contact */
 #define NAPEX 3    /* apex heights in the summary table */
 
-static const char *const model_names[] = {"kv", "hc", "ef", NULL};
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const rule_names[] = {"penetration", "force", NULL};
 
 static void help(void)
 {
@@ -127,15 +125,15 @@ static int parse(int argc, char **argv, opts *o)
     switch (ch) {
     case 'c': rc = kl_cli_double_list("--cr", optarg, o->cr, MAXCASES, &o->ncr); break;
     case 'M':
-      rc = (idx = kl_cli_choice("--model", optarg, model_names)) < 0 ? -1 : 0;
+      rc = (idx = kl_cli_choice("--model", optarg, kelvin_model_names())) < 0 ? -1 : 0;
       if (!rc) o->m.model = idx;
       break;
     case 'l':
-      rc = (idx = kl_cli_choice("--law", optarg, law_names)) < 0 ? -1 : 0;
+      rc = (idx = kl_cli_choice("--law", optarg, kelvin_law_names())) < 0 ? -1 : 0;
       if (!rc) o->m.law = idx;
       break;
     case 's':
-      rc = (idx = kl_cli_choice("--separation", optarg, rule_names)) < 0 ? -1 : 0;
+      rc = (idx = kl_cli_choice("--separation", optarg, kelvin_rule_names())) < 0 ? -1 : 0;
       if (!rc) o->m.rule = idx;
       break;
     case 'K':
@@ -365,9 +363,9 @@ static int write_summary(const opts *o, const summary *s, int n)
   if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
   cJSON_AddStringToObject(d, "command", "bounce");
   kl_json_meta(d, NULL);
-  cJSON_AddStringToObject(d, "model", model_names[o->m.model]);
-  cJSON_AddStringToObject(d, "law", law_names[o->m.law]);
-  cJSON_AddStringToObject(d, "separation", rule_names[o->m.rule]);
+  cJSON_AddStringToObject(d, "model", kelvin_model_name(o->m.model));
+  cJSON_AddStringToObject(d, "law", kelvin_law_name(o->m.law));
+  cJSON_AddStringToObject(d, "separation", kelvin_rule_name(o->m.rule));
   cJSON_AddNumberToObject(d, "stiffness", o->m.K);
   cJSON_AddNumberToObject(d, "exponent", o->m.n);
   cJSON_AddNumberToObject(d, "mass_kg", o->m.m);
@@ -421,7 +419,7 @@ static int figures(const opts *o, char tags[][32], int n)
            "set key bottom right\nset title '(c) ball velocity vs time'\nset xlabel 't [ms]'\nset ylabel 'v [m/s]'\nplot %s\n"
            "set key top left\nset title '(d) energy dissipated'\nset xlabel 't [ms]'\nset ylabel '%% of impact energy'\nplot %s\n"
            "unset multiplot\n",
-           model_names[o->m.model], plots[0], plots[1], plots[2], plots[3]);
+           kelvin_model_name(o->m.model), plots[0], plots[1], plots[2], plots[3]);
   int rc = kl_cli_gnuplot(&o->c, o->c.out, "bounce.png", script);
   if (rc < 0) return -1;
   char hp[4096] = "";
@@ -473,7 +471,7 @@ int kl_cmd_bounce(int argc, char **argv)
   if (write_summary(&o, s, o.ncr) != 0) return KL_EXIT_RUNTIME;
   if (!o.c.quiet) {
     printf("kelvin bounce: %s model, K = %.6g, n = %g, m = %g kg, R = %g m, drop %g m, %g s at output period %g s\n",
-           model_names[o.m.model], o.m.K, o.m.n, o.m.m, o.m.R, o.height, o.duration, o.dt);
+           kelvin_model_name(o.m.model), o.m.K, o.m.n, o.m.m, o.m.R, o.height, o.duration, o.dt);
     printf("first contact of each case; apex heights of the lowest point after each bounce\n\n");
     printf("| cr | impact speed m/s | max penetration mm | peak force kN | contact time ms | cr_eff | energy dissipated %% "
            "| apex 1 m | apex 2 m | apex 3 m | contacts |\n");

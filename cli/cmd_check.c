@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "kelvin/contact.h"
 #include "cli/commands.h"
 #include "engine/robot.h"
 #include "io/config.h"
@@ -48,7 +49,6 @@ static int ends(const char *s, const char *suf)
   return 1;
 }
 
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact"};
 
 static int check_settings(const char *file)
 {
@@ -93,7 +93,7 @@ static int check_settings(const char *file)
   const double ch = 1.0 / s.holder_K;
   printf("  contact       %s%s%s, K = %.6g %s, cr %.3g, chi %.6g s/m\n",
          s.model == KL_MODEL_KV ? "Kelvin-Voigt" : "Hertz + Hunt-Crossley", s.model == KL_MODEL_KV ? "" : ", law ",
-         s.model == KL_MODEL_KV ? "" : law_names[s.law], pb->Kc, s.model == KL_MODEL_KV ? "N/m" : "N/m^1.5", s.cr, pb->chi);
+         s.model == KL_MODEL_KV ? "" : kelvin_law_name(s.law), pb->Kc, s.model == KL_MODEL_KV ? "N/m" : "N/m^1.5", s.cr, pb->chi);
   printf("  compliance    at %.6g N: contact %.4g m/N, holder %.4g m/N: the contact's share is %.3g %%\n", F, cc, ch,
          100.0 * cc / (cc + ch));
   if (in.robot) printf("  robot         %s, %d joints\n", in.robot->name, in.robot->ndof);

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "kelvin/contact.h"
 #include "cli/commands.h"
 #include "io/config.h"
 #include "io/sweep_config.h"
@@ -67,8 +68,8 @@ static int write_csv(const kl_cli_common *c, const kl_impact_batch *b)
   for (size_t p = 0; p < P; ++p) {
     const kl_impact_in in = kl_impact_batch_get(b, p);
     const int okm = in.model >= 0 && in.model < 3;
-    fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kl_sweep_model_names[in.model] : "?",
-            in.model == KL_MODEL_HC ? kl_sweep_law_names[in.law] : "-", in.model == KL_MODEL_KV ? kl_sweep_rule_names[in.rule] : "-",
+    fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kelvin_model_name(in.model) : "?",
+            in.model == KL_MODEL_HC ? kelvin_law_name(in.law) : "-", in.model == KL_MODEL_KV ? kelvin_rule_name(in.rule) : "-",
             in.m, in.K, in.n, in.cr, in.v0, in.fe);
     for (int k = 0; k < KL_NOUT; ++k) fprintf(o.f, ",%.17g", b->y[(size_t)k * P + p]);
     fprintf(o.f, ",%d,%s\n", b->status[p], status_text(b->status[p], sbuf, sizeof sbuf));

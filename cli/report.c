@@ -8,8 +8,8 @@
 
 #include <cjson/cJSON.h>
 
-static const char *const model_names[] = {"kv", "hc"};
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact"};
+#include "kelvin/contact.h"
+
 static const char *const surf_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh"};
 
 /* sampled offsets and speeds of a pass (its control points through the problem basis, or samples) */
@@ -134,8 +134,8 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
   num(p, "holder_stiffness_N_m", s->holder_K);
   num(p, "holder_damping_N_s_m", s->holder_D);
   num(p, "effective_mass_kg", s->tool_mass);
-  cJSON_AddStringToObject(p, "contact_model", model_names[s->model == KL_MODEL_KV ? 0 : 1]);
-  cJSON_AddStringToObject(p, "damping_law", law_names[s->law]);
+  cJSON_AddStringToObject(p, "contact_model", kelvin_model_name(s->model));
+  cJSON_AddStringToObject(p, "damping_law", kelvin_law_name(s->law));
   num(p, "contact_stiffness", pb->Kc);
   num(p, "chi_s_m", pb->chi);
   num(p, "kv_damping_N_s_m", pb->Dc);

@@ -14,6 +14,8 @@ const char *kelvin_status_str(kelvin_status st)
   case KELVIN_ERR_NUMERIC: return "KELVIN_ERR_NUMERIC";
   case KELVIN_ERR_NLOPT: return "KELVIN_ERR_NLOPT";
   case KELVIN_ERR_NODEVICE: return "KELVIN_ERR_NODEVICE";
+  case KELVIN_ERR_STOPPED: return "KELVIN_ERR_STOPPED";
+  case KELVIN_ERR_LIMIT: return "KELVIN_ERR_LIMIT";
   }
   return "KELVIN_ERR_UNKNOWN";
 }

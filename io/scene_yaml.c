@@ -12,6 +12,7 @@
 #include "io/mesh_import.h"
 
 #include "kernels/kl_impact.h"
+#include "kernels/kl_names.h"
 
 /* field paths ("bodies[3].shapes[0].radius") are built into fixed buffers; a path longer than them is
  * cut in the message, never overrun, so gcc's truncation analysis has nothing to add here */
@@ -94,9 +95,6 @@ static kelvin_status opt_choice(ctx *c, node_t *map, const char *key, const char
 //------------------------------------------------------------------------------------------------------
 // sections
 
-static const char *const model_names[] = {"kv", "hc", NULL};
-static const char *const law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-static const char *const rule_names[] = {"penetration", "force", NULL};
 static const char *const body_types[] = {"dynamic", "static", "kinematic", NULL};
 static const char *const shape_types[] = {"sphere", "box", "capsule", "cylinder", "hull", "plane", "mesh", NULL};
 
@@ -106,14 +104,14 @@ static kelvin_status contact_section(ctx *c, node_t *n, kl_world_model *m)
   static const char *const keys[] = {"model", "exponent", "law", "separation", "friction_velocity",
                                      "substep_fraction", "onset_tolerance", "max_contacts", NULL};
   TRY(check_keys(c, n, "contact", keys));
-  TRY(opt_choice(c, n, "model", "contact", model_names, &m->model));
+  TRY(opt_choice(c, n, "model", "contact", kl_engine_model_names_, &m->model));
   if (m->model == KL_MODEL_HC) m->n = 1.5;
   node_t *w;
   TRY(opt_num(c, n, "exponent", "contact", &m->n, &w));
   if (m->model == KL_MODEL_KV && m->n != 1.0) return fail(c, w, "contact.exponent", "Kelvin-Voigt is linear (1), got %g; use model: hc", m->n);
   if (!(m->n >= 1 && m->n <= 3)) return fail(c, w, "contact.exponent", "must be in [1, 3], got %g", m->n);
-  TRY(opt_choice(c, n, "law", "contact", law_names, &m->law));
-  TRY(opt_choice(c, n, "separation", "contact", rule_names, &m->rule));
+  TRY(opt_choice(c, n, "law", "contact", kl_law_names_, &m->law));
+  TRY(opt_choice(c, n, "separation", "contact", kl_rule_names_, &m->rule));
   TRY(opt_num(c, n, "friction_velocity", "contact", &m->vreg, &w));
   if (!(m->vreg > 0)) return fail(c, w, "contact.friction_velocity", "must be > 0 m/s, got %g", m->vreg);
   TRY(opt_num(c, n, "substep_fraction", "contact", &m->substep_fraction, &w));

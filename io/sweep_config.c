@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "io/table.h"
+#include "kernels/kl_names.h"
 
-const char *const kl_sweep_model_names[] = {"kv", "hc", "ef", NULL};
-const char *const kl_sweep_law_names[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
-const char *const kl_sweep_rule_names[] = {"penetration", "force", NULL};
 
 
 
@@ -203,12 +201,12 @@ static kelvin_status spec_from(kl_cfg *c, const char *path, kl_sweep_spec *s)
   if (!sw) return kl_cfg_fail(c, root, "sweep", "missing (the file must have a 'sweep:' mapping)");
   if ((st = kl_cfg_keys(c, sw, "sweep", keys)) != KELVIN_OK) return st;
   const kl_cfg_node *nd;
-  if ((nd = kl_cfg_get(sw, "model")) && (st = parse_names(c, nd, "sweep.model", kl_sweep_model_names, s->model, 3, &s->nmodel)))
+  if ((nd = kl_cfg_get(sw, "model")) && (st = parse_names(c, nd, "sweep.model", kl_model_names_, s->model, 3, &s->nmodel)))
     return st;
   s->given[NPAR + 0] = nd != NULL;
-  if ((nd = kl_cfg_get(sw, "law")) && (st = parse_names(c, nd, "sweep.law", kl_sweep_law_names, s->law, 5, &s->nlaw))) return st;
+  if ((nd = kl_cfg_get(sw, "law")) && (st = parse_names(c, nd, "sweep.law", kl_law_names_, s->law, 5, &s->nlaw))) return st;
   s->given[NPAR + 1] = nd != NULL;
-  if ((nd = kl_cfg_get(sw, "rule")) && (st = parse_names(c, nd, "sweep.rule", kl_sweep_rule_names, s->rule, 2, &s->nrule)))
+  if ((nd = kl_cfg_get(sw, "rule")) && (st = parse_names(c, nd, "sweep.rule", kl_rule_names_, s->rule, 2, &s->nrule)))
     return st;
   s->given[NPAR + 2] = nd != NULL;
   for (int i = 0; i < NPAR; ++i) {
@@ -325,7 +323,7 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
   double vals[6] = {0};
   int ints[3] = {0, KL_LAW_EXACT, KL_SEP_PENETRATION};
   for (int k = CMODEL; k <= CRULE; ++k) {
-    const char *const *names = k == CMODEL ? kl_sweep_model_names : k == CLAW ? kl_sweep_law_names : kl_sweep_rule_names;
+    const char *const *names = k == CMODEL ? kl_model_names_ : k == CLAW ? kl_law_names_ : kl_rule_names_;
     if (c->col[k].idx < 0) continue;
     const char *v = r->f[c->col[k].idx];
     if (k != CMODEL && strcmp(v, "-") == 0) continue;
@@ -380,7 +378,7 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
   }
   if (in.model != KL_MODEL_KV && in.fe != 0.0) {
     snprintf(msg, (size_t)cap, "%s:%ld: column 'fe_N': model %s has no closed form under an external force: fe must be 0",
-             c->file, r->line, kl_sweep_model_names[in.model]);
+             c->file, r->line, kl_model_names_[in.model]);
     return KELVIN_ERR_CONFIG;
   }
   if (c->n == c->cap) {

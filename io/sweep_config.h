@@ -11,9 +11,6 @@
 #define MAXN 1000000L    /* values per parameter */
 #define MAXSAMPLES 10000 /* samples per scenario */
 
-extern const char *const kl_sweep_model_names[]; /* kv, hc, ef */
-extern const char *const kl_sweep_law_names[];   /* hunt-crossley ... exact */
-extern const char *const kl_sweep_rule_names[];  /* penetration, force */
 
 /* The real parameters, their config keys and domains (kl_impact_check's, stated for people). */
 enum { PM, PK, PN, PCR, PV0, PFE, NPAR };

@@ -1,6 +1,7 @@
 /* kernels/kl_names.h: the names of the contact models, damping laws and separation rules, the one table
- * of each (the codes are in kernels/kl_impact.h, kl_contact_hc.h and kl_contact_kv.h). Host C only:
- * the device has no use for strings. */
+ * of each (the codes are in kernels/kl_impact.h, kl_contact_hc.h and kl_contact_kv.h). Every reader,
+ * writer and option parser takes its names from here (through kelvin/contact.h's kelvin_*_names in the
+ * program). Host C only: the device has no use for strings. */
 #ifndef KL_NAMES_H
 #define KL_NAMES_H
 #ifdef __OPENCL_VERSION__
@@ -10,11 +11,18 @@
 
 #include "kl_impact.h"
 
-static const char *const kl_model_names_[KL_NMODELS] = {"kv", "hc", "ef"};
-static const char *const kl_law_names_[KL_NLAWS] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier",
-                                                     "exact"};
 #define KL_NRULES 2
-static const char *const kl_rule_names_[KL_NRULES] = {"penetration", "force"};
+/* NULL-terminated, indexed by code (the lists option and YAML choice parsers take) */
+static const char *const kl_model_names_[KL_NMODELS + 1] = {"kv", "hc", "ef", NULL};
+static const char *const kl_law_names_[KL_NLAWS + 1] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier",
+                                                         "exact", NULL};
+static const char *const kl_rule_names_[KL_NRULES + 1] = {"penetration", "force", NULL};
+/* The models the 3-D engine and the grinding model take: Kelvin-Voigt and Hunt-Crossley, the first
+ * KL_NMODELS_ENGINE codes (Emden-Fowler, the paper's approximation of Hunt-Crossley, is an impact model
+ * only). The same strings as kl_model_names_, as a list a choice parser can take. */
+#define KL_NMODELS_ENGINE 2
+static const char *const kl_engine_model_names_[KL_NMODELS_ENGINE + 1] = {"kv", "hc", NULL};
+_Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1 && KL_MODEL_EF == 2, "model names are indexed by KL_MODEL_*");
 
 /* name of a code, NULL if the code is unknown */
 static inline const char *kl_model_name(int model) { return (model >= 0 && model < KL_NMODELS) ? kl_model_names_[model] : NULL; }

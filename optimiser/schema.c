@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/kl_impact.h"
+#include "kernels/kl_names.h"
 
 /* Stored values of the choices are the indices of their names. */
 _Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1, "contact.model names are indexed by KL_MODEL_*");
@@ -23,8 +24,6 @@ _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 
                "workpiece.surface names are indexed by KL_SURF_*");
 
 static const char *const surfaces[] = {"plane", "cylinder", "sphere", "saddle", "mesh", NULL};
-static const char *const models[] = {"kv", "hc", NULL};
-static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL};
 static const char *const measures[] = {"instantaneous", "averaged", "sensor_instantaneous", "sensor", NULL};
 static const char *const tools[] = {"ball", "disc", NULL};
 static const char *const methods[] = {"lm", "nlopt", NULL};
@@ -89,8 +88,8 @@ static const kl_key table[] = {
   REAL("holder.rotational_stiffness", holder_Krot, 2e3, 1e-3, 1e9, "N m/rad", "holder's rotational stiffness about the tool centre"),
   REAL("holder.rotational_damping", holder_Drot, 2.5, 0, 1e7, "N m s/rad", "holder's rotational damping"),
   /* contact */
-  CHOICE("contact.model", model, models, KL_MODEL_HC, "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt"),
-  CHOICE("contact.law", law, laws, KL_LAW_EXACT, "damping law: hunt-crossley | lankarani-nikravesh | flores | gonthier | exact"),
+  CHOICE("contact.model", model, kl_engine_model_names_, KL_MODEL_HC, "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt"),
+  CHOICE("contact.law", law, kl_law_names_, KL_LAW_EXACT, "damping law: hunt-crossley | lankarani-nikravesh | flores | gonthier | exact"),
   REAL("contact.cr", cr, 0.5, 1e-6, 1.0, "", "coefficient of restitution"),
   REAL("contact.approach_speed", approach_speed, 0.01, 1e-6, 100, "m/s", "impact speed at which the damping law gives chi (hc only; kv takes D from cr by paper eq. 10 at any speed)"),
   REAL("contact.stiffness", contact_K, 0.0, 1, 1e16, "N/m^n", "stiffness override (default: Hertz, 4/3 E* sqrt(R))"),

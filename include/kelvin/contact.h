@@ -34,6 +34,22 @@ typedef enum kelvin_rule {
   KELVIN_SEP_FORCE = 1        /* no tension: at K d + D d' = 0 */
 } kelvin_rule;
 
+/* Names of the models ("kv", "hc", "ef"), damping laws ("hunt-crossley", "lankarani-nikravesh", "flores",
+ * "gonthier", "exact") and separation rules ("penetration", "force"), as config files and options spell
+ * them: the one table of each. *_name: NULL for an unknown code. *_from_name: the code, -1 for an
+ * unknown name (exact, case-sensitive). *_names: the names indexed by code, NULL-terminated. */
+KELVIN_API const char *kelvin_model_name(int model);
+KELVIN_API const char *kelvin_law_name(int law);
+KELVIN_API const char *kelvin_rule_name(int rule);
+KELVIN_API int kelvin_model_from_name(const char *name);
+KELVIN_API int kelvin_law_from_name(const char *name);
+KELVIN_API int kelvin_rule_from_name(const char *name);
+KELVIN_API const char *const *kelvin_model_names(void);
+KELVIN_API const char *const *kelvin_law_names(void);
+KELVIN_API const char *const *kelvin_rule_names(void);
+/* The models the 3-D engine and the grinding model take ("kv", "hc"), NULL-terminated. */
+KELVIN_API const char *const *kelvin_engine_model_names(void);
+
 /* One normal impact at speed v0 onto a compliant contact. */
 typedef struct kelvin_impact_in {
   double m;           /* mass [kg] > 0 */

@@ -36,8 +36,21 @@ typedef enum kelvin_status {
   KELVIN_ERR_BUILD = -6,   /* kernel build failed; the message carries the build log */
   KELVIN_ERR_NUMERIC = -7, /* the computation went non-finite or did not converge */
   KELVIN_ERR_NLOPT = -8,   /* NLopt failed; message has nlopt_result_to_string() */
-  KELVIN_ERR_NODEVICE = -9 /* no OpenCL device matched */
+  KELVIN_ERR_NODEVICE = -9, /* no OpenCL device matched */
+  KELVIN_ERR_STOPPED = -10, /* the caller asked the operation to stop (its progress callback returned
+                               nonzero); the call documents what it leaves */
+  KELVIN_ERR_LIMIT = -11    /* a documented work or time limit would be (or was) exceeded; the message
+                               gives the estimate, the limit and the setting that raises it */
 } kelvin_status;
+
+/* Progress of a long operation (a sweep, an optimisation, a verification, a simulation), and the way
+ * to stop it. Called from the thread that made the call, at the operation's checkpoints (a few times a
+ * second at most, and once at the end): fraction in [0, 1] of the whole operation, or negative when
+ * it is not known; text a line for a person ("refinement: step 3/40, RMS 0.42 %"), never NULL, valid
+ * during the call only. Return 0 to go on; nonzero asks the operation to stop: it returns
+ * KELVIN_ERR_STOPPED at its next checkpoint. A callback may be installed on a handle (or passed to
+ * a call) as NULL for none. */
+typedef int (*kelvin_progress_fn)(void *ctx, double fraction, const char *text);
 
 /* "KELVIN_ERR_OPENCL", ...; never NULL. */
 KELVIN_API const char *kelvin_status_str(kelvin_status st);
