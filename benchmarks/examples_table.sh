@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # benchmarks/examples_table.sh: `kelvin optimise` on the built-in example and every examples/optimise_*.yaml,
-# one run each, and README's table of them: the contact's share of the compliance at the target force,
+# one run each, and the table of them in docs/examples.md: the contact's share of the compliance at the target force,
 # naive and optimised RMS force error (device prediction / 3-D verification), the device-vs-3-D
 # disagreement of the optimised pass, the samples and variables, the run time and the 3-D
 # verification's share of it. Run from anywhere; the examples are read from the repository.
