@@ -194,7 +194,7 @@ static void lm_step(void **state)
     band[jac] = st.band;
     /* what that one accepted step cost (the rollouts the report counts): the start, the Jacobian (2B + 1
      * rollouts of one batch by differences; one tangent-linear rollout and the B speed colours with the
-     * tangent), and the four dampings tried in one batch (README, "The pipeline") */
+     * tangent), and the four dampings tried in one batch (docs/examples.md, "The pipeline") */
     const long want = 1 + (jac ? 1 + st.band : 2 * st.band + 1) + 4;
     if (st.rollouts != want) fail_msg("jacobian %s: %ld rollouts for one step, want %ld", jac ? "tangent" : "differences",
                                       st.rollouts, want);

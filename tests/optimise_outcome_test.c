@@ -1,7 +1,7 @@
 /* tests/optimise_outcome_test.c: the whole pipeline (optimiser/pipeline.h) on a small problem, on the
  * OpenCL path and on the OpenMP twin: the optimised pass, verified in the 3-D engine, misses the target
- * force by far less than the naive constant-offset pass and by less than 1 % RMS (the README's
- * figure for the full built-in example is 0.7 %). The small problem: the built-in part and tool, a
+ * force by far less than the naive constant-offset pass and by less than 1 % RMS (docs/examples.md has
+ * the full built-in example's figures). The small problem: the built-in part and tool, a
  * 50 mm path over the weld bead in 101 samples, 10 + 4 control points, a short screening and one
  * refinement; the refinement must also lower the device objective well below the screening's best (the
  * guess alone would pass the first two checks here: its verified error is 0.4 %, the refined pass's
