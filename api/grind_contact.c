@@ -1,5 +1,6 @@
 /* api/grind_contact.c: the prepared grinding problem in brief (include/kelvin/grind.h): its contact with
- * the static relations of kernels/kl_contact_static.h (the device model's own), its mesh and its arm. */
+ * the static relations of kernels/kl_contact_static.h (the device model's own), its mesh and its arm;
+ * and those relations for any contact (kelvin_static_depth, kelvin_static_compliance: kelvin/contact.h). */
 #include <math.h>
 #include <string.h>
 
@@ -51,4 +52,25 @@ const char *kelvin_grind_robot(const kelvin_grind *g, int *joints)
   if (!g || !g->pb || !g->files.robot) return NULL;
   if (joints) *joints = g->files.robot->ndof;
   return g->files.robot->name;
+}
+
+/* a contact F = K d^n at rest: Kelvin-Voigt for n = 1 (the same relations), the Hunt-Crossley family else */
+static int static_desc(double K, double n, kl_contact_desc *c)
+{
+  if (!(K > 0 && isfinite(K) && n > 0 && isfinite(n))) return 0;
+  const kl_contact_desc d = {n == 1.0 ? KL_MODEL_KV : KL_MODEL_HC, 0, K, n, 0.0, 0.0};
+  *c = d;
+  return 1;
+}
+
+double kelvin_static_depth(double K, double n, double F)
+{
+  kl_contact_desc c;
+  return static_desc(K, n, &c) && !isnan(F) ? kl_contact_static_depth(c, F) : NAN;
+}
+
+double kelvin_static_compliance(double K, double n, double F)
+{
+  kl_contact_desc c;
+  return static_desc(K, n, &c) && !isnan(F) ? kl_contact_compliance(c, F) : NAN;
 }
