@@ -32,7 +32,8 @@ static const char *write_tmp(const char *name, const char *text)
 static void test_example_arm(void **state)
 {
   (void)state;
-  const char *files[] = {NULL, KELVIN_SOURCE_DIR "/examples/robot_er10.yaml", KELVIN_SOURCE_DIR "/examples/robot_er10.urdf"};
+  const char *files[] = {NULL, KELVIN_SOURCE_DIR "/examples/robot_er10.yaml",
+                         KELVIN_SOURCE_DIR "/examples/robot_er10.urdf"};
   for (int i = 0; i < 3; ++i) {
     kelvin_robot *r = NULL;
     assert_int_equal(kelvin_robot_create(&r), KELVIN_OK);
@@ -55,9 +56,9 @@ static void test_one_link(void **state)
 {
   (void)state;
   const char *f = write_tmp("one.yaml", "robot:\n  name: one-link\n  convention: dh\n  joints:\n"
-                                        "    - {name: j1, a: 0.5, alpha_deg: 0, d: 0, theta_deg: 0, limits_deg: [-170, 170],\n"
-                                        "       speed_deg_s: 90, stiffness: 1000, mass: 2.0, com: [-0.25, 0, 0],\n"
-                                        "       inertia: [1e-4, 0.01, 0.01, 0, 0, 0]}\n");
+                                        "    - {name: j1, a: 0.5, alpha_deg: 0, d: 0, theta_deg: 0,\n"
+                                        "       limits_deg: [-170, 170], speed_deg_s: 90, stiffness: 1000,\n"
+                                        "       mass: 2.0, com: [-0.25, 0, 0], inertia: [1e-4, 0.01, 0.01, 0, 0, 0]}\n");
   kelvin_robot *r = NULL;
   assert_int_equal(kelvin_robot_create(&r), KELVIN_OK);
   assert_int_equal(kelvin_robot_load(r, f), KELVIN_OK);

@@ -164,7 +164,8 @@ static int adopt(kelvin_robot *r, int ns, double *pos, double *nrm, kelvin_statu
   s[0] = 0;
   for (int k = 1; k < ns; ++k) {
     const double *a = pos + 3 * (k - 1), *b = pos + 3 * k;
-    s[k] = s[k - 1] + sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+    const double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    s[k] = s[k - 1] + sqrt(dx * dx + dy * dy + dz * dz);
   }
   r->ns = ns, r->pos = pos, r->nrm = nrm, r->tan = tan, r->s = s;
   *st = KELVIN_OK;
@@ -184,8 +185,8 @@ kelvin_status kelvin_robot_set_path(kelvin_robot *r, const double *points, const
   for (int k = 0; k < n; ++k) {
     const double *v = normals + 3 * k, l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (!(fabs(l - 1.0) <= 1e-6))
-      return kl_api_fail(r->msg, KELVIN_ERR_ARG, "kelvin_robot_set_path: sample %d: the normal must be unit length, got %.9g",
-                         k, l);
+      return kl_api_fail(r->msg, KELVIN_ERR_ARG,
+                         "kelvin_robot_set_path: sample %d: the normal must be unit length, got %.9g", k, l);
   }
   double *pos = malloc(sizeof(double) * 3 * (size_t)n), *nrm = malloc(sizeof(double) * 3 * (size_t)n);
   if (!pos || !nrm) {

@@ -120,7 +120,8 @@ static int check_settings(const char *file)
   printf("  path          %s, %.6g m in %d samples (%.3g mm apart)\n", path && path[0] ? path : "plane cut", len, ns,
          1e3 * len / (ns - 1));
   printf("  target        %s, mean %.6g N\n", target && target[0] ? target : "constant", c.force);
-  printf("  offset bounds [%.6g, %.6g] m (naive offset %.6g m), %d control points\n", lo[0], hi[0], naive[0], (int)v[0]);
+  printf("  offset bounds [%.6g, %.6g] m (naive offset %.6g m), %d control points\n", lo[0], hi[0], naive[0],
+         (int)v[0]);
   printf("  speed bounds  [%.6g, %.6g] m/s, %d control points\n", v[1], v[2], (int)v[3]);
   printf("  tool          radius %.6g m, mass %.6g kg; holder %.6g N/m, %.6g N s/m\n", v[4], v[5], v[6], v[7]);
   /* the contact as the device model has it (kelvin_grind_contact): its compliance d(delta)/dF at the

@@ -197,7 +197,8 @@ int kl_cmd_robot(int argc, char **argv)
   const int ns = kelvin_robot_samples(r), ndof = kelvin_robot_joints(r);
   int rc = KL_EXIT_OK;
   const size_t n = (size_t)ns, nd = (size_t)ndof;
-  double *pos = malloc(sizeof(double) * 3 * n), *nrm = malloc(sizeof(double) * 3 * n), *meff = malloc(sizeof(double) * n);
+  double *pos = malloc(sizeof(double) * 3 * n), *nrm = malloc(sizeof(double) * 3 * n);
+  double *meff = malloc(sizeof(double) * n);
   double *vmax = malloc(sizeof(double) * n), *margin = malloc(sizeof(double) * n), *kn = malloc(sizeof(double) * n);
   double *q = malloc(sizeof(double) * n * nd), *s = malloc(sizeof(double) * n), *reach = malloc(sizeof(double) * n);
   char msg[4096];
@@ -251,7 +252,8 @@ int kl_cmd_robot(int argc, char **argv)
     }
     kelvin_robot_base(r, base, NULL);
     printf("kelvin robot: %s, %d joints (%s IK), base at (%g, %g, %g) m\n", kelvin_robot_name(r), ndof,
-           kelvin_robot_closed_ik(r) ? "closed-form spherical-wrist" : "damped least squares", base[0], base[1], base[2]);
+           kelvin_robot_closed_ik(r) ? "closed-form spherical-wrist" : "damped least squares", base[0], base[1],
+           base[2]);
     printf("path: %s, %d samples, %.1f mm long\n", o.path ? o.path : "built-in (200 mm line over a curved panel)", ns,
            1e3 * s[ns - 1]);
     printf("reachable within the joint limits: %d of %d samples\n", nreach, ns);
