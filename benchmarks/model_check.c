@@ -134,9 +134,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "model_check: %s\n", h ? kl_host_errmsg(h) : "out of memory");
     return 1;
   }
-  /* the contact's share of the compliance at the mean target, right model: c = d(delta)/dF = delta/(n F) */
+  /* the contact's share of the compliance at the mean target, right model: c = d(delta)/dF = delta/(n F)
+   * (kernels/kl_contact_static.h) */
   const double Fm = right->gp[KL_GP_FREF], n = right->gp[KL_GP_NC];
-  const double cc = pow(Fm / right->Kc, 1.0 / n) / (n * Fm), share = cc / (cc + 1.0 / base.holder_K);
+  const double share = kl_contact_share(kl_problem_contact(right), Fm, base.holder_K);
   printf("model_check: %s, target %.3g N, contact %.0f %% of the compliance (K = %.4g N/m^%.2g, holder %.3g N/m); "
          "device: %s\n\n",
          cfg, Fm, 100 * share, right->Kc, n, base.holder_K, kl_host_notice(h));

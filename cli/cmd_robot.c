@@ -1,7 +1,7 @@
 /* cli/cmd_robot.c: `kelvin robot`, the arm's effective mass and feed-speed bound along a path
- * (docs/design.md section 6; engine/robot.h): inverse kinematics per sample, m_eff along the surface
- * normal, the joint-speed bound on the feed, reachability and joint-limit margins. Writes a CSV and a
- * figure; prints a summary. */
+ * (docs/design.md section 6), on the public API kelvin/robot.h: inverse kinematics per sample, m_eff along
+ * the surface normal, the joint-speed bound on the feed, reachability and joint-limit margins. Writes a
+ * CSV and a figure; prints a summary. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -9,17 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/robot.h"
-#include "kernels/kl_common.h"
 #include <cjson/cJSON.h>
+#include <kelvin/robot.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "io/robot_yaml.h"
-#include "io/table.h"
 
 #define DEFAULT_NS 200
-#define MAXSAMPLES 1000000
 
 /* `kelvin robot --help` */
 static void help(void)
@@ -99,48 +95,31 @@ static int parse(int argc, char **argv, opts *o)
   return 0;
 }
 
-/* read the path CSV (io/table.h): positions and normals (ns x 3, malloc'd) and each sample's line number;
- * 0 ok, -1 with a message naming file, line and column */
-static int read_path(const char *file, int *ns_out, double **pos_out, double **nrm_out, long **line_out)
-{
-  char msg[2048];
-  if (kl_read_path_csv(file, 1e-6, ns_out, pos_out, nrm_out, line_out, msg, sizeof msg) != KELVIN_OK) {
-    kl_cli_error("%s", msg);
-    return -1;
-  }
-  if (*ns_out > MAXSAMPLES) {
-    kl_cli_error("%s: more than %d samples (the limit)", file, MAXSAMPLES);
-    free(*pos_out), free(*nrm_out), free(*line_out);
-    return -1;
-  }
-  return 0;
-}
-
 /* the CSV of every sample */
-static int write_csv(const opts *o, const kl_robot *r, int ns, const double *pos, const double *nrm,
-                     const double *meff, const double *vmax, const int *reach, const double *margin, const double *kn,
-                     const double *q, const double *s, int have_kn)
+static int write_csv(const opts *o, int ndof, int ns, const double *pos, const double *nrm, const double *meff,
+                     const double *vmax, const double *reach, const double *margin, const double *kn, const double *q,
+                     const double *s, int have_kn)
 {
   kl_out f;
   if (kl_out_open(&f, o->c.out, "robot_path.csv") != 0) return -1;
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,meff_kg,vmax_m_s,reach,margin_rad%s", have_kn ? ",kn_N_m" : "");
-  for (int i = 0; i < r->ndof; ++i) fprintf(f.f, ",q%d_rad", i + 1);
+  for (int i = 0; i < ndof; ++i) fprintf(f.f, ",q%d_rad", i + 1);
   fprintf(f.f, "\n");
   for (int k = 0; k < ns; ++k) {
     fprintf(f.f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%d,%.9g", s[k], pos[3 * k], pos[3 * k + 1],
-            pos[3 * k + 2], nrm[3 * k], nrm[3 * k + 1], nrm[3 * k + 2], meff[k], vmax[k], reach[k], margin[k]);
+            pos[3 * k + 2], nrm[3 * k], nrm[3 * k + 1], nrm[3 * k + 2], meff[k], vmax[k], (int)reach[k], margin[k]);
     if (have_kn) fprintf(f.f, ",%.12g", kn[k]);
-    for (int i = 0; i < r->ndof; ++i) fprintf(f.f, ",%.15g", q[(size_t)k * (size_t)r->ndof + (size_t)i]);
+    for (int i = 0; i < ndof; ++i) fprintf(f.f, ",%.15g", q[(size_t)k * (size_t)ndof + (size_t)i]);
     fprintf(f.f, "\n");
   }
   return kl_out_commit(&f);
 }
 
 /* robot_path.png: m_eff, vmax (and k_n) against the path position */
-static int figure(const opts *o, const kl_robot *r, int have_kn)
+static int figure(const opts *o, const char *robot, int have_kn)
 {
   char script[4096], name[200];
-  kl_gp_str(name, sizeof name, r->name);
+  kl_gp_str(name, sizeof name, robot);
   snprintf(script, sizeof script,
            "# kelvin robot: effective mass and feed-speed bound along the path\n"
            "if (!exists('OUTPUT')) OUTPUT = 'robot_path.png'\n"
@@ -164,15 +143,17 @@ static int figure(const opts *o, const kl_robot *r, int have_kn)
 }
 
 /* summary.json: what the CSV's rows belong to (robot, base, path) and the kelvin metadata */
-static int write_json(const opts *o, const kl_robot *r, int ns, const int *reach)
+static int write_json(const opts *o, const kelvin_robot *r, int ns, const double *reach)
 {
   cJSON *d = cJSON_CreateObject();
   if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
   cJSON_AddStringToObject(d, "command", "robot");
   kl_json_meta(d, o->robot);
-  cJSON_AddStringToObject(d, "robot", r->name);
-  cJSON_AddNumberToObject(d, "joints", r->ndof);
-  cJSON_AddItemToObject(d, "base_m", cJSON_CreateDoubleArray(r->base_pos, 3));
+  double base[3];
+  kelvin_robot_base(r, base, NULL);
+  cJSON_AddStringToObject(d, "robot", kelvin_robot_name(r));
+  cJSON_AddNumberToObject(d, "joints", kelvin_robot_joints(r));
+  cJSON_AddItemToObject(d, "base_m", cJSON_CreateDoubleArray(base, 3));
   cJSON_AddStringToObject(d, "path", o->path ? o->path : "built-in");
   cJSON_AddNumberToObject(d, "samples", ns);
   int nr = 0;
@@ -188,81 +169,77 @@ int kl_cmd_robot(int argc, char **argv)
   const int pr = parse(argc, argv, &o);
   if (pr > 0) return KL_EXIT_OK;
   if (pr < 0) return KL_EXIT_USAGE;
-  kl_robot *r = NULL;
-  char msg[1024];
-  kelvin_status st = o.robot ? kl_robot_load(o.robot, &r, msg, sizeof msg) : kl_robot_builtin_er10(&r);
+  kelvin_robot *r = NULL;
+  if (kelvin_robot_create(&r) != KELVIN_OK) {
+    kl_cli_error("robot: out of memory");
+    return KL_EXIT_RUNTIME;
+  }
+  kelvin_status st = o.robot ? kelvin_robot_load(r, o.robot) : kelvin_robot_builtin(r);
   if (st != KELVIN_OK) {
-    if (o.robot)
-      kl_cli_error("robot: %s", msg);
-    else
-      kl_cli_error("robot: cannot create the built-in arm: %s", kelvin_status_str(st));
+    kl_cli_error("robot: %s", kelvin_robot_errmsg(r));
+    kelvin_robot_free(r);
     return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
-  if (o.have_base && kl_robot_set_base(r, o.base, r->base_rpy) != KELVIN_OK) {
+  if (o.have_base && kelvin_robot_set_base(r, o.base, NULL) != KELVIN_OK) {
     kl_cli_error("--base: must be three finite numbers");
-    kl_robot_free(r);
+    kelvin_robot_free(r);
     return KL_EXIT_USAGE;
   }
-  int ns = DEFAULT_NS, rc = KL_EXIT_OK;
-  double *pos = NULL, *nrm = NULL;
-  long *lines = NULL;
-  if (o.path) {
-    if (read_path(o.path, &ns, &pos, &nrm, &lines) != 0) {
-      kl_robot_free(r);
-      return KL_EXIT_USAGE;
-    }
-  } else {
-    pos = malloc(sizeof(double) * 3 * DEFAULT_NS);
-    nrm = malloc(sizeof(double) * 3 * DEFAULT_NS);
-    if (pos && nrm) kl_robot_demo_path(ns, pos, nrm);
+  st = o.path ? kelvin_robot_load_path(r, o.path) : kelvin_robot_demo_path(r, DEFAULT_NS);
+  if (st != KELVIN_OK) {
+    if (o.path)
+      kl_cli_error("%s", kelvin_robot_errmsg(r));
+    else
+      kl_cli_error("robot: %s", kelvin_robot_errmsg(r));
+    kelvin_robot_free(r);
+    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
-  const size_t n = (size_t)ns, nd = (size_t)r->ndof;
-  double *tan = malloc(sizeof(double) * 3 * n), *meff = malloc(sizeof(double) * n), *vmax = malloc(sizeof(double) * n);
-  double *margin = malloc(sizeof(double) * n), *kn = malloc(sizeof(double) * n), *q = malloc(sizeof(double) * n * nd);
-  double *s = malloc(sizeof(double) * n);
-  int *reach = malloc(sizeof(int) * n);
-  if (!pos || !nrm || !tan || !meff || !vmax || !margin || !kn || !q || !s || !reach) {
+  const int ns = kelvin_robot_samples(r), ndof = kelvin_robot_joints(r);
+  int rc = KL_EXIT_OK;
+  const size_t n = (size_t)ns, nd = (size_t)ndof;
+  double *pos = malloc(sizeof(double) * 3 * n), *nrm = malloc(sizeof(double) * 3 * n);
+  double *meff = malloc(sizeof(double) * n);
+  double *vmax = malloc(sizeof(double) * n), *margin = malloc(sizeof(double) * n), *kn = malloc(sizeof(double) * n);
+  double *q = malloc(sizeof(double) * n * nd), *s = malloc(sizeof(double) * n), *reach = malloc(sizeof(double) * n);
+  char msg[4096];
+  if (!pos || !nrm || !meff || !vmax || !margin || !kn || !q || !s || !reach) {
     kl_cli_error("robot: out of memory for %d samples", ns);
     rc = KL_EXIT_RUNTIME;
     goto done;
-  }
-  const int tr = kl_robot_path_tangents(ns, pos, tan);
-  if (tr < 0) {
-    const int k = -1 - tr;
-    if (lines)
-      kl_cli_error("%s:%ld: columns x,y,z: the point repeats the previous sample (no path direction)", o.path, lines[k]);
-    else
-      kl_cli_error("robot: sample %d repeats the previous one", k);
-    rc = KL_EXIT_USAGE;
-    goto done;
-  }
-  s[0] = 0;
-  for (int k = 1; k < ns; ++k) {
-    const double *a = pos + 3 * (k - 1), *b = pos + 3 * k;
-    s[k] = s[k - 1] + sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
   }
   if (kl_run_begin(o.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  st = kl_robot_path(r, ns, pos, nrm, tan, meff, vmax, reach, margin, q, msg, sizeof msg);
-  kl_robot_path_stiffness(r, ns, q, nrm, kn);
-  int have_kn = 0, nreach = 0;
-  for (int i = 0; i < r->ndof; ++i) have_kn |= r->jnt_stiffness[i] > 0;
-  for (int k = 0; k < ns; ++k) {
-    nreach += reach[k];
-    if (!reach[k] && isnan(meff[k])) kn[k] = NAN;
+  st = kelvin_robot_evaluate(r);
+  snprintf(msg, sizeof msg, "%s", kelvin_robot_errmsg(r));
+  if (st != KELVIN_OK && st != KELVIN_ERR_ARG) { /* out of memory: nothing evaluated */
+    kl_cli_error("robot: %s", msg);
+    rc = KL_EXIT_RUNTIME;
+    goto done;
   }
+  kelvin_robot_series(r, KELVIN_ROBOT_S, s);
+  kelvin_robot_series(r, KELVIN_ROBOT_POINTS, pos);
+  kelvin_robot_series(r, KELVIN_ROBOT_NORMALS, nrm);
+  kelvin_robot_series(r, KELVIN_ROBOT_MEFF, meff);
+  kelvin_robot_series(r, KELVIN_ROBOT_VMAX, vmax);
+  kelvin_robot_series(r, KELVIN_ROBOT_REACH, reach);
+  kelvin_robot_series(r, KELVIN_ROBOT_MARGIN, margin);
+  kelvin_robot_series(r, KELVIN_ROBOT_KN, kn);
+  kelvin_robot_series(r, KELVIN_ROBOT_Q, q);
+  const int have_kn = kelvin_robot_compliant(r);
+  int nreach = 0;
+  for (int k = 0; k < ns; ++k) nreach += reach[k] != 0;
   /* (no sample reachable: nothing to plot, and gnuplot would fail on the empty range) */
-  if (write_csv(&o, r, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 ||
-      (nreach > 0 && figure(&o, r, have_kn) != 0) ||
-      write_json(&o, r, ns, reach) != 0 || kl_run_commit() != 0) {
+  if (write_csv(&o, ndof, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 ||
+      (nreach > 0 && figure(&o, kelvin_robot_name(r), have_kn) != 0) || write_json(&o, r, ns, reach) != 0 ||
+      kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
   if (!o.c.quiet) {
     double mlo = INFINITY, mhi = -INFINITY, vlo = INFINITY, vhi = -INFINITY, klo = INFINITY, khi = -INFINITY,
-           mg = INFINITY;
+           mg = INFINITY, base[3];
     int kmlo = 0, kmhi = 0, kvlo = 0;
     for (int k = 0; k < ns; ++k) {
       if (!reach[k]) continue;
@@ -273,9 +250,10 @@ int kl_cmd_robot(int argc, char **argv)
       klo = fmin(klo, kn[k]), khi = fmax(khi, kn[k]);
       mg = fmin(mg, margin[k]);
     }
-    printf("kelvin robot: %s, %d joints (%s IK), base at (%g, %g, %g) m\n", r->name, r->ndof,
-           r->ik_closed ? "closed-form spherical-wrist" : "damped least squares", r->base_pos[0], r->base_pos[1],
-           r->base_pos[2]);
+    kelvin_robot_base(r, base, NULL);
+    printf("kelvin robot: %s, %d joints (%s IK), base at (%g, %g, %g) m\n", kelvin_robot_name(r), ndof,
+           kelvin_robot_closed_ik(r) ? "closed-form spherical-wrist" : "damped least squares", base[0], base[1],
+           base[2]);
     printf("path: %s, %d samples, %.1f mm long\n", o.path ? o.path : "built-in (200 mm line over a curved panel)", ns,
            1e3 * s[ns - 1]);
     printf("reachable within the joint limits: %d of %d samples\n", nreach, ns);
@@ -285,7 +263,7 @@ int kl_cmd_robot(int argc, char **argv)
       printf("feed-speed bound from the joint speed limits: %.4g .. %.4g m/s (lowest at s = %.1f mm)\n", vlo, vhi,
              1e3 * s[kvlo]);
       if (have_kn) printf("stiffness along the normal: %.4g .. %.4g N/mm\n", klo / 1e3, khi / 1e3);
-      printf("smallest joint-limit margin: %.2f deg\n", mg * 180.0 / KL_PI);
+      printf("smallest joint-limit margin: %.2f deg\n", mg * 180.0 / 3.14159265358979323846);
     }
   }
   if (st == KELVIN_OK) kl_cli_note(&o.c, "robot: wrote %s/{robot_path.csv, robot_path.png}", o.c.out);
@@ -295,8 +273,7 @@ int kl_cmd_robot(int argc, char **argv)
     rc = KL_EXIT_RUNTIME;
   }
 done:
-  free(pos), free(nrm), free(lines), free(tan), free(meff), free(vmax), free(margin), free(kn), free(q), free(s);
-  free(reach);
-  kl_robot_free(r);
+  free(pos), free(nrm), free(meff), free(vmax), free(margin), free(kn), free(q), free(s), free(reach);
+  kelvin_robot_free(r);
   return rc;
 }

@@ -24,8 +24,7 @@ int kl_lm_band(const kl_problem *pb)
   double mmax = 0;
   for (int k = 0; k < pb->ns; ++k) mmax = fmax(mmax, pb->meff[k]);
   /* the contact's tangent damping at the static penetration of the reference force */
-  const double n = gp[KL_GP_NC], F = gp[KL_GP_FREF];
-  const double d = (int)gp[KL_GP_MODEL] == KL_MODEL_KV ? F / gp[KL_GP_KC] : pow(F / gp[KL_GP_KC], 1.0 / n);
+  const double d = kl_contact_static_depth(kl_problem_contact(pb), gp[KL_GP_FREF]);
   kl_real kt = 0, ct = 0;
   kl_grind_force(gp, d, 0.0, &kt, &ct);
   const double r = (gp[KL_GP_DH] + fmax(0.0, ct)) / (2.0 * mmax);
@@ -280,8 +279,8 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
   }
   kl_gsl_guard();
   /* forward-difference steps: 2 % of the reference force through the static compliance, 1 % of the top speed */
-  const double F = pb->gp[KL_GP_FREF], nexp = pb->gp[KL_GP_NC];
-  const double comp = pow(F / pb->Kc, 1.0 / nexp) / (nexp * F) + 1.0 / pb->set.holder_K;
+  const double F = pb->gp[KL_GP_FREF];
+  const double comp = kl_contact_compliance(kl_problem_contact(pb), F) + 1.0 / pb->set.holder_K;
   const double dO = 0.02 * F * comp, dV = 0.01 * pb->set.v_max;
   for (int k = 0; k < ns; ++k) x[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k])), x[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k]));
   feed_feasible(pb, x + ns);

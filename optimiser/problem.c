@@ -443,8 +443,13 @@ void kl_problem_free(kl_problem *pb)
 /* static penetration of the contact carrying F */
 static double static_pen(const kl_problem *pb, double F)
 {
-  if (F <= 0) return 0;
-  return pow(F / pb->Kc, 1.0 / pb->gp[KL_GP_NC]);
+  return kl_contact_static_depth(kl_problem_contact(pb), F);
+}
+
+kl_contact_desc kl_problem_contact(const kl_problem *pb)
+{
+  const kl_contact_desc c = {pb->set.model, pb->set.law, pb->Kc, pb->gp[KL_GP_NC], pb->Dc, pb->chi};
+  return c;
 }
 
 /* the arm holding the tool: its effective mass along the normal at each sample and its speed bound
@@ -672,10 +677,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     pb->chi = kl_hc_chi(s->law, s->cr, s->approach_speed);
   }
   pb->gp[KL_GP_NC] = nexp; /* static_pen needs it before the rest of gp is packed */
-  {
-    const double cc = pow(fmean / pb->Kc, 1.0 / nexp) / (nexp * fmean);
-    pb->contact_share = cc / (cc + 1.0 / s->holder_K);
-  }
+  pb->contact_share = kl_contact_share(kl_problem_contact(pb), fmean, s->holder_K);
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
   /* offset bounds from the part's measured deviation from its CAD: the per-sample static offsets

@@ -9,6 +9,7 @@
 #include "engine/mesh.h"
 #include "engine/robot.h"
 #include "kelvin/kelvin.h"
+#include "kernels/kl_contact_static.h"
 #include "kernels/kl_rollout.h"
 
 #define KL_SURF_PLANE 0
@@ -160,6 +161,10 @@ typedef struct kl_problem_inputs {
 kelvin_status kl_problem_build(const kl_settings *s, const kl_problem_inputs *in, kl_problem **out, char *msg, int cap);
 
 void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
+
+/* The contact of a prepared problem (model, law, Kc, exponent, Dc, chi) for its static relations
+ * (kernels/kl_contact_static.h): static depth, compliance and share, computed there for every caller. */
+kl_contact_desc kl_problem_contact(const kl_problem *pb);
 
 /* Sampled offsets and speeds (ns each) of control points x (nc) through basis (2 ns x nc, offsets' rows
  * then speeds'); with basis NULL, x is [offsets; speeds] itself (nc = 2 ns). */

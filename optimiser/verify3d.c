@@ -59,8 +59,7 @@ static void scene_free(scene *sc)
 /* static contact force F(d) of the problem's law at rest */
 static double law_static(const kl_problem *pb, double d)
 {
-  if (!(d > 0)) return 0.0;
-  return pb->Kc * pow(d, pb->gp[KL_GP_NC]);
+  return kl_contact_static_force(kl_problem_contact(pb), d);
 }
 
 /* the tool's deflection x - a = C f for the force f (world) on it: C the holder's compliance in the

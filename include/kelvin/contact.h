@@ -131,6 +131,14 @@ KELVIN_API double kelvin_radius_eff(double R1, double R2);
 KELVIN_API kelvin_status kelvin_kv_step(double m, double K, double D, double f0, double f1, double x0, double v0,
                                         double t, double *x, double *v, double *J);
 
+/* A contact at rest, F = K d^n (Kelvin-Voigt: n = 1; the damping term vanishes at rest), written once for
+ * the library and its callers (kernels/kl_contact_static.h; implemented in api/grind_contact.c): the
+ * static depth at the force F, (F/K)^(1/n) [m] (0 for F <= 0), and the compliance there,
+ * d(depth)/dF = depth / (n F) [m/N] (1/K for n = 1; INFINITY-like 1e300 for n > 1 at F <= 0). K > 0
+ * [N/m^n], n > 0; NaN outside that domain. */
+KELVIN_API double kelvin_static_depth(double K, double n, double F);
+KELVIN_API double kelvin_static_compliance(double K, double n, double F);
+
 #ifdef __cplusplus
 }
 #endif

@@ -193,6 +193,39 @@ KELVIN_API int kelvin_grind_pass_control(const kelvin_grind *g, int pass, double
 /* Rollouts on the device in the last run. */
 KELVIN_API long kelvin_grind_rollouts(const kelvin_grind *g);
 
+/* ---------------------------------------------------------------------------------------------------
+ * The prepared problem in brief (api/grind_contact.c): its contact and what the files gave, as
+ * `kelvin check` prints them. The contact's static relations are those of the device model
+ * (kernels/kl_contact_static.h), so every caller reads the numbers `kelvin optimise` uses. */
+
+/* The contact of the prepared problem, evaluated at the mean target force. */
+typedef struct kelvin_grind_contact_info {
+  const char *model;        /* kelvin_model_name: "kv" (Kelvin-Voigt) or "hc" (Hunt-Crossley family) */
+  const char *law;          /* kelvin_law_name of the damping law ("" for kv) */
+  double K;                 /* stiffness [N/m^n] */
+  double n;                 /* exponent (1 for kv and for a disc's line contact, 1.5 for a Hertz point) */
+  double D;                 /* Kelvin-Voigt damping [N s/m] (0 for hc) */
+  double chi;               /* Hunt-Crossley damping factor [s/m] (0 for kv) */
+  double cr;                /* coefficient of restitution (contact.cr) */
+  double force;             /* the mean target force, where the numbers below hold [N] */
+  double depth;             /* static depth at that force, (F/K)^(1/n) [m] */
+  double compliance;        /* the contact's d(depth)/dF there, depth / (n F) [m/N] */
+  double holder_compliance; /* the holder's 1 / holder K [m/N] */
+  double share;             /* compliance / (compliance + holder_compliance), in [0, 1] */
+} kelvin_grind_contact_info;
+
+/* The contact of the prepared problem into *out. KELVIN_ERR_ARG (out zeroed) before kelvin_grind_prepare. */
+KELVIN_API kelvin_status kelvin_grind_contact(const kelvin_grind *g, kelvin_grind_contact_info *out);
+
+/* The actual part's mesh of the prepared problem (read from workpiece.mesh, given in memory, or meshed
+ * from the analytic surface): its triangle count, and its bounds lo, hi [m] (nullable). 0 before
+ * kelvin_grind_prepare. */
+KELVIN_API int kelvin_grind_mesh_bounds(const kelvin_grind *g, double lo[3], double hi[3]);
+
+/* The arm that holds the tool (robot.model), if the prepared problem has one: its name, and its joint
+ * count in *joints (nullable); NULL (and 0) without one or before kelvin_grind_prepare. */
+KELVIN_API const char *kelvin_grind_robot(const kelvin_grind *g, int *joints);
+
 #ifdef __cplusplus
 }
 #endif
