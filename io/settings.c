@@ -277,14 +277,25 @@ static kelvin_status sanity(const kl_settings *s, const kl_inputs *in, char *msg
   if (in->mesh) {
     kl_mesh_bounds(in->mesh, lo, hi);
     D = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    if (D > 10.0) {
-      snprintf(msg, (size_t)cap, "workpiece.mesh: %s: the mesh is %.3g m across (mesh_scale %g); is it in millimetres? set "
-               "workpiece.mesh_scale: %g", s->mesh, D, s->mesh_scale, s->mesh_scale * 1e-3);
+    /* the hint: the scale that brings the mesh within [2 R, KL_PLAUSIBLE_LENGTH], and the file's unit it implies
+     * (docs/design.md section 8): a mesh in millimetres given mesh_scale 1000 needs 1e-3, not 1 */
+    const double f = kl_unit_factor(D, 2 * R, KL_PLAUSIBLE_LENGTH), scale = f * s->mesh_scale;
+    char hint[256] = "is workpiece.mesh_scale right?";
+    if (f > 0) {
+      const char *unit = kl_length_unit(scale);
+      if (unit)
+        snprintf(hint, sizeof hint, "is it in %s? set workpiece.mesh_scale: %g", unit, scale);
+      else
+        snprintf(hint, sizeof hint, "set workpiece.mesh_scale: %g", scale);
+    }
+    if (D > KL_PLAUSIBLE_LENGTH) {
+      snprintf(msg, (size_t)cap, "workpiece.mesh: %s: the mesh is %.3g m across (mesh_scale %g); %s", s->mesh, D,
+               s->mesh_scale, hint);
       return KELVIN_ERR_CONFIG;
     }
     if (D < 2 * R) {
       snprintf(msg, (size_t)cap, "workpiece.mesh: %s: the mesh is %.3g m across (mesh_scale %g), smaller than the tool "
-               "(radius %g m); is workpiece.mesh_scale right?", s->mesh, D, s->mesh_scale, R);
+               "(radius %g m); %s", s->mesh, D, s->mesh_scale, R, hint);
       return KELVIN_ERR_CONFIG;
     }
   }

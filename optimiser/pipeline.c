@@ -587,6 +587,7 @@ done:
 kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
                           void *ctx, kl_opt_result *res, char *msg, int cap)
 {
+  if (kl_problem_check_pass(pb, o, v, msg, (size_t)cap) != KELVIN_OK) return KELVIN_ERR_ARG;
   const double t0 = kl_now();
   const int ns = pb->ns, nc = 2 * ns;
   double *x = malloc((size_t)nc * sizeof *x);

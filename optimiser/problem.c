@@ -497,6 +497,175 @@ static kelvin_status robot_mass(kl_problem *pb, kl_robot *r, char *msg, int cap)
   return st;
 }
 
+//------------------------------------------------------------------------------------------------------
+// magnitude checks (docs/design.md section 8): values legal one by one, implausible together
+
+double kl_unit_factor(double size, double lo, double hi)
+{
+  if (!(isfinite(size) && size > 0)) return 0;
+  for (int k = 0; k <= 3; ++k)
+    for (int sg = -1; sg <= 1; sg += 2) { /* 1, then 1e-3 and 1e3, then 1e-6 and 1e6, ... */
+      const double f = pow(1e3, sg * k);
+      if (size * f >= lo && size * f <= hi) return f;
+      if (k == 0) break;
+    }
+  return 0;
+}
+
+const char *kl_length_unit(double f)
+{
+  static const struct {
+    double f;
+    const char *name;
+  } u[] = {{1e-9, "nanometres"}, {1e-6, "micrometres"}, {1e-3, "millimetres"}, {1e-2, "centimetres"}, {1, "metres"},
+           {1e3, "kilometres"}};
+  for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i)
+    if (fabs(f / u[i].f - 1) < 1e-9) return u[i].name;
+  return NULL;
+}
+
+/* a mesh and a path in metres: more than KL_PLAUSIBLE_LENGTH, or a mesh smaller than the tool, is a unit
+ * mistake; the hint names the factor that makes it plausible */
+static kelvin_status check_sizes(const kl_settings *s, const kl_problem_inputs *in, char *msg, int cap)
+{
+  const double R = s->tool_R;
+  char hint[256] = "";
+  if (in->mesh) {
+    double lo[3], hi[3];
+    kl_mesh_bounds(in->mesh, lo, hi);
+    const double D = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                          (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    if (!(D <= KL_PLAUSIBLE_LENGTH && D >= 2 * R)) {
+      const double f = kl_unit_factor(D, 2 * R, KL_PLAUSIBLE_LENGTH);
+      const char *unit = kl_length_unit(f);
+      if (f > 0)
+        snprintf(hint, sizeof hint, "; is it in %s? scaled by %g it is %.3g m across", unit ? unit : "another unit", f,
+                 f * D);
+      const int big = D > KL_PLAUSIBLE_LENGTH;
+      snprintf(msg, (size_t)cap, "workpiece.mesh: the mesh is %.3g m across, %s%g m; the mesh is taken in metres "
+               "(kelvin_grind_set_mesh; a file scaled by workpiece.mesh_scale)%s", D,
+               big ? "more than " : "smaller than the tool, diameter ", big ? KL_PLAUSIBLE_LENGTH : 2 * R, hint);
+      return KELVIN_ERR_CONFIG;
+    }
+  }
+  double L = s->path_x1 - s->path_x0; /* the plane cut, or the given polyline */
+  if (in->npath >= 2) {
+    L = 0;
+    for (int k = 1; k < in->npath; ++k) {
+      const double *a = in->path_p + 3 * (k - 1), *b = in->path_p + 3 * k;
+      L += sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+    }
+  }
+  if (L > KL_PLAUSIBLE_LENGTH) {
+    const double f = kl_unit_factor(L, 2 * R, KL_PLAUSIBLE_LENGTH);
+    const char *unit = kl_length_unit(f);
+    if (f > 0)
+      snprintf(hint, sizeof hint, "; is it in %s? scaled by %g it is %.3g m long", unit ? unit : "another unit", f,
+               f * L);
+    snprintf(msg, (size_t)cap, "path: the path is %.3g m long (a %.0f s pass at speed.initial %g m/s), more than %g m; "
+             "the path is taken in metres (kelvin_grind_set_path, path.csv, path.start and path.end)%s", L,
+             L / s->v_init, s->v_init, KL_PLAUSIBLE_LENGTH, hint);
+    return KELVIN_ERR_CONFIG;
+  }
+  return KELVIN_OK;
+}
+
+/* the target against the over-force threshold, and the feed speed bound (before anything is built) */
+static kelvin_status check_target_speed(const kl_settings *s, const kl_problem_inputs *in, char *msg, int cap)
+{
+  if (in->ntarget > 0 && in->target_F) {
+    int at = -1;
+    for (int i = 0; i < in->ntarget; ++i)
+      if (isfinite(in->target_F[i]) && (at < 0 || in->target_F[i] > in->target_F[at])) at = i;
+    if (at >= 0 && in->target_F[at] > s->max_F) {
+      const double F = in->target_F[at];
+      snprintf(msg, (size_t)cap, "target.max_force: %g N is below the target profile's largest force, %g N (sample "
+               "%d), where the over-force penalty would fight the target; %s", s->max_F, F, at,
+               F >= 100 * s->max_F ? "is the profile in mN? forces are taken in N"
+                                   : "raise target.max_force or lower the profile");
+      return KELVIN_ERR_CONFIG;
+    }
+  } else if (s->target_F > s->max_F) {
+    snprintf(msg, (size_t)cap, "target.force: %g N is above target.max_force (%g N), where the over-force penalty "
+             "would fight the target; %s", s->target_F, s->max_F,
+             s->target_F >= 100 * s->max_F ? "is target.force in mN? both keys take N"
+                                           : "lower target.force or raise target.max_force");
+    return KELVIN_ERR_CONFIG;
+  }
+  if (s->v_max > KL_PLAUSIBLE_SPEED) {
+    snprintf(msg, (size_t)cap, "speed.max: %g m/s is above %g m/s, faster than a robot feeds a grinding tool; is it "
+             "in mm/s? the key takes m/s (%g mm/s = %g m/s)", s->v_max, KL_PLAUSIBLE_SPEED, s->v_max, 1e-3 * s->v_max);
+    return KELVIN_ERR_CONFIG;
+  }
+  return KELVIN_OK;
+}
+
+/* the static offset at the largest target: the holder's deflection |F*_k - F_g,k| / K_h plus the contact's
+ * static depth. Above KL_PLAUSIBLE_OFFSET, or a contact depth beyond a quarter of the tool radius (where
+ * Hertz's small-depth theory no longer holds), a stiffness or the target is in the wrong unit. */
+static kelvin_status check_static(const kl_problem *pb, int profile, char *msg, int cap)
+{
+  const kl_settings *s = &pb->set;
+  double F = 0, dh = 0;
+  for (int k = 0; k < pb->ns; ++k) {
+    F = fmax(F, pb->ft[k]);
+    dh = fmax(dh, fabs(pb->ft[k] - pb->fg[k]) / s->holder_K);
+  }
+  const double dc = static_pen(pb, F), n = pb->gp[KL_GP_NC], dlim = 0.25 * s->tool_R;
+  if (dc <= dlim && dh + dc <= KL_PLAUSIBLE_OFFSET) return KELVIN_OK;
+  char what[256];
+  if (dc > dlim && dc > dh)
+    snprintf(what, sizeof what, "a static depth of %.3g m at the target's %g N, more than a quarter of tool.radius "
+             "(%g m)", dc, F, dlim);
+  else
+    snprintf(what, sizeof what, "a static offset of %.3g m at the target's %g N (holder %.3g m, contact %.3g m), more "
+             "than %g m", dh + dc, F, dh, dc, KL_PLAUSIBLE_OFFSET);
+  if (dh >= dc && s->holder_K < 1e3) /* a holder softer than 1 N/mm: a stiffness in N/mm */
+    snprintf(msg, (size_t)cap, "holder.stiffness: %g N/m gives %s; is it in N/mm? the key takes N/m (%g N/mm = %g N/m)",
+             s->holder_K, what, s->holder_K, 1e3 * s->holder_K);
+  else if (dh >= dc && profile)
+    snprintf(msg, (size_t)cap, "target: the profile's largest force, %g N, on holder.stiffness %g N/m gives %s; is the "
+             "profile in mN (forces are taken in N), or holder.stiffness in N/mm (it takes N/m)?", F, s->holder_K,
+             what);
+  else if (dh >= dc)
+    snprintf(msg, (size_t)cap, "target.force: %g N on holder.stiffness %g N/m gives %s; is the force in mN (the key "
+             "takes N), or holder.stiffness in N/mm (it takes N/m)?", F, s->holder_K, what);
+  else if (s->contact_K > 0)
+    snprintf(msg, (size_t)cap, "contact.stiffness: %g N/m^%g gives %s; is it in N/mm^%g? the key takes N/m^%g (%g "
+             "N/mm^%g = %.3g N/m^%g)", s->contact_K, n, what, n, n, s->contact_K, n, s->contact_K * pow(1e3, n), n);
+  else
+    snprintf(msg, (size_t)cap, "contact: the contact law from tool.E %g Pa and workpiece.E %g Pa gives %s; are the "
+             "moduli in Pa, and the target in N?", s->tool_E, s->work_E, what);
+  return KELVIN_ERR_CONFIG;
+}
+
+kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *o, const double *v, char *msg, size_t cap)
+{
+  const kl_settings *s = &pb->set;
+  const double olo = s->o_min, ohi = s->o_max, vlo = s->v_min, vhi = s->v_max;
+  for (int k = 0; k < pb->ns; ++k) {
+    if (!(isfinite(o[k]) && isfinite(v[k]) && v[k] > 0)) {
+      snprintf(msg, cap, "pass sample %d: the offset must be finite and the speed > 0 m/s, got %g and %g", k, o[k],
+               v[k]);
+      return KELVIN_ERR_ARG;
+    }
+    if (!(o[k] >= olo - 1e-12 && o[k] <= ohi + 1e-12)) {
+      snprintf(msg, cap, "pass sample %d (s = %.4g m): offset %.6g m is outside [offset.min, offset.max] = [%.6g, "
+               "%.6g] m%s", k, pb->s[k], o[k], olo, ohi,
+               fabs(o[k]) > 100 * fmax(fabs(olo), fabs(ohi)) ? "; is it in millimetres? offsets are taken in metres"
+                                                               : "");
+      return KELVIN_ERR_ARG;
+    }
+    if (!(v[k] >= vlo * (1 - 1e-9) && v[k] <= vhi * (1 + 1e-9))) {
+      snprintf(msg, cap, "pass sample %d (s = %.4g m): speed %.6g m/s is outside [speed.min, speed.max] = [%.6g, "
+               "%.6g] m/s%s", k, pb->s[k], v[k], vlo, vhi,
+               v[k] > KL_PLAUSIBLE_SPEED || v[k] > 100 * vhi ? "; is it in mm/s? speeds are taken in m/s" : "");
+      return KELVIN_ERR_ARG;
+    }
+  }
+  return KELVIN_OK;
+}
+
 #define FAIL(code, ...)                                                                                      \
   do {                                                                                                       \
     snprintf(msg, (size_t)cap, __VA_ARGS__);                                                                 \
@@ -549,6 +718,9 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
          s->tool_inertia[1], s->tool_inertia[2]);
   if (s->model == KL_MODEL_KV && isfinite(s->exponent) && s->exponent != 1.0)
     FAIL(KELVIN_ERR_CONFIG, "contact.exponent: Kelvin-Voigt is linear (1), got %g", s->exponent);
+  /* magnitudes, before anything is built (docs/design.md section 8) */
+  if ((st = check_target_speed(s, in, msg, cap)) != KELVIN_OK || (st = check_sizes(s, in, msg, cap)) != KELVIN_OK)
+    goto fail;
   pb->ns = s->ns;
   if (s->method == KL_METHOD_LM) pb->set.n_o = pb->set.n_v = s->ns; /* the samples are the control points */
   pb->nc = s->n_o + s->n_v;
@@ -678,6 +850,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   }
   pb->gp[KL_GP_NC] = nexp; /* static_pen needs it before the rest of gp is packed */
   pb->contact_share = kl_contact_share(kl_problem_contact(pb), fmean, s->holder_K);
+  if ((st = check_static(pb, in->ntarget > 0, msg, cap)) != KELVIN_OK) goto fail;
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
   pb->naive_o = static_pen(pb, fmean) + (fmean - fgmean) / s->holder_K;
   /* offset bounds from the part's measured deviation from its CAD: the per-sample static offsets

@@ -6,6 +6,8 @@
 #ifndef KL_OPTIMISER_PROBLEM_H
 #define KL_OPTIMISER_PROBLEM_H
 
+#include <stddef.h>
+
 #include "engine/mesh.h"
 #include "engine/robot.h"
 #include "kelvin/kelvin.h"
@@ -192,5 +194,26 @@ void kl_problem_tool_axis(const kl_problem *pb, int k, double a[3]);
  * F_N + m z'' (kernels/kl_rollout.h), at the samples or averaged over each interval. out: ns. */
 void kl_problem_measure(const kl_problem *pb, int m, const double *so, const double *o, const double *v, double *out);
 void kl_problem_guess(const kl_problem *pb, double *x);
+
+/* Magnitude checks (docs/design.md section 8, magnitude checks): values legal one by one but physically
+ * implausible together, refused by kl_problem_build before any long work, with the likely unit mistake
+ * named. The limits: */
+#define KL_PLAUSIBLE_LENGTH 10.0 /* m: a workpiece mesh across, a path's length (a part one robot grinds) */
+#define KL_PLAUSIBLE_SPEED 2.0   /* m/s: a feed speed (speed.max, a pass's speeds) */
+#define KL_PLAUSIBLE_OFFSET 0.02 /* m: the static offset at the target, holder deflection plus contact depth */
+
+/* The power of 1000 (1e-9 .. 1e9) nearest 1 that brings a size into [lo, hi] (a unit mistake's
+ * factor: 1e-3 for millimetres taken as metres); 0 if none does. */
+double kl_unit_factor(double size, double lo, double hi);
+
+/* The name of the length unit that factor f turns into metres ("millimetres" for 1e-3; nm, um, mm, cm, m,
+ * km), or NULL if f is none of them. */
+const char *kl_length_unit(double f);
+
+/* Check a pass for kl_evaluate: per sample (ns each) a finite offset within [offset.min, offset.max] and
+ * a speed within [speed.min, speed.max] (the problem's bounds); KELVIN_ERR_ARG with a message naming the
+ * sample, the value and the bounds, and the likely unit mistake (mm, mm/s) where the value is far out. */
+kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *offset, const double *speed, char *msg,
+                                    size_t cap);
 
 #endif

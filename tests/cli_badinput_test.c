@@ -160,6 +160,16 @@ static const bad cases[] = {
   {{{"x.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float zfloat x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"}}, "check x.ply", 2, "x.ply: mesh is empty (no triangles)"},
   /* runtime failures: exit 1 */
   {{{"prevfile", "x"}}, "bounce --duration 0.1 --out prevfile/sub", 1, "cannot create folder 'prevfile/sub'"},
+  /* wrong magnitudes, refused by the library before any long work with the likely unit (docs/design.md section 8) */
+  {{{"c.yaml", "holder:\n  stiffness: 5\n"}}, "optimise c.yaml --cpu --out prev", 2, "c.yaml:2: holder.stiffness: 5 N/m gives a static offset of 0.605 m at the target's 5 N (holder 0.605 m, contact 8.95e-07 m), more than 0.02 m; is it in N/mm? the key takes N/m (5 N/mm = 5000 N/m)"},
+  {{{"c.yaml", "target:\n  force: 5000\n"}}, "optimise c.yaml --cpu --out prev", 2, "c.yaml:2: target.force: 5000 N is above target.max_force (10 N), where the over-force penalty would fight the target; is target.force in mN? both keys take N"},
+  {{{"c.yaml", "target:\n  max_force: 10000\n  force: 5000\n"}}, "check c.yaml", 2, "c.yaml:3: target.force: 5000 N on holder.stiffness 5000 N/m gives a static offset of 1 m"},
+  {{{"c.yaml", SMALL "target: {csv: t.csv}\n"}, {"t.csv", "s_m,target_N\n0,3\n0.04,12\n"}}, "optimise c.yaml --cpu --out prev", 2, "c.yaml:7: target.max_force: 10 N is below the target profile's largest force, 12 N (sample 1)"},
+  {{{"c.yaml", "speed:\n  min: 5\n  max: 30\n  initial: 15\n"}}, "optimise c.yaml --cpu --out prev", 2, "c.yaml:3: speed.max: 30 m/s is above 2 m/s, faster than a robot feeds a grinding tool; is it in mm/s? the key takes m/s (30 mm/s = 0.03 m/s)"},
+  {{{"c.yaml", "contact:\n  stiffness: 5000\n"}}, "check c.yaml", 2, "c.yaml:2: contact.stiffness: 5000 N/m^1.5 gives a static depth of 0.01 m at the target's 5 N, more than a quarter of tool.radius (0.0015 m); is it in N/mm^1.5?"},
+  {{{"c.yaml", "workpiece: {surface: mesh, mesh: plate.stl, mesh_scale: 1000}\npath: {csv: path.csv}\n"}, {"plate.stl", "@PLATE"}, {"path.csv", PATHOK}},
+   "optimise c.yaml --cpu --out prev", 2, "the mesh is 1.24e+05 m across (mesh_scale 1000); is it in millimetres? set workpiece.mesh_scale: 0.001"},
+  {{{"c.yaml", "path:\n  csv: path.csv\n"}, {"path.csv", "x_m,y_m,z_m,nx,ny,nz\n-50,0,0,0,0,1\n50,0,0,0,0,1\n"}}, "optimise c.yaml --cpu --out prev", 2, "c.yaml:1: path: the path is 100 m long (a 6667 s pass at speed.initial 0.015 m/s), more than 10 m; the path is taken in metres"},
 };
 
 /* the content of a special file */

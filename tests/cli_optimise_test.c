@@ -124,7 +124,7 @@ static void test_unreachable(void **state)
                            "workpiece: {extent: [0.08, 0.03], resolution: 5e-4}\n"
                            "offset: {min: 0.00095, max: 0.00105, control_points: 8}\nspeed: {control_points: 4}\n"
                            "optimiser: {screening: 32, keep: 1, maxeval: 2}\nverify: {count: 1}\n"
-                           "target: {csv: ramp.csv}\n");
+                           "target: {csv: ramp.csv, max_force: 15}\n"); /* the ramp tops 12 N: above the 10 N default, refused */
   write_file("ramp.csv", "s,force\n0,2\n0.06,12\n");
   expect("optimise tight.yaml --cpu --quiet --out x8", 1, "target not reachable: the best pass ('refined-1') still "
                                                          "misses the target by");
