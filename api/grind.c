@@ -434,10 +434,14 @@ static kelvin_status begin(kelvin_grind *g, kelvin_device *dev, const char *what
   return g->res ? KELVIN_OK : kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
 }
 
-/* a relative figure as a percentage for a message: %.2f, or %.3g when it is huge (a unit mistake) */
-static const char *pct(double x, char *buf, size_t cap)
+/* a relative figure x as a percentage for a message: digits decimals, or %.3g when it is huge (a unit
+ * mistake: never "368474072987388542976.00 %") */
+static const char *pct(double x, int digits, char *buf, size_t cap)
 {
-  snprintf(buf, cap, fabs(100 * x) < 1e4 ? "%.2f" : "%.3g", 100 * x);
+  if (fabs(100 * x) < 1e4)
+    snprintf(buf, cap, "%.*f", digits, 100 * x);
+  else
+    snprintf(buf, cap, "%.3g", 100 * x);
   return buf;
 }
 
@@ -452,7 +456,7 @@ static kelvin_status warnings(kelvin_grind *g)
     char a[32], b[32], *w = malloc(512);
     if (!w) return kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
     snprintf(w, 512, "device prediction and 3-D verification of '%s' differ by %s %% RMS (> %s %%)", p->label,
-             pct(p->agree_rms, a, sizeof a), pct(g->pb->set.agree_tol, b, sizeof b));
+             pct(p->agree_rms, 2, a, sizeof a), pct(g->pb->set.agree_tol, 2, b, sizeof b));
     g->warn[i] = w;
   }
   return KELVIN_OK;
@@ -470,7 +474,7 @@ static kelvin_status diagnose(kelvin_grind *g)
   const kl_pass *b = &res->pass[res->best];
   const double err = b->verified ? b->vobj[KL_OBJ_RMS] : b->obj[KL_OBJ_RMS];
   if (!(err > 0.1)) return KELVIN_OK;
-  char *d = malloc(1024), e1[32], e2[32], e3[32];
+  char *d = malloc(1024), e1[32], e2[32];
   if (!d) return kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
   int at_lo = 0, at_hi = 0, vlo = 0, vhi = 0;
   for (int j = 0; j < pb->nc; ++j) {
@@ -484,16 +488,16 @@ static kelvin_status diagnose(kelvin_grind *g)
     }
   }
   if (b->verified && b->disagree && b->obj[KL_OBJ_RMS] < 0.5 * err) /* the device reaches it, the 3-D engine not */
-    snprintf(d, 1024, "target not reachable: the best pass ('%s') misses the target by %.1f %% RMS in the 3-D engine "
+    snprintf(d, 1024, "target not reachable: the best pass ('%s') misses the target by %s %% RMS in the 3-D engine "
              "while the device model reaches %.2f %%: the two disagree by %s %% RMS (over verify.tolerance %.1f %%), "
              "so the device's 1-D model does not hold for this set-up (contact lost %.1f %% of the time)",
-             b->label, 100 * err, 100 * b->obj[KL_OBJ_RMS], pct(b->agree_rms, e1, sizeof e1), 100 * pb->set.agree_tol,
-             100 * b->vobj[KL_OBJ_LOSS]);
+             b->label, pct(err, 1, e2, sizeof e2), 100 * b->obj[KL_OBJ_RMS], pct(b->agree_rms, 1, e1, sizeof e1),
+             100 * pb->set.agree_tol, 100 * b->vobj[KL_OBJ_LOSS]);
   else
     snprintf(d, 1024, "target not reachable: the best pass ('%s') still misses the target by %s %% RMS; limited by "
              "%s (offset control points at offset.min %d, at offset.max %d of %d; speed at min %d, at max %d of %d; "
              "contact lost %.1f %% of the time)",
-             b->label, fabs(100 * err) < 1e4 ? (snprintf(e2, sizeof e2, "%.1f", 100 * err), e2) : pct(err, e3, sizeof e3),
+             b->label, pct(err, 1, e2, sizeof e2),
              at_hi ? "offset.max" : at_lo ? "offset.min" : (vlo || vhi) ? "the speed bounds" : "the dynamics", at_lo,
              at_hi, pb->set.n_o, vlo, vhi, pb->set.n_v, 100 * (b->verified ? b->vobj : b->obj)[KL_OBJ_LOSS]);
   g->diagnosis = d;

@@ -661,6 +661,8 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
   if ((st = verify(&r, which, 2)) != KELVIN_OK) goto out;
   res->time.verification = kl_now() - t1;
   res->best = res->initial;
+  r.prog.f0 = 1; /* the last call */
+  say(&r, "done: pass '%s' evaluated in %.2f s", res->pass[res->best].label, kl_now() - t0);
 out:
   res->evaluations = r.evals;
   res->time.total = kl_now() - t0;
