@@ -255,7 +255,8 @@ typedef struct v3_ctl {
   int *halt;         /* set by the watch (__atomic builtins, as the engine reads it): 1 the caller asks to stop,
                         2 over the time limit */
   double *frac;      /* out: the share of the pass's time simulated */
-  double limit;      /* wall seconds (0: none) */
+  double limit;      /* wall seconds (0: none) from t0 */
+  double t0;         /* when the pass started, its scene's build included (omp_get_wtime) */
   const char *label; /* the pass's name for the message */
   void (*inline_watch)(void *w); /* called at each sample when no thread of its own watches */
   void *w;
@@ -274,11 +275,13 @@ static kelvin_status halted(const v3_ctl *ctl, double f, double el, char *msg, i
     return KELVIN_ERR_STOPPED;
   }
   if (h == 2) {
+    char rate[64] = "";
+    if (f > 0.001) snprintf(rate, sizeof rate, "; at this rate it would take about %.3g s", el / f);
     snprintf(msg, (size_t)cap, "3-D verification of '%s': stopped after %.3g s at %.1f %% of the pass, over "
-             "verify.time_limit (%g s); at this rate it would take about %.3g s. Raise verify.time_limit (0: no limit), "
-             "or check the holder's and the contact's stiffness and damping against their units (a stiff, lightly "
-             "damped set-up makes the engine's sub-steps tiny)",
-             ctl->label, el, 100 * f, ctl->limit, f > 0 ? el / f : INFINITY);
+             "verify.time_limit (%g s)%s. Raise verify.time_limit (0: no limit), or check the holder's and the "
+             "contact's stiffness and damping against their units (a stiff, lightly damped set-up makes the engine's "
+             "sub-steps tiny)",
+             ctl->label, el, 100 * f, ctl->limit, rate);
     return KELVIN_ERR_LIMIT;
   }
   return KELVIN_OK;
@@ -318,10 +321,10 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
 #pragma omp atomic write
       *ctl->frac = f;
       if (ctl->inline_watch) ctl->inline_watch(ctl->w);
-      if ((st = halted(ctl, f, omp_get_wtime() - t_start, msg, cap)) != KELVIN_OK) break;
+      if ((st = halted(ctl, f, omp_get_wtime() - ctl->t0, msg, cap)) != KELVIN_OK) break;
     }
     if (k > 0 && (st = kl_world_advance(m, d, t, msg, cap)) == KELVIN_ERR_STOPPED && ctl) { /* inside a sample interval */
-      st = halted(ctl, (d->t - sc.wt[0]) / Tp, omp_get_wtime() - t_start, msg, cap);
+      st = halted(ctl, (d->t - sc.wt[0]) / Tp, omp_get_wtime() - ctl->t0, msg, cap);
       if (st == KELVIN_OK) st = KELVIN_ERR_STOPPED; /* (cannot be: only the watch stops the engine) */
       break;
     }
@@ -536,10 +539,11 @@ kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o,
         i = next++;
         if (i >= npass) break;
         char m2[1024], lb[32];
-        v3_ctl ctl = {&M.halt[i], &M.frac[i], w ? w->time_limit : 0.0, label_of(&M, i, lb, sizeof lb),
+        const double t0 = omp_get_wtime();
+        v3_ctl ctl = {&M.halt[i], &M.frac[i], w ? w->time_limit : 0.0, t0, label_of(&M, i, lb, sizeof lb),
                       watched && team == 1 ? watch_inline : NULL, &M};
 #pragma omp atomic write
-        M.tstart[i] = omp_get_wtime();
+        M.tstart[i] = t0;
         const kelvin_status s = run_one(pb, o + (size_t)i * ns, v + (size_t)i * ns, &out[i], w ? &ctl : NULL, m2, sizeof m2);
         if (s != KELVIN_OK) {
           __atomic_store_n(&M.failed[i], 1, __ATOMIC_RELAXED);
@@ -551,7 +555,12 @@ kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o,
             if (first == KELVIN_OK || rank < rank0 || (rank == rank0 && i < first_i)) {
               first_i = i;
               first = s;
-              if (msg && cap > 0) snprintf(msg, (size_t)cap, "pass %d: %s", i, m2);
+              if (msg && cap > 0) { /* (a message that names the pass needs no number) */
+                if (strncmp(m2, "3-D verification of '", 21) == 0)
+                  snprintf(msg, (size_t)cap, "%s", m2);
+                else
+                  snprintf(msg, (size_t)cap, "pass %d: %s", i, m2);
+              }
             }
           }
         }
