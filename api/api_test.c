@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <kelvin/batch.h>
@@ -603,13 +604,198 @@ static void test_grind_path_two_points(void **state)
   kelvin_grind_free(g);
 }
 
+/* wall seconds (C11 timespec_get) */
+static double wall(void)
+{
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* what a progress callback saw, and when to ask for a stop */
+typedef struct seen {
+  int calls, stop_at;        /* stop on call number stop_at (0: never) */
+  const char *stop_on;       /* or on the first text that starts with this (NULL: never) */
+  double fmin, fmax, flast;  /* fractions */
+  double t_stop;             /* wall() when it asked to stop */
+  char last[256];
+} seen;
+
+static int watch(void *ctx, double fraction, const char *text)
+{
+  seen *w = ctx;
+  w->calls++;
+  w->fmin = fmin(w->fmin, fraction);
+  w->fmax = fmax(w->fmax, fraction);
+  w->flast = fraction;
+  snprintf(w->last, sizeof w->last, "%s", text);
+  if (w->calls == w->stop_at || (w->stop_on && strncmp(text, w->stop_on, strlen(w->stop_on)) == 0)) {
+    w->t_stop = wall();
+    return 1;
+  }
+  return 0;
+}
+
+/* Progress and stop (kelvin_grind_set_progress): a run reports fractions in [0, 1], the last call 1; a
+ * callback that asks to stop on its 2nd call is called no more and the run returns KELVIN_ERR_STOPPED
+ * with no results; a stop asked from inside the 3-D verification (at a pass's "started" notice) returns
+ * within 0.5 s although that verification, its sub-steps made 200 times smaller (verify.substep_fraction
+ * 1e-3), runs for many seconds (the stop is checked at every path sample). verify.time_limit stops the
+ * same verification with KELVIN_ERR_LIMIT and a message naming the setting. */
+static void test_grind_progress_stop(void **state)
+{
+  (void)state;
+  kelvin_grind *g = plate(41);
+  kelvin_device *dev = NULL;
+  assert_int_equal(kelvin_device_create(&dev), KELVIN_OK);
+  assert_int_equal(kelvin_device_open(dev, NULL, KELVIN_DEVICE_CPU), KELVIN_OK);
+  seen w = {0, 0, NULL, INFINITY, -INFINITY, NAN, 0, ""};
+  kelvin_grind_set_progress(g, watch, &w);
+  if (kelvin_grind_optimise(g, dev) != KELVIN_OK) fail_msg("%s", kelvin_grind_errmsg(g));
+  printf("# %d progress calls, fractions in [%g, %g], the last %g: '%s'\n", w.calls, w.fmin, w.fmax, w.flast, w.last);
+  assert_true(w.calls >= 4);
+  assert_true(w.fmin >= 0 && w.fmax <= 1);
+  assert_true(w.flast == 1);
+
+  seen w2 = {0, 2, NULL, INFINITY, -INFINITY, NAN, 0, ""};
+  kelvin_grind_set_progress(g, watch, &w2);
+  assert_int_equal(kelvin_grind_optimise(g, dev), KELVIN_ERR_STOPPED);
+  assert_int_equal(w2.calls, 2);
+  assert_int_equal(kelvin_grind_npass(g), 0);
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "stopped by the caller"));
+
+  assert_int_equal(kelvin_grind_set(g, "verify.substep_fraction", 1e-3), KELVIN_OK);
+  seen w3 = {0, 0, "verification: pass", INFINITY, -INFINITY, NAN, 0, ""};
+  kelvin_grind_set_progress(g, watch, &w3);
+  assert_int_equal(kelvin_grind_optimise(g, dev), KELVIN_ERR_STOPPED);
+  const double late = wall() - w3.t_stop;
+  printf("# stopped in the verification ('%s'): returned %.3f s later; %s\n", w3.last, late, kelvin_grind_errmsg(g));
+  assert_true(late < 0.5);
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "stopped by the caller"));
+
+  kelvin_grind_set_progress(g, NULL, NULL);
+  assert_int_equal(kelvin_grind_set(g, "verify.time_limit", 0.3), KELVIN_OK);
+  const double t0 = wall();
+  assert_int_equal(kelvin_grind_optimise(g, dev), KELVIN_ERR_LIMIT);
+  const double took = wall() - t0;
+  printf("# verify.time_limit 0.3 s: returned after %.2f s: %s\n", took, kelvin_grind_errmsg(g));
+  assert_true(took < 5);
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "over verify.time_limit (0.3 s)"));
+  assert_int_equal(kelvin_grind_npass(g), 0);
+  kelvin_device_free(dev);
+  kelvin_grind_free(g);
+}
+
+/* What the program used to know alone, now the library's: the problem's numbers (path, samples and
+ * F_ref of the plate, and the derived offset.min: the naive offset less offset.margin, by Hertz written
+ * out here), the diagnosis of a target the bounds cannot reach (a 2..12 N ramp with the offsets held to
+ * [0.95, 1.05] mm: 12 N needs about 2 mm, so the offsets sit at offset.max), the disagreement warning
+ * (verify.tolerance 0 flags every verified pass; the text carries the agreement in %.2f), and the lines
+ * of a loaded config file in the messages (not for a key set after the load). */
+static void test_grind_library_knows(void **state)
+{
+  (void)state;
+  kelvin_grind *g = plate(41);
+  kelvin_device *dev = NULL;
+  assert_int_equal(kelvin_device_create(&dev), KELVIN_OK);
+  assert_int_equal(kelvin_device_open(dev, NULL, KELVIN_DEVICE_CPU), KELVIN_OK);
+  assert_true(isnan(kelvin_grind_problem_value(g, KELVIN_PROBLEM_LENGTH)));
+  assert_int_equal(kelvin_grind_set(g, "verify.tolerance", 0), KELVIN_OK);
+  if (kelvin_grind_optimise(g, dev) != KELVIN_OK) fail_msg("%s", kelvin_grind_errmsg(g));
+  assert_rel(kelvin_grind_problem_value(g, KELVIN_PROBLEM_LENGTH), 0.1, 1e-12, "path length");
+  assert_true(kelvin_grind_problem_value(g, KELVIN_PROBLEM_SAMPLES) == 41);
+  assert_rel(kelvin_grind_problem_value(g, KELVIN_PROBLEM_FORCE_REF), 5, 1e-12, "F_ref");
+  const double es = 1 / ((1 - 0.22 * 0.22) / 200e9 + (1 - 0.33 * 0.33) / 70e9), K = 4.0 / 3.0 * es * sqrt(6e-3);
+  double omin = NAN;
+  assert_int_equal(kelvin_grind_problem_get(g, "offset.min", &omin), KELVIN_OK);
+  assert_rel(omin, pow(5 / K, 2.0 / 3.0) + 3.0 / 5000 - 1e-3, 1e-12, "the derived offset.min");
+  double X[41];
+  assert_int_equal(kelvin_grind_pass_series(g, 0, KELVIN_SERIES_X, X), KELVIN_OK);
+  assert_rel(X[40], 0.05, 1e-12, "the path's last x");
+  assert_true(kelvin_grind_run_value(g, KELVIN_RUN_NAIVE) == 0);
+  assert_null(kelvin_grind_diagnosis(g)); /* the plate's target is reached */
+  const double agree = kelvin_grind_pass_value(g, 0, KELVIN_PASS_AGREEMENT);
+  char want[256];
+  snprintf(want, sizeof want, "device prediction and 3-D verification of 'naive' differ by %.2f %% RMS (> 0.00 %%)",
+           100 * agree);
+  assert_non_null(kelvin_grind_pass_warning(g, 0));
+  assert_string_equal(kelvin_grind_pass_warning(g, 0), want);
+  for (int i = 0; i < kelvin_grind_npass(g); ++i)
+    if (kelvin_grind_pass_value(g, i, KELVIN_PASS_VERIFIED) == 0) assert_null(kelvin_grind_pass_warning(g, i));
+
+  /* the ramp the bounds cannot follow */
+  const double ts[2] = {0, 0.1}, tF[2] = {2, 12};
+  assert_int_equal(kelvin_grind_set_target(g, ts, tF, 2), KELVIN_OK);
+  assert_int_equal(kelvin_grind_set(g, "target.max_force", 15), KELVIN_OK); /* 12 N is above the default 10 N limit */
+  assert_int_equal(kelvin_grind_set(g, "offset.min", 0.00095), KELVIN_OK);
+  assert_int_equal(kelvin_grind_set(g, "offset.max", 0.00105), KELVIN_OK);
+  if (kelvin_grind_optimise(g, dev) != KELVIN_OK) fail_msg("%s", kelvin_grind_errmsg(g));
+  const char *d = kelvin_grind_diagnosis(g);
+  printf("# %s\n", d ? d : "(no diagnosis)");
+  assert_non_null(d);
+  assert_non_null(strstr(d, "target not reachable: the best pass ('"));
+  assert_non_null(strstr(d, "limited by offset.max"));
+
+  /* config lines */
+  FILE *f = fopen("api_line.yaml", "w");
+  assert_non_null(f);
+  fputs("tool: {radius: 6e-3}\nspeed:\n  min: 0.05\n  max: 0.01\n", f);
+  fclose(f);
+  assert_int_equal(kelvin_grind_load(g, "api_line.yaml"), KELVIN_OK);
+  const kelvin_status st1 = kelvin_grind_prepare(g);
+  char m1[1024];
+  snprintf(m1, sizeof m1, "%s", kelvin_grind_errmsg(g));
+  assert_int_equal(kelvin_grind_set(g, "speed.min", 0.04), KELVIN_OK);
+  const kelvin_status st2 = kelvin_grind_prepare(g);
+  remove("api_line.yaml");
+  printf("# %s\n# %s\n", m1, kelvin_grind_errmsg(g));
+  assert_int_equal(st1, KELVIN_ERR_CONFIG);
+  assert_int_equal(st2, KELVIN_ERR_CONFIG);
+  assert_int_equal(strncmp(m1, "api_line.yaml:3: speed.min (0.05) must be < speed.max (0.01)", 60), 0);
+  assert_int_equal(strncmp(kelvin_grind_errmsg(g), "api_line.yaml: speed.min (0.04)", 31), 0);
+  kelvin_device_free(dev);
+  kelvin_grind_free(g);
+}
+
+/* kelvin_grind_read_pass: a pass linear in s over the plate's path (s from 0 to 0.1 m) read onto the 41
+ * samples is that line at s_k = 0.0025 k (to rounding: 1e-12); speeds in mm/s are refused with the hint. */
+static void test_grind_read_pass(void **state)
+{
+  (void)state;
+  kelvin_grind *g = plate(41);
+  FILE *f = fopen("api_pass.csv", "w");
+  assert_non_null(f);
+  fputs("s_m,offset_m,speed_m_s\n0,0.0006,0.01\n0.1,0.0007,0.02\n", f);
+  fclose(f);
+  double o[41], v[41];
+  const kelvin_status st = kelvin_grind_read_pass(g, "api_pass.csv", o, v);
+  if (st != KELVIN_OK) fail_msg("%s", kelvin_grind_errmsg(g));
+  for (int k = 0; k < 41; ++k) {
+    const double s = 0.0025 * k;
+    assert_rel(o[k], 0.0006 + 0.001 * s, 1e-12, "offset read and interpolated");
+    assert_rel(v[k], 0.01 + 0.1 * s, 1e-12, "speed read and interpolated");
+  }
+  f = fopen("api_pass.csv", "w");
+  assert_non_null(f);
+  fputs("s_m,offset_m,speed_m_s\n0,0.0006,15\n0.1,0.0006,15\n", f);
+  fclose(f);
+  const kelvin_status st2 = kelvin_grind_read_pass(g, "api_pass.csv", o, v);
+  remove("api_pass.csv");
+  assert_int_equal(st2, KELVIN_ERR_CONFIG);
+  printf("# %s\n", kelvin_grind_errmsg(g));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "api_pass.csv:2: column 'speed_m_s': 15 m/s is outside"));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "is it in mm/s?"));
+  kelvin_grind_free(g);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_names), cmocka_unit_test(test_closed_forms),
     cmocka_unit_test(test_impact_batch),       cmocka_unit_test(test_world),
     cmocka_unit_test(test_grind_settings),     cmocka_unit_test(test_grind_run),
-    cmocka_unit_test(test_grind_path_two_points),
+    cmocka_unit_test(test_grind_path_two_points), cmocka_unit_test(test_grind_progress_stop),
+    cmocka_unit_test(test_grind_library_knows), cmocka_unit_test(test_grind_read_pass),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

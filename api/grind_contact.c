@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "api/api_impl.h"
+#include "api/grind_impl.h"
 #include "kelvin/contact.h"
 #include "kernels/kl_contact_static.h"
 

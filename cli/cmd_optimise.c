@@ -1,20 +1,17 @@
 /* cli/cmd_optimise.c: `kelvin optimise [config.yaml]` (the main job) and
  * `kelvin evaluate config.yaml --pass pass.csv` (check a pass without optimising). */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "host/host.h"
+#include <kelvin/grind.h>
+
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "optimiser/pipeline.h"
-#include "optimiser/problem.h"
 #include "cli/report.h"
-#include "io/settings.h"
-#include "io/table.h"
 
 static void help_optimise(void)
 {
@@ -140,59 +137,29 @@ static int parse(int argc, char **argv, args *a, int evaluate)
   return 0;
 }
 
-static void progress(void *ctx, const char *text) { kl_cli_note(ctx, "%s", text); }
+/* the library's progress lines on stderr (kelvin/grind.h): every notice, and a tick (indented) when none
+ * was printed for KL_TICK_S seconds */
+#define KL_TICK_S 2.0
 
-/* read s_m,offset_m,speed_m_s (io/table.h), check them against the problem's path and bounds, and
- * interpolate onto the path samples; -1 with one message on failure */
-static int read_pass(const char *path, const kl_problem *pb, double *o, double *v)
+typedef struct progress_ctx {
+  const kl_cli_common *c;
+  double last; /* when the last line was printed (CLOCK_MONOTONIC) */
+} progress_ctx;
+
+static int progress(void *ctx, double fraction, const char *text)
 {
-  int n = 0;
-  double *S = NULL, *O = NULL, *V = NULL;
-  long *L = NULL;
-  char msg[2048];
-  if (kl_read_pass_csv(path, &n, &S, &O, &V, &L, msg, sizeof msg) != KELVIN_OK) {
-    kl_cli_error("%s", msg);
-    return -1;
-  }
-  int rc = 0;
-  const double olo = pb->lo[0], ohi = pb->hi[0], vlo = pb->set.v_min, vhi = pb->set.v_max;
-  for (int k = 0; k < n && rc == 0; ++k) {
-    if (!(O[k] >= olo - 1e-12 && O[k] <= ohi + 1e-12)) {
-      kl_cli_error("%s:%ld: column 'offset_m': %.6g m is outside the configured bounds [offset.min, offset.max] = "
-                   "[%.6g, %.6g] m%s", path, L[k], O[k], olo, ohi,
-                   fabs(O[k]) > 100 * fmax(fabs(olo), fabs(ohi)) ? "; is it in millimetres? the file is read in metres" : "");
-      rc = -1;
-    } else if (!(V[k] >= vlo * (1 - 1e-9) && V[k] <= vhi * (1 + 1e-9))) {
-      kl_cli_error("%s:%ld: column 'speed_m_s': %.6g m/s is outside the configured bounds [speed.min, speed.max] = "
-                   "[%.6g, %.6g] m/s%s", path, L[k], V[k], vlo, vhi,
-                   V[k] > 100 * vhi ? "; is it in mm/s? the file is read in m/s" : "");
-      rc = -1;
-    }
-  }
-  const double tol = 1e-6 * fmax(pb->length, 1e-3);
-  if (rc == 0 && (S[0] > pb->s[0] + tol || S[n - 1] < pb->length - tol)) {
-    kl_cli_error("%s:%ld: column 's_m': s covers [%.6g, %.6g] m but the path runs over [0, %.6g] m%s", path,
-                 S[0] > pb->s[0] + tol ? L[0] : L[n - 1], S[0], S[n - 1], pb->length,
-                 S[n - 1] > 100 * pb->length ? "; is it in millimetres? the file is read in metres" : "");
-    rc = -1;
-  }
-  if (rc == 0 && S[n - 1] > 100 * pb->length) { /* a unit mistake (a pass may run on past the path's end) */
-    kl_cli_error("%s:%ld: column 's_m': s runs to %.6g m but the path is only %.6g m long; is s in millimetres? the "
-                 "file is read in metres", path, L[n - 1], S[n - 1], pb->length);
-    rc = -1;
-  }
-  if (rc == 0)
-    for (int k = 0, j = 0; k < pb->ns; ++k) {
-      while (j + 2 < n && S[j + 1] < pb->s[k]) ++j;
-      const double w = fmin(1.0, fmax(0.0, (pb->s[k] - S[j]) / (S[j + 1] - S[j])));
-      o[k] = O[j] + w * (O[j + 1] - O[j]);
-      v[k] = V[j] + w * (V[j + 1] - V[j]);
-    }
-  free(S);
-  free(O);
-  free(V);
-  free(L);
-  return rc;
+  progress_ctx *p = ctx;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  const int tick = text[0] == ' ';
+  if (tick && now - p->last < KL_TICK_S) return 0;
+  p->last = now;
+  if (tick && fraction >= 0)
+    kl_cli_note(p->c, "%s (%.0f %% of the run)", text + strspn(text, " "), 100 * fraction);
+  else
+    kl_cli_note(p->c, "%s", text + strspn(text, " "));
+  return 0;
 }
 
 static int run(int argc, char **argv, int evaluate)
@@ -202,150 +169,119 @@ static int run(int argc, char **argv, int evaluate)
   const int pr = parse(argc, argv, &a, evaluate);
   if (pr > 0) return KL_EXIT_OK;
   if (pr < 0) return KL_EXIT_USAGE;
-  kl_settings set;
-  kl_settings_default(&set);
-  char msg[4096] = "";
-  if (a.config && kl_settings_load(&set, a.config, msg, sizeof msg) != KELVIN_OK) {
-    kl_cli_error("%s", msg);
-    return KL_EXIT_USAGE;
-  }
-  if (a.algorithm) {
-    if (strlen(a.algorithm) >= sizeof set.algorithm) {
-      kl_cli_error("--algorithm: unknown NLopt algorithm '%s'", a.algorithm);
-      return KL_EXIT_USAGE;
-    }
-    snprintf(set.algorithm, sizeof set.algorithm, "%s", a.algorithm);
-    set.method = KL_METHOD_NLOPT;
-  }
-  if (a.have_screening) set.screening = (int)a.screening;
-  if (a.have_maxeval) set.maxeval = (int)a.maxeval;
-  if (a.have_seed) set.seed = (unsigned long)a.seed;
-  kl_problem *pb = NULL;
-  kl_cli_note(&a.c, "%s: preparing the problem (workpiece mesh, path, protrusion)", cmd);
-  kl_inputs inputs;
-  kelvin_status st = kl_inputs_load(&set, &inputs, msg, sizeof msg);
-  if (st == KELVIN_OK) st = kl_problem_build(&set, &inputs.in, &pb, msg, sizeof msg);
-  if (st != KELVIN_OK) {
-    kl_inputs_free(&inputs);
-    const int line = a.config ? kl_settings_line(a.config, msg) : 0;
-    if (line > 0)
-      kl_cli_error("%s:%d: %s", a.config, line, msg);
-    else
-      kl_cli_error("%s%s%s", a.config ? a.config : "", a.config ? ": " : "", msg);
-    return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
-  }
+  kelvin_grind *g = NULL;
+  kelvin_device *dev = NULL;
   double *o = NULL, *v = NULL;
-  if (evaluate) {
-    o = malloc((size_t)pb->ns * sizeof *o);
-    v = malloc((size_t)pb->ns * sizeof *v);
-    if (!o || !v || read_pass(a.pass, pb, o, v) != 0) {
-      free(o);
-      free(v);
-      kl_problem_free(pb);
-      kl_inputs_free(&inputs);
-      return KL_EXIT_USAGE;
-    }
-  }
-  kl_host *h = NULL;
-  kl_host_opts ho;
-  kl_host_opts_default(&ho);
-  ho.cpu = a.c.cpu;
-  ho.device = a.c.device;
-  ho.device_origin = a.c.device ? "--device" : NULL;
   int rc = KL_EXIT_OK;
-  kl_opt_result *res = calloc(1, sizeof *res);
-  if (!res || kl_host_create(&h) != KELVIN_OK) {
+  if (kelvin_grind_create(&g) != KELVIN_OK || kelvin_device_create(&dev) != KELVIN_OK) {
     kl_cli_error("out of memory");
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  st = kl_host_open(h, &ho);
+  if (a.config && kelvin_grind_load(g, a.config) != KELVIN_OK) {
+    kl_cli_error("%s", kelvin_grind_errmsg(g));
+    rc = KL_EXIT_USAGE;
+    goto done;
+  }
+  if (a.algorithm) {
+    if (kelvin_grind_set_string(g, "optimiser.algorithm", a.algorithm) != KELVIN_OK) {
+      kl_cli_error("--algorithm: unknown NLopt algorithm '%s'", a.algorithm);
+      rc = KL_EXIT_USAGE;
+      goto done;
+    }
+    kelvin_grind_set_string(g, "optimiser.method", "nlopt");
+  }
+  /* (the options' bounds are the settings': kelvin_grind_set cannot refuse them) */
+  if (a.have_screening) kelvin_grind_set(g, "optimiser.screening", (double)a.screening);
+  if (a.have_maxeval) kelvin_grind_set(g, "optimiser.maxeval", (double)a.maxeval);
+  if (a.have_seed) kelvin_grind_set(g, "optimiser.seed", (double)a.seed);
+  kl_cli_note(&a.c, "%s: preparing the problem (workpiece mesh, path, protrusion)", cmd);
+  kelvin_status st = kelvin_grind_prepare(g);
   if (st != KELVIN_OK) {
-    kl_cli_error("%s", kl_host_errmsg(h));
+    /* (named by the library: "FILE:LINE: ..." or "FILE: ...") */
+    kl_cli_error("%s", kelvin_grind_errmsg(g));
+    rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+    goto done;
+  }
+  const int ns = kelvin_grind_nsamples(g);
+  if (evaluate) {
+    o = malloc((size_t)ns * sizeof *o);
+    v = malloc((size_t)ns * sizeof *v);
+    if (!o || !v) {
+      kl_cli_error("out of memory");
+      rc = KL_EXIT_RUNTIME;
+      goto done;
+    }
+    if (kelvin_grind_read_pass(g, a.pass, o, v) != KELVIN_OK) {
+      kl_cli_error("%s", kelvin_grind_errmsg(g));
+      rc = KL_EXIT_USAGE;
+      goto done;
+    }
+  }
+  st = kelvin_device_open(dev, a.c.device, a.c.cpu ? KELVIN_DEVICE_CPU : 0);
+  if (st != KELVIN_OK) {
+    /* the library names the spec's origin as its own call; here it came from --device */
+    const char *m = kelvin_device_errmsg(dev), *at = strstr(m, "kelvin_device_open");
+    if (a.c.device && at)
+      kl_cli_error("%.*s--device%s", (int)(at - m), m, at + strlen("kelvin_device_open"));
+    else
+      kl_cli_error("%s", m);
     rc = st == KELVIN_ERR_NODEVICE ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }
-  kl_cli_note(&a.c, "%s", kl_host_notice(h));
+  kl_cli_note(&a.c, "%s", kelvin_device_describe(dev));
   if (kl_run_begin(a.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  st = evaluate ? kl_evaluate(pb, h, o, v, progress, &a.c, res, msg, sizeof msg)
-                : kl_optimise(pb, h, progress, &a.c, res, msg, sizeof msg);
+  progress_ctx pc = {&a.c, -1e300};
+  kelvin_grind_set_progress(g, progress, &pc);
+  st = evaluate ? kelvin_grind_evaluate(g, dev, o, v) : kelvin_grind_optimise(g, dev);
   if (st != KELVIN_OK) {
     /* a setting found wrong by the pipeline (optimiser.algorithm): named where it was given */
-    const char *alg = "optimiser.algorithm:";
-    const int line = st == KELVIN_ERR_CONFIG && a.config ? kl_settings_line(a.config, msg) : 0;
+    const char *msg = kelvin_grind_errmsg(g), *alg = "optimiser.algorithm:";
     if (st == KELVIN_ERR_CONFIG && a.algorithm && strncmp(msg, alg, strlen(alg)) == 0)
       kl_cli_error("%s: --algorithm:%s", cmd, msg + strlen(alg));
-    else if (line > 0)
-      kl_cli_error("%s: %s:%d: %s", cmd, a.config, line, msg);
     else
       kl_cli_error("%s: %s", cmd, msg);
     rc = st == KELVIN_ERR_CONFIG ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }
-  if (kl_report_write(pb, res, a.c.out, cmd, kl_host_notice(h), a.config) != 0 || kl_run_commit() != 0) {
+  if (kl_report_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  const kl_pass *b = &res->pass[res->best];
   if (!a.c.quiet) {
+    int avg;
+    const int sens = kl_report_measure(g, &avg);
     printf("kelvin %s: %s, path %.1f mm in %d samples, target %.3g N (%s force scored), the contact %.3g %% of the "
            "compliance there\n\n",
-           cmd, a.config ? a.config : "built-in example", 1e3 * pb->length, pb->ns, pb->gp[KL_GP_FREF],
-           (pb->set.measure & KL_MEASURE_SENSOR_BIT) ? ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "wrist-sensor step-averaged" : "wrist-sensor")
-                                                      : ((pb->set.measure & KL_MEASURE_AVG_BIT) ? "step-averaged contact" : "contact"),
-           100 * pb->contact_share);
-    kl_report_print(pb, res);
+           cmd, a.config ? a.config : "built-in example", 1e3 * kelvin_grind_length(g), ns,
+           kelvin_grind_problem_value(g, KELVIN_PROBLEM_FORCE_REF),
+           sens ? (avg ? "wrist-sensor step-averaged" : "wrist-sensor") : (avg ? "step-averaged contact" : "contact"),
+           100 * kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_SHARE));
+    kl_report_print(g);
     char where[160] = "";
-    if (res->host_rollouts > 0)
+    const long host = (long)kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS_HOST);
+    if (host > 0)
       snprintf(where, sizeof where, " (%ld on the host's OpenMP twin: batches of fewer than %ld do not fill the device)",
-               res->host_rollouts, res->host_below);
+               host, (long)kelvin_grind_run_value(g, KELVIN_RUN_HOST_BELOW));
+    const double tv = kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION), tt = kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL);
     printf("\n%ld rollouts%s; time: screening %.2f s, refinement %.2f s, 3-D verification %.2f s (%.1f %%), total %.2f s\n",
-           res->evaluations, where, res->time.screening, res->time.refinement, res->time.verification,
-           res->time.total > 0 ? 100.0 * res->time.verification / res->time.total : 0.0, res->time.total);
+           kelvin_grind_rollouts(g), where, kelvin_grind_run_value(g, KELVIN_RUN_TIME_SCREENING),
+           kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT), tv, tt > 0 ? 100.0 * tv / tt : 0.0, tt);
   }
   kl_cli_note(&a.c, "%s: wrote %s/{trajectory.csv, waypoints.csv, report.json, %s.png}", cmd, a.c.out, cmd);
-  for (int i = 0; i < res->npass; ++i)
-    if (res->pass[i].verified && res->pass[i].disagree)
-      kl_cli_note(&a.c, "%s: warning: device prediction and 3-D verification of '%s' differ by %.2f %% RMS (> %.2f %%)",
-                  cmd, res->pass[i].label, 100 * res->pass[i].agree_rms, 100 * pb->set.agree_tol);
-  /* a target the bounds cannot reach: say what limits it */
-  const double err = b->verified ? b->vobj[KL_OBJ_RMS] : b->obj[KL_OBJ_RMS];
-  if (!evaluate && err > 0.1) {
-    int at_lo = 0, at_hi = 0, vlo = 0, vhi = 0;
-    for (int j = 0; j < pb->nc; ++j) {
-      const double tol = 1e-6 * (pb->hi[j] - pb->lo[j]);
-      if (j < pb->set.n_o) {
-        at_lo += b->x[j] <= pb->lo[j] + tol;
-        at_hi += b->x[j] >= pb->hi[j] - tol;
-      } else {
-        vlo += b->x[j] <= pb->lo[j] + tol;
-        vhi += b->x[j] >= pb->hi[j] - tol;
-      }
-    }
-    if (b->verified && b->disagree && b->obj[KL_OBJ_RMS] < 0.5 * err) /* the device reaches it, the 3-D engine not */
-      kl_cli_error("%s: target not reachable: the best pass ('%s') misses the target by %.1f %% RMS in the 3-D engine "
-                   "while the device model reaches %.2f %%: the two disagree by %.1f %% RMS (over verify.tolerance "
-                   "%.1f %%), so the device's 1-D model does not hold for this set-up (contact lost %.1f %% of the time)",
-                   cmd, b->label, 100 * err, 100 * b->obj[KL_OBJ_RMS], 100 * b->agree_rms, 100 * pb->set.agree_tol,
-                   100 * b->vobj[KL_OBJ_LOSS]);
-    else
-      kl_cli_error("%s: target not reachable: the best pass ('%s') still misses the target by %.1f %% RMS; limited by "
-                   "%s (offset control points at offset.min %d, at offset.max %d of %d; speed at min %d, at max %d of "
-                   "%d; contact lost %.1f %% of the time)",
-                   cmd, b->label, 100 * err,
-                   at_hi ? "offset.max" : at_lo ? "offset.min" : (vlo || vhi) ? "the speed bounds" : "the dynamics",
-                   at_lo, at_hi, pb->set.n_o, vlo, vhi, pb->set.n_v, 100 * (b->verified ? b->vobj : b->obj)[KL_OBJ_LOSS]);
+  for (int i = 0; i < kelvin_grind_npass(g); ++i)
+    if (kelvin_grind_pass_warning(g, i)) kl_cli_note(&a.c, "%s: warning: %s", cmd, kelvin_grind_pass_warning(g, i));
+  /* a target the bounds cannot reach: what limits it (the library's diagnosis) */
+  if (kelvin_grind_diagnosis(g)) {
+    kl_cli_error("%s: %s", cmd, kelvin_grind_diagnosis(g));
     rc = KL_EXIT_RUNTIME;
   }
 done:
-  if (res) kl_opt_result_free(res);
-  free(res);
-  kl_host_destroy(h);
-  kl_problem_free(pb);
-  kl_inputs_free(&inputs);
+  kelvin_grind_free(g);
+  kelvin_device_free(dev);
   free(o);
   free(v);
   return rc;

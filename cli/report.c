@@ -8,75 +8,70 @@
 
 #include <cjson/cJSON.h>
 
-#include "kelvin/contact.h"
+/* the series of kelvin_grind_pass_series a table needs, ns values each (columns of one block) */
+enum { C_S, C_X, C_Y, C_Z, C_NX, C_NY, C_NZ, C_O, C_V, C_T, C_FT, C_SA, C_SI, C_C, C_VSA, C_VSI, C_VC, C_N };
 
-static const char *const surf_names[] = {"plane", "cylinder", "sphere", "saddle", "mesh"};
-
-/* sampled offsets and speeds of a pass (its control points through the problem basis, or samples) */
-static void pass_ov(const kl_problem *pb, const kl_pass *ps, double *o, double *v)
+/* series what of pass into col (ns values), or NaN when the pass has none of it (a pass not verified) */
+static void series(const kelvin_grind *g, int pass, kelvin_series what, double *col, int ns)
 {
-  if (ps->nx == 2 * pb->ns) {
-    memcpy(o, ps->x, (size_t)pb->ns * sizeof *o);
-    memcpy(v, ps->x + pb->ns, (size_t)pb->ns * sizeof *v);
-  } else {
-    kl_problem_expand(pb, ps->x, o, v);
-  }
+  if (kelvin_grind_pass_series(g, pass, what, col) != KELVIN_OK)
+    for (int k = 0; k < ns; ++k) col[k] = NAN;
 }
 
-static int trajectory(const kl_problem *pb, const kl_opt_result *res, const char *dir)
+static int trajectory(const kelvin_grind *g, const char *dir)
 {
-  const kl_pass *b = &res->pass[res->best];
-  const int ns = pb->ns;
-  double *o = malloc((size_t)ns * sizeof *o), *v = malloc((size_t)ns * sizeof *v);
-  if (!o || !v) {
-    free(o);
-    free(v);
+  const int best = kelvin_grind_best(g), ns = kelvin_grind_nsamples(g);
+  const int verified = kelvin_grind_pass_value(g, best, KELVIN_PASS_VERIFIED) == 1;
+  double *c = malloc((size_t)C_N * ns * sizeof *c);
+  if (!c) {
     kl_cli_error("out of memory");
     return -1;
   }
-  pass_ov(pb, b, o, v);
-  /* the device's wrist-sensor reading, step-averaged and at the samples, as the 3-D engine's beside it */
-  double *sa = malloc((size_t)2 * ns * sizeof *sa);
+  static const kelvin_series what[C_N] = {
+    KELVIN_SERIES_S, KELVIN_SERIES_X, KELVIN_SERIES_Y, KELVIN_SERIES_Z, KELVIN_SERIES_NX, KELVIN_SERIES_NY,
+    KELVIN_SERIES_NZ, KELVIN_SERIES_OFFSET, KELVIN_SERIES_SPEED, KELVIN_SERIES_TIME, KELVIN_SERIES_TARGET,
+    /* the device's wrist-sensor reading, step-averaged and at the samples, as the 3-D engine's beside it */
+    KELVIN_SERIES_SENSOR, KELVIN_SERIES_SENSOR_INSTANT, KELVIN_SERIES_CONTACT, KELVIN_SERIES_SENSOR_VERIFIED,
+    KELVIN_SERIES_SENSOR_INSTANT_VERIFIED, KELVIN_SERIES_CONTACT_VERIFIED};
+  for (int j = 0; j < C_N; ++j) series(g, best, what[j], c + (size_t)j * ns, ns);
+#define COL(j, k) c[(size_t)(j) * ns + (k)]
   kl_out f;
-  if (!sa || kl_out_open(&f, dir, "trajectory.csv") != 0) {
-    free(o);
-    free(v);
-    free(sa);
+  if (kl_out_open(&f, dir, "trajectory.csv") != 0) {
+    free(c);
     return -1;
   }
-  kl_problem_measure(pb, KL_MEASURE_SENSOR, b->so, o, v, sa);
-  kl_problem_measure(pb, KL_MEASURE_SENSOR_INSTANT, b->so, o, v, sa + ns);
   fprintf(f.f, "s_m,x_m,y_m,z_m,nx,ny,nz,offset_m,speed_m_s,time_s,target_N,predicted_N,verified_N,"
                "predicted_inst_N,verified_inst_N,contact\n");
   for (int k = 0; k < ns; ++k) {
-    const double *p = &pb->p[3 * k], *n = &pb->nrm[3 * k];
-    fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,", pb->s[k], p[0], p[1], p[2], n[0], n[1],
-            n[2], o[k], v[k], b->so[KL_SO_T * ns + k], pb->ft[k], sa[k]);
-    if (b->verified)
-      fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", b->vFavg[k], sa[ns + k], b->vF[k], b->vc[k]);
+    fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,", COL(C_S, k), COL(C_X, k), COL(C_Y, k),
+            COL(C_Z, k), COL(C_NX, k), COL(C_NY, k), COL(C_NZ, k), COL(C_O, k), COL(C_V, k), COL(C_T, k), COL(C_FT, k),
+            COL(C_SA, k));
+    if (verified)
+      fprintf(f.f, "%.9g,%.9g,%.9g,%d\n", COL(C_VSA, k), COL(C_SI, k), COL(C_VSI, k), (int)COL(C_VC, k));
     else
-      fprintf(f.f, "nan,%.9g,nan,%d\n", sa[ns + k], (int)b->so[KL_SO_C * ns + k]);
+      fprintf(f.f, "nan,%.9g,nan,%d\n", COL(C_SI, k), (int)COL(C_C, k));
   }
-  free(sa);
+  double *v = malloc((size_t)ns * sizeof *v);
+  if (v) memcpy(v, c + (size_t)C_V * ns, (size_t)ns * sizeof *v);
+#undef COL
+  free(c);
   const int rc = kl_out_commit(&f);
-  /* robot waypoints: the tool pose and time per sample (kl_problem_waypoints: what the 3-D verification
-   * follows): TCP on the tool axis (tool centre p + (R - offset) n, plus R along the tool z), tool z into
-   * the part (-n turned by tool.lead_deg about y), tool x along the path; quaternion w, x, y, z */
+  /* robot waypoints: the tool pose and time per sample (kelvin_grind_pass_waypoints: what the 3-D
+   * verification follows): TCP on the tool axis, tool z into the part, tool x along the path;
+   * quaternion w, x, y, z */
   double *wt = malloc((size_t)ns * sizeof *wt), *wp = malloc((size_t)ns * 3 * sizeof *wp), *wq = malloc((size_t)ns * 4 * sizeof *wq);
-  if (rc == 0 && wt && wp && wq && kl_out_open(&f, dir, "waypoints.csv") == 0) {
-    kl_problem_waypoints(pb, o, v, wt, wp, wq);
+  if (rc == 0 && v && wt && wp && wq && kelvin_grind_pass_waypoints(g, best, wt, wp, wq) == KELVIN_OK &&
+      kl_out_open(&f, dir, "waypoints.csv") == 0) {
     fprintf(f.f, "time_s,x_m,y_m,z_m,qw,qx,qy,qz,speed_m_s\n");
     for (int k = 0; k < ns; ++k)
       fprintf(f.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", wt[k], wp[3 * k], wp[3 * k + 1], wp[3 * k + 2],
               wq[4 * k], wq[4 * k + 1], wq[4 * k + 2], wq[4 * k + 3], v[k]);
-    free(o);
     free(v);
     free(wt);
     free(wp);
     free(wq);
     return kl_out_commit(&f);
   }
-  free(o);
   free(v);
   free(wt);
   free(wp);
@@ -98,28 +93,33 @@ static void json_terms(cJSON *parent, const char *name, const double *t)
 {
   cJSON *o = cJSON_AddObjectToObject(parent, name);
   if (!o) return;
-  num(o, "objective", t[KL_OBJ_J]);
-  num(o, "rms_force_error", t[KL_OBJ_RMS]);
-  num(o, "contact_loss", t[KL_OBJ_LOSS]);
-  num(o, "over_force", t[KL_OBJ_OVER]);
-  num(o, "time_term", t[KL_OBJ_TIME]);
-  num(o, "roughness", t[KL_OBJ_ROUGH]);
-  num(o, "accel", t[KL_OBJ_ACC]);
-  num(o, "pass_time_s", t[KL_OBJ_T]);
-  num(o, "substeps", t[KL_OBJ_NSUB]);
+  num(o, "objective", t[KELVIN_OBJ_J]);
+  num(o, "rms_force_error", t[KELVIN_OBJ_RMS]);
+  num(o, "contact_loss", t[KELVIN_OBJ_LOSS]);
+  num(o, "over_force", t[KELVIN_OBJ_OVER]);
+  num(o, "time_term", t[KELVIN_OBJ_TIME]);
+  num(o, "roughness", t[KELVIN_OBJ_ROUGH]);
+  num(o, "accel", t[KELVIN_OBJ_ACC]);
+  num(o, "pass_time_s", t[KELVIN_OBJ_T]);
+  num(o, "substeps", t[KELVIN_OBJ_NSUB]);
 }
 
-static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir, const char *command,
-                const char *device, const char *cfgfile)
+/* a number setting as the prepared problem uses it (derived defaults filled in) */
+static double setting(const kelvin_grind *g, const char *key)
 {
-  const kl_settings *s = &pb->set;
-  double hmin = pb->h[0], hmax = pb->h[0], mmin = pb->meff[0], mmax = pb->meff[0];
-  for (int k = 1; k < pb->ns; ++k) {
-    hmin = fmin(hmin, pb->h[k]);
-    hmax = fmax(hmax, pb->h[k]);
-    mmin = fmin(mmin, pb->meff[k]);
-    mmax = fmax(mmax, pb->meff[k]);
-  }
+  double v = NAN;
+  kelvin_grind_problem_get(g, key, &v);
+  return v;
+}
+
+static const char *text(const kelvin_grind *g, const char *key)
+{
+  const char *t = kelvin_grind_get_string(g, key);
+  return t ? t : "";
+}
+
+static int json(const kelvin_grind *g, const char *dir, const char *command, const char *device, const char *cfgfile)
+{
   cJSON *d = cJSON_CreateObject();
   if (!d) return kl_json_write(dir, "report.json", NULL);
   cJSON_AddStringToObject(d, "command", command);
@@ -127,121 +127,128 @@ static int json(const kl_problem *pb, const kl_opt_result *res, const char *dir,
   if (!cfgfile) cJSON_AddStringToObject(d, "config", "(built-in default)");
   cJSON_AddStringToObject(d, "device", device);
   cJSON *p = cJSON_AddObjectToObject(d, "problem");
-  cJSON_AddStringToObject(p, "surface", surf_names[s->surface]);
-  num(p, "path_length_m", pb->length);
-  num(p, "samples", pb->ns);
-  num(p, "tool_radius_m", s->tool_R);
-  num(p, "holder_stiffness_N_m", s->holder_K);
-  num(p, "holder_damping_N_s_m", s->holder_D);
-  num(p, "effective_mass_kg", s->tool_mass);
-  cJSON_AddStringToObject(p, "contact_model", kelvin_model_name(s->model));
-  cJSON_AddStringToObject(p, "damping_law", kelvin_law_name(s->law));
-  num(p, "contact_stiffness", pb->Kc);
-  num(p, "chi_s_m", pb->chi);
-  num(p, "kv_damping_N_s_m", pb->Dc);
-  num(p, "target_mean_N", pb->gp[KL_GP_FREF]);
-  static const char *const measure_names[] = {"instantaneous", "averaged", "sensor_instantaneous", "sensor"};
-  cJSON_AddStringToObject(p, "scored_force", measure_names[s->measure & 3]);
-  num(p, "naive_offset_m", pb->naive_o);
-  pair(p, "offset_bounds_m", s->o_min, s->o_max);
-  pair(p, "speed_bounds_m_s", s->v_min, s->v_max);
-  pair(p, "protrusion_range_m", hmin, hmax);
-  num(p, "contact_share", pb->contact_share);
-  cJSON_AddStringToObject(p, "tool", s->tool_shape == KL_TOOL_DISC ? "disc" : "ball");
-  num(p, "friction", s->friction);
+  cJSON_AddStringToObject(p, "surface", text(g, "workpiece.surface"));
+  num(p, "path_length_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_LENGTH));
+  num(p, "samples", kelvin_grind_problem_value(g, KELVIN_PROBLEM_SAMPLES));
+  num(p, "tool_radius_m", setting(g, "tool.radius"));
+  num(p, "holder_stiffness_N_m", setting(g, "holder.stiffness"));
+  num(p, "holder_damping_N_s_m", setting(g, "holder.damping"));
+  num(p, "effective_mass_kg", setting(g, "tool.mass"));
+  cJSON_AddStringToObject(p, "contact_model", text(g, "contact.model"));
+  cJSON_AddStringToObject(p, "damping_law", text(g, "contact.law"));
+  num(p, "contact_stiffness", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_STIFFNESS));
+  num(p, "chi_s_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CHI));
+  num(p, "kv_damping_N_s_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_KV_DAMPING));
+  num(p, "target_mean_N", kelvin_grind_problem_value(g, KELVIN_PROBLEM_FORCE_REF));
+  cJSON_AddStringToObject(p, "scored_force", text(g, "target.measure"));
+  num(p, "naive_offset_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_NAIVE_OFFSET));
+  pair(p, "offset_bounds_m", setting(g, "offset.min"), setting(g, "offset.max"));
+  pair(p, "speed_bounds_m_s", setting(g, "speed.min"), setting(g, "speed.max"));
+  pair(p, "protrusion_range_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_PROTRUSION_MIN),
+       kelvin_grind_problem_value(g, KELVIN_PROBLEM_PROTRUSION_MAX));
+  num(p, "contact_share", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_SHARE));
+  cJSON_AddStringToObject(p, "tool", text(g, "tool.shape"));
+  num(p, "friction", setting(g, "contact.friction"));
   cJSON *r = cJSON_AddObjectToObject(d, "robot");
-  cJSON_AddStringToObject(r, "model", s->robot[0] ? s->robot : "none (constant tool.mass)");
-  pair(r, "effective_mass_range_kg", mmin, mmax);
-  num(r, "speed_bound_m_s", pb->robot_vmax);
+  cJSON_AddStringToObject(r, "model", text(g, "robot.model")[0] ? text(g, "robot.model") : "none (constant tool.mass)");
+  pair(r, "effective_mass_range_kg", kelvin_grind_problem_value(g, KELVIN_PROBLEM_MASS_MIN),
+       kelvin_grind_problem_value(g, KELVIN_PROBLEM_MASS_MAX));
+  num(r, "speed_bound_m_s", kelvin_grind_problem_value(g, KELVIN_PROBLEM_ROBOT_SPEED));
   cJSON *pl = cJSON_AddObjectToObject(d, "pipeline");
-  num(pl, "screening_candidates", res->screened);
-  num(pl, "screening_best", res->screen_best);
-  cJSON_AddStringToObject(pl, "algorithm", s->algorithm);
-  num(pl, "evaluations", (double)res->evaluations);
-  num(pl, "rollouts_on_host", (double)res->host_rollouts); /* of them, on the OpenMP twin although a device was open */
-  num(pl, "host_below", (double)res->host_below);           /* batches smaller than this go to the host (0: none) */
-  cJSON_AddBoolToObject(pl, "time_limited", res->time_limited);
-  num(pl, "seed", (double)s->seed);
+  num(pl, "screening_candidates", kelvin_grind_run_value(g, KELVIN_RUN_SCREENED));
+  num(pl, "screening_best", kelvin_grind_run_value(g, KELVIN_RUN_SCREEN_BEST));
+  cJSON_AddStringToObject(pl, "algorithm", text(g, "optimiser.algorithm"));
+  num(pl, "evaluations", kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS));
+  num(pl, "rollouts_on_host", kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS_HOST)); /* of them, on the OpenMP twin although a device was open */
+  num(pl, "host_below", kelvin_grind_run_value(g, KELVIN_RUN_HOST_BELOW));           /* batches smaller than this go to the host (0: none) */
+  cJSON_AddBoolToObject(pl, "time_limited", kelvin_grind_run_value(g, KELVIN_RUN_TIME_LIMITED) == 1);
+  num(pl, "seed", setting(g, "optimiser.seed"));
   cJSON *t = cJSON_AddObjectToObject(d, "time_s");
-  num(t, "setup", res->time.setup);
-  num(t, "screening", res->time.screening);
-  num(t, "refinement", res->time.refinement);
-  num(t, "verification", res->time.verification);
-  num(t, "total", res->time.total);
-  cJSON_AddStringToObject(d, "best", res->best >= 0 ? res->pass[res->best].label : "");
+  num(t, "setup", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SETUP));
+  num(t, "screening", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SCREENING));
+  num(t, "refinement", kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT));
+  num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
+  num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
+  const int best = kelvin_grind_best(g);
+  cJSON_AddStringToObject(d, "best", best >= 0 ? kelvin_grind_pass_label(g, best) : "");
   cJSON *ps = cJSON_AddArrayToObject(d, "passes");
-  for (int i = 0; i < res->npass && ps; ++i) {
-    const kl_pass *q = &res->pass[i];
+  for (int i = 0; i < kelvin_grind_npass(g) && ps; ++i) {
     cJSON *o = cJSON_CreateObject();
     if (!o) break;
     cJSON_AddItemToArray(ps, o);
-    cJSON_AddStringToObject(o, "label", q->label);
-    num(o, "evaluations", q->evals);
-    cJSON_AddStringToObject(o, "stop", q->stop);
-    json_terms(o, "predicted", q->obj);
-    if (q->verified) {
-      json_terms(o, "verified", q->vobj);
+    cJSON_AddStringToObject(o, "label", kelvin_grind_pass_label(g, i));
+    num(o, "evaluations", kelvin_grind_pass_value(g, i, KELVIN_PASS_ROLLOUTS));
+    cJSON_AddStringToObject(o, "stop", kelvin_grind_pass_stop(g, i));
+    double terms[KELVIN_OBJ_N];
+    kelvin_grind_pass_terms(g, i, 0, terms);
+    json_terms(o, "predicted", terms);
+    if (kelvin_grind_pass_value(g, i, KELVIN_PASS_VERIFIED) == 1) {
+      kelvin_grind_pass_terms(g, i, 1, terms);
+      json_terms(o, "verified", terms);
       cJSON *ag = cJSON_AddObjectToObject(o, "agreement");
-      num(ag, "rms", q->agree_rms);
-      num(ag, "max", q->agree_max);
-      cJSON_AddBoolToObject(ag, "flagged", q->disagree);
-      num(ag, "inertia_rms", q->inertia_rms);
-      num(o, "engine_substeps", (double)q->vsub);
-      num(o, "verification_seconds", q->vseconds);
+      num(ag, "rms", kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT));
+      num(ag, "max", kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT_MAX));
+      cJSON_AddBoolToObject(ag, "flagged", kelvin_grind_pass_value(g, i, KELVIN_PASS_DISAGREE) == 1);
+      num(ag, "inertia_rms", kelvin_grind_pass_value(g, i, KELVIN_PASS_INERTIA));
+      num(o, "engine_substeps", kelvin_grind_pass_value(g, i, KELVIN_PASS_SUBSTEPS_VERIFIED));
+      num(o, "verification_seconds", kelvin_grind_pass_value(g, i, KELVIN_PASS_SECONDS_VERIFIED));
     }
   }
   return kl_json_write(dir, "report.json", d);
 }
 
-static int figure(const kl_problem *pb, const kl_opt_result *res, const char *dir, const char *what)
+/* the scored measure's words (target.measure): sensor or contact force, step-averaged or at the samples */
+int kl_report_measure(const kelvin_grind *g, int *avg)
 {
-  const int ns = pb->ns;
-  const kl_pass *b = &res->pass[res->best], *nv = res->naive >= 0 ? &res->pass[res->naive] : NULL;
+  const char *m = kelvin_grind_get_string(g, "target.measure");
+  m = m ? m : "";
+  if (avg) *avg = strcmp(m, "sensor") == 0 || strcmp(m, "averaged") == 0;
+  return strncmp(m, "sensor", 6) == 0;
+}
+
+static int figure(const kelvin_grind *g, const char *dir, const char *what)
+{
+  const int ns = kelvin_grind_nsamples(g), best = kelvin_grind_best(g);
+  const double nvi = kelvin_grind_run_value(g, KELVIN_RUN_NAIVE);
+  const int naive = isfinite(nvi) && nvi >= 0 ? (int)nvi : -1;
+  const int bver = kelvin_grind_pass_value(g, best, KELVIN_PASS_VERIFIED) == 1;
+  const int nver = naive >= 0 && kelvin_grind_pass_value(g, naive, KELVIN_PASS_VERIFIED) == 1;
   /* a data file for the figure: s, target, naive (verified or predicted), best predicted and verified */
-  kl_out f;
-  if (kl_out_open(&f, dir, "figure_data.csv") != 0) return -1;
-  fprintf(f.f, "s_mm,target_N,naive_N,predicted_N,verified_N,naive_offset_mm,offset_mm,naive_speed_mm_s,speed_mm_s\n");
-  double *o = malloc((size_t)ns * sizeof *o), *v = malloc((size_t)ns * sizeof *v);
-  double *on = malloc((size_t)ns * sizeof *on), *vn = malloc((size_t)ns * sizeof *vn);
-  if (!o || !v || !on || !vn) {
-    free(o);
-    free(v);
-    free(on);
-    free(vn);
-    kl_out_abort(&f);
-    return -1;
-  }
-  pass_ov(pb, b, o, v);
-  if (nv) pass_ov(pb, nv, on, vn);
+  enum { S, FT, PB, VB, PN, VN, O, V, ON, VNS, N };
+  double *c = malloc((size_t)N * ns * sizeof *c);
+  if (!c) return -1;
+#define COL(j, k) c[(size_t)(j) * ns + (k)]
   /* the scored measure (target.measure): the device's, and the 3-D engine's sensor or contact force */
-  const int ms = pb->set.measure, avg = ms & KL_MEASURE_AVG_BIT, sens = ms & KL_MEASURE_SENSOR_BIT;
-  double *pm = malloc((size_t)2 * ns * sizeof *pm);
-  if (!pm) {
-    free(o);
-    free(v);
-    free(on);
-    free(vn);
-    kl_out_abort(&f);
+  series(g, best, KELVIN_SERIES_S, &COL(S, 0), ns);
+  series(g, best, KELVIN_SERIES_TARGET, &COL(FT, 0), ns);
+  series(g, best, KELVIN_SERIES_SCORED, &COL(PB, 0), ns);
+  series(g, best, KELVIN_SERIES_SCORED_VERIFIED, &COL(VB, 0), ns);
+  series(g, best, KELVIN_SERIES_OFFSET, &COL(O, 0), ns);
+  series(g, best, KELVIN_SERIES_SPEED, &COL(V, 0), ns);
+  series(g, naive, KELVIN_SERIES_SCORED, &COL(PN, 0), ns);
+  series(g, naive, KELVIN_SERIES_SCORED_VERIFIED, &COL(VN, 0), ns);
+  series(g, naive, KELVIN_SERIES_OFFSET, &COL(ON, 0), ns);
+  series(g, naive, KELVIN_SERIES_SPEED, &COL(VNS, 0), ns);
+  int avg;
+  const int sens = kl_report_measure(g, &avg);
+  kl_out f;
+  if (kl_out_open(&f, dir, "figure_data.csv") != 0) {
+    free(c);
     return -1;
   }
-  kl_problem_measure(pb, ms, b->so, o, v, pm);
-  if (nv) kl_problem_measure(pb, ms, nv->so, on, vn, pm + ns);
-#define KL_V3(p, k) (sens ? (avg ? (p)->vFavg[k] : (p)->vF[k]) : (avg ? (p)->vFcavg[k] : (p)->vFc[k]))
+  fprintf(f.f, "s_mm,target_N,naive_N,predicted_N,verified_N,naive_offset_mm,offset_mm,naive_speed_mm_s,speed_mm_s\n");
   for (int k = 1; k < ns; ++k) {
-    const double fn = nv ? (nv->verified ? KL_V3(nv, k) : pm[ns + k]) : NAN;
-    fprintf(f.f, "%.6g,%.6g,%.6g,%.6g,", 1e3 * pb->s[k], pb->ft[k], fn, pm[k]);
-    if (b->verified)
-      fprintf(f.f, "%.6g,", KL_V3(b, k));
+    const double fn = naive >= 0 ? (nver ? COL(VN, k) : COL(PN, k)) : NAN;
+    fprintf(f.f, "%.6g,%.6g,%.6g,%.6g,", 1e3 * COL(S, k), COL(FT, k), fn, COL(PB, k));
+    if (bver)
+      fprintf(f.f, "%.6g,", COL(VB, k));
     else
       fprintf(f.f, "NaN,");
-    fprintf(f.f, "%.6g,%.6g,%.6g,%.6g\n", nv ? 1e3 * on[k] : NAN, 1e3 * o[k], nv ? 1e3 * vn[k] : NAN, 1e3 * v[k]);
+    fprintf(f.f, "%.6g,%.6g,%.6g,%.6g\n", naive >= 0 ? 1e3 * COL(ON, k) : NAN, 1e3 * COL(O, k),
+            naive >= 0 ? 1e3 * COL(VNS, k) : NAN, 1e3 * COL(V, k));
   }
-#undef KL_V3
-  free(pm);
-  free(o);
-  free(v);
-  free(on);
-  free(vn);
+#undef COL
+  free(c);
   if (kl_out_commit(&f) != 0) return -1;
   char script[4096];
   snprintf(script, sizeof script,
@@ -263,34 +270,40 @@ static int figure(const kl_problem *pb, const kl_opt_result *res, const char *di
            "unset multiplot\n",
            what, what, what, sens ? (avg ? "wrist-sensor, step-averaged" : "wrist-sensor") : (avg ? "step-averaged contact" : "contact"),
            avg ? "averaged over each sample interval" : "at the samples",
-           nv && nv->verified ? "3-D engine, wrist sensor" : "device prediction", b->label, b->label);
+           nver ? "3-D engine, wrist sensor" : "device prediction", kelvin_grind_pass_label(g, best),
+           kelvin_grind_pass_label(g, best));
   return kl_cli_gnuplot(NULL, dir, strcmp(what, "optimise") == 0 ? "optimise.png" : "evaluate.png", script) < 0 ? -1 : 0;
 }
 
-int kl_report_write(const kl_problem *pb, const kl_opt_result *res, const char *dir, const char *command,
-                    const char *device, const char *cfgfile)
+int kl_report_write(const kelvin_grind *g, const char *dir, const char *command, const char *device, const char *cfgfile)
 {
-  if (res->best < 0) {
+  if (kelvin_grind_best(g) < 0) {
     kl_cli_error("%s: no pass to report", command);
     return -1;
   }
-  if (trajectory(pb, res, dir) != 0) return -1;
-  if (json(pb, res, dir, command, device, cfgfile) != 0) return -1;
-  return figure(pb, res, dir, command);
+  if (trajectory(g, dir) != 0) return -1;
+  if (json(g, dir, command, device, cfgfile) != 0) return -1;
+  return figure(g, dir, command);
 }
 
-void kl_report_print(const kl_problem *pb, const kl_opt_result *res)
+void kl_report_print(const kelvin_grind *g)
 {
   printf("| pass | rollouts | predicted RMS error | 3-D verified RMS error | device vs 3-D (RMS) | contact loss | pass time s |\n");
   printf("|---|---|---|---|---|---|---|\n");
-  for (int i = 0; i < res->npass; ++i) {
-    const kl_pass *p = &res->pass[i];
-    printf("| %s%s | %d | %.2f %% |", p->label, i == res->best ? " (best)" : "", p->evals, 100 * p->obj[KL_OBJ_RMS]);
-    if (p->verified)
-      printf(" %.2f %% | %.2f %%%s | %.2f %% | %.2f |\n", 100 * p->vobj[KL_OBJ_RMS], 100 * p->agree_rms,
-             p->disagree ? " (flagged)" : "", 100 * p->vobj[KL_OBJ_LOSS], p->vobj[KL_OBJ_T]);
-    else
-      printf(" - | - | %.2f %% | %.2f |\n", 100 * p->obj[KL_OBJ_LOSS], p->obj[KL_OBJ_T]);
+  const int best = kelvin_grind_best(g);
+  for (int i = 0; i < kelvin_grind_npass(g); ++i) {
+    double t[KELVIN_OBJ_N];
+    printf("| %s%s | %d | %.2f %% |", kelvin_grind_pass_label(g, i), i == best ? " (best)" : "",
+           (int)kelvin_grind_pass_value(g, i, KELVIN_PASS_ROLLOUTS), 100 * kelvin_grind_pass_value(g, i, KELVIN_PASS_RMS));
+    if (kelvin_grind_pass_value(g, i, KELVIN_PASS_VERIFIED) == 1) {
+      kelvin_grind_pass_terms(g, i, 1, t);
+      printf(" %.2f %% | %.2f %%%s | %.2f %% | %.2f |\n", 100 * t[KELVIN_OBJ_RMS],
+             100 * kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT),
+             kelvin_grind_pass_value(g, i, KELVIN_PASS_DISAGREE) == 1 ? " (flagged)" : "", 100 * t[KELVIN_OBJ_LOSS],
+             t[KELVIN_OBJ_T]);
+    } else {
+      kelvin_grind_pass_terms(g, i, 0, t);
+      printf(" - | - | %.2f %% | %.2f |\n", 100 * t[KELVIN_OBJ_LOSS], t[KELVIN_OBJ_T]);
+    }
   }
-  (void)pb;
 }

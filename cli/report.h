@@ -1,18 +1,23 @@
-/* cli/report.h: the outputs of `kelvin optimise` / `kelvin evaluate`: trajectory CSV (s, position,
- * normal, offset, speed, time, predicted and verified force), robot waypoints (tool pose per sample),
- * a JSON report (objective terms, evaluations, time per stage, device, agreement) and a figure of
- * target / naive / optimised / verified force along the path. Files are written atomically. */
+/* cli/report.h: the outputs of `kelvin optimise` / `kelvin evaluate`, from the results of a kelvin_grind
+ * run (kelvin/grind.h): trajectory CSV (s, position, normal, offset, speed, time, predicted and verified
+ * force), robot waypoints (tool pose per sample), a JSON report (objective terms, evaluations, time per
+ * stage, device, agreement) and a figure of target / naive / optimised / verified force along the
+ * path. Files are written atomically. */
 #ifndef KL_OPTIMISER_REPORT_H
 #define KL_OPTIMISER_REPORT_H
 
+#include <kelvin/grind.h>
+
 #include "cli/cli.h"
-#include "optimiser/pipeline.h"
 
 /* Write everything into dir; 0 or -1 (message printed). cfgfile may be NULL (built-in default). */
-int kl_report_write(const kl_problem *pb, const kl_opt_result *res, const char *dir, const char *command,
-                    const char *device, const char *cfgfile);
+int kl_report_write(const kelvin_grind *g, const char *dir, const char *command, const char *device, const char *cfgfile);
 
 /* The summary table on stdout (Markdown). */
-void kl_report_print(const kl_problem *pb, const kl_opt_result *res);
+void kl_report_print(const kelvin_grind *g);
+
+/* 1 if the scored measure (target.measure) is the wrist sensor's, 0 the contact force's; *avg (nullable)
+ * 1 if it is step-averaged. */
+int kl_report_measure(const kelvin_grind *g, int *avg);
 
 #endif

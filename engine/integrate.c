@@ -748,6 +748,10 @@ kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double
   if (msg && cap > 0) msg[0] = '\0';
   long guard = 0;
   while (d->t < t_out) {
+    if (d->stop && __atomic_load_n(d->stop, __ATOMIC_RELAXED)) {
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "stopped at t = %g s", d->t);
+      return KELVIN_ERR_STOPPED;
+    }
     if (substep(m, d, t_out) != 0) {
       d->warn_nonfinite++;
       if (msg && cap > 0) snprintf(msg, (size_t)cap, "the state went non-finite at t = %g s", d->t);

@@ -253,6 +253,9 @@ typedef struct kl_world_data {
   double *con_imp;  /* (nbody x 3) impulse of the contact forces (normal and friction) on the body, world [N s] */
   /* scratch (one allocation; see world.c) */
   void *scratch;
+  /* set by the caller (NULL by default): while *stop is nonzero, kl_world_advance returns
+   * KELVIN_ERR_STOPPED before its next sub-step (another thread may set it: read atomically) */
+  const int *stop;
 } kl_world_data;
 
 /* Build a model: create, add bodies and shapes, then compile. Functions return the new index, or -1
@@ -277,7 +280,8 @@ void kl_world_data_free(kl_world_data *d); /* NULL is a no-op */
 void kl_world_reset(const kl_world_model *m, kl_world_data *d);
 
 /* Advance to t_out >= d->t exactly. Returns KELVIN_OK, or KELVIN_ERR_NUMERIC (msg says where) when
- * the state went non-finite or the sub-step count ran away. Contact overflow is counted in data. */
+ * the state went non-finite or the sub-step count ran away, or KELVIN_ERR_STOPPED when d->stop asks
+ * (the state is then a sub-step's end before t_out). Contact overflow is counted in data. */
 kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double t_out, char *msg, int cap);
 
 /* Mechanical energy: kinetic + gravity potential + elastic energy in the active contacts [J]. */

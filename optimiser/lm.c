@@ -231,20 +231,8 @@ static double phi_of(lm *L, size_t P, size_t p, const double *x, double *S)
   return isfinite(q.phi) ? q.phi : HUGE_VAL;
 }
 
-static void say(kl_lm_progress progress, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(kl_lm_progress progress, void *ctx, const char *fmt, ...)
-{
-  if (!progress) return;
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  progress(ctx, buf);
-}
-
 kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, double *x, int maxit, double maxtime,
-                          kl_lm_progress progress, void *ctx, kl_lm_stats *stats, char *msg, int cap)
+                          kl_progress *progress, kl_lm_stats *stats, char *msg, int cap)
 {
   const double t0 = kl_now();
   double *const jac_out = stats->jac_out;
@@ -413,8 +401,14 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
     phi = fbest;
     lambda = fmax(1e-9, lam[best] / 3.0);
     stats->iterations++;
-    say(progress, ctx, "lm %d: residuals %.4g (rms-equivalent %.3g %%), damping %.2g, %ld rollouts", stats->iterations,
-        phi, 100 * sqrt(phi / fmax(pb->set.w_rms, 1e-300)), lam[best], L.rollouts);
+    if (kl_progress_say(progress, 1, maxit > 0 ? (double)(it + 1) / maxit : -1.0,
+                        "lm %d: residuals %.4g (rms-equivalent %.3g %%), damping %.2g, %ld rollouts", stats->iterations, phi,
+                        100 * sqrt(phi / fmax(pb->set.w_rms, 1e-300)), lam[best], L.rollouts)) {
+      stats->stop = "stopped by the caller";
+      snprintf(msg, (size_t)cap, "refinement: stopped by the caller");
+      st = KELVIN_ERR_STOPPED;
+      break;
+    }
     if (rel < 1e-3 && it >= 2) {
       stats->stop = "converged (relative decrease < 1e-3)";
       break;

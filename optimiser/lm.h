@@ -29,8 +29,7 @@
 
 #include "host/rollout_batch.h"
 #include "optimiser/problem.h"
-
-typedef void (*kl_lm_progress)(void *ctx, const char *text);
+#include "optimiser/progress.h"
 
 typedef struct kl_lm_stats {
   int iterations;   /* accepted steps */
@@ -47,9 +46,10 @@ typedef struct kl_lm_stats {
 
 /* Fit x (2 ns: offsets then speeds, per sample; pb->basis must be NULL) from its value on entry, with
  * rollouts on ro (made for pb with basis NULL). maxit: most iterations; maxtime: wall seconds (0: none).
- * Errors are the host's (message in msg). */
+ * progress (nullable): a tick per step (optimiser/progress.h); a stop request there returns
+ * KELVIN_ERR_STOPPED with x the last accepted step. Errors are the host's (message in msg). */
 kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, double *x, int maxit, double maxtime,
-                          kl_lm_progress progress, void *ctx, kl_lm_stats *stats, char *msg, int cap);
+                          kl_progress *progress, kl_lm_stats *stats, char *msg, int cap);
 
 /* The residual vector's sum of squares at sampled commands (x as above) from a rollout's per-sample
  * outputs so (KL_SO_N x ns, one candidate): what kl_lm_solve minimises. */

@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "optimiser/lm.h"
+#include "optimiser/progress.h"
 #include "optimiser/verify3d.h"
 
 typedef struct run {
@@ -21,28 +22,35 @@ typedef struct run {
   const double *basis; /* (2 ns x nc) of ro */
   int nc;
   kl_opt_result *res;
-  kl_opt_progress progress;
-  void *ctx;
+  kl_progress prog; /* progress and stop (optimiser/progress.h); prog.f0, f1: the current stage's share */
   kelvin_status st; /* failure inside an NLopt callback */
   char *msg;
   int cap;
   double *ctrl, *obj; /* scratch for batches (nc x P, KL_OBJ_N x P) */
   size_t pcap;
   nlopt_opt opt;
-  long evals;
+  long evals, e0, emax; /* rollouts so far; at the refinement's start and the most it may spend (progress) */
   double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
 } run;
 
-static void say(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(run *r, const char *fmt, ...)
+/* a notice; nonzero when the caller asked to stop */
+static int say(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int say(run *r, const char *fmt, ...)
 {
-  if (!r->progress) return;
+  if (!r->prog.fn) return 0;
   char buf[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  r->progress(r->ctx, buf);
+  return kl_progress_say(&r->prog, 0, 0.0, "%s", buf);
+}
+
+/* the status and message of a stop at a checkpoint of stage what */
+static kelvin_status stopped(run *r, const char *what)
+{
+  snprintf(r->msg, (size_t)r->cap, "%s: stopped by the caller", what);
+  return KELVIN_ERR_STOPPED;
 }
 
 /* the rollout batches' progress lines (the program's build) */
@@ -159,7 +167,11 @@ static kelvin_status screen(run *r, const double *guess, double *best, int keep,
   for (size_t a = 0; a < P; a += chunk) {
     const size_t n = (P - a < chunk) ? P - a : chunk;
     if ((st = batch(r, n, xs + a * nc, J + a, NULL, NULL)) != KELVIN_OK) goto done;
-    say(r, "screening: %zu/%zu candidates", a + n, P);
+    if (kl_progress_say(&r->prog, 1, (double)(a + n) / (double)P,
+                        "screening: %zu/%zu candidates", a + n, P)) {
+      st = stopped(r, "screening");
+      goto done;
+    }
   }
   for (size_t p = 0; p < P; ++p) {
     sc[p].J = J[p];
@@ -222,6 +234,13 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     r->best_f = J0;
     memcpy(r->best_x, x, n * sizeof *x);
   }
+  /* a checkpoint per NLopt evaluation (one rollout, or one batch of n + 1) */
+  const double share = fmin(1.0, (double)(r->evals - r->e0) / (double)r->emax);
+  if (kl_progress_say(&r->prog, 1, share, "refinement: %ld rollouts, best objective %.5g",
+                      r->evals - r->e0, r->best_f)) {
+    r->st = stopped(r, "refinement");
+    nlopt_force_stop(r->opt);
+  }
   return J0;
 }
 
@@ -266,6 +285,9 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
     nlopt_set_local_optimizer(opt, local);
   }
   const long e0 = r->evals;
+  r->e0 = e0;
+  r->emax = (long)s->maxeval * (s->algorithm[0] && s->algorithm[1] == 'D' ? (long)n + 1 : 1); /* LD_*: batches of n + 1 */
+  if (r->emax < 1) r->emax = 1;
   double f = 0;
   r->best_f = HUGE_VAL;
   r->best_x = malloc(n * sizeof *r->best_x);
@@ -406,11 +428,20 @@ static kelvin_status verify(run *r, const int *which, int nv)
     out[i].dev = ps->vdev;
     out[i].contact = ps->vc;
   }
-  say(r, "verification: %d pass%s in the 3-D engine (the tool a rigid %s on a 6-DoF holder following the waypoints, "
-         "%s contact with the actual mesh, friction %g; wrist-sensor force scored)",
-      nv, nv > 1 ? "es" : "", pb->set.tool_shape == KL_TOOL_DISC ? "disc" : "ball",
-      pb->set.tool_shape == KL_TOOL_DISC ? "libccd" : "exact sphere-triangle", pb->set.friction);
-  st = kl_verify3d_many(pb, nv, ov, ov + (size_t)nv * ns, out, r->msg, r->cap);
+  if (say(r, "verification: %d pass%s in the 3-D engine (the tool a rigid %s on a 6-DoF holder following the waypoints, "
+            "%s contact with the actual mesh, friction %g; wrist-sensor force scored)",
+         nv, nv > 1 ? "es" : "", pb->set.tool_shape == KL_TOOL_DISC ? "disc" : "ball",
+         pb->set.tool_shape == KL_TOOL_DISC ? "libccd" : "exact sphere-triangle", pb->set.friction)) {
+    st = stopped(r, "verification");
+    goto done;
+  }
+  {
+    const char *labels[KL_MAXPASS];
+    for (int i = 0; i < nv && i < KL_MAXPASS; ++i) labels[i] = r->res->pass[which[i]].label;
+    kl_v3_watch w = {r->prog.fn, r->prog.ctx, r->prog.f0, r->prog.f1, labels, pb->set.verify_time_limit, 0};
+    st = kl_verify3d_many(pb, nv, ov, ov + (size_t)nv * ns, out, &w, r->msg, r->cap);
+    if (w.stopped) r->prog.stopped = 1;
+  }
   if (st != KELVIN_OK) goto done;
   for (int i = 0; i < nv; ++i) {
     kl_pass *ps = &r->res->pass[which[i]];
@@ -443,7 +474,7 @@ static void rank(kl_opt_result *res)
 }
 
 static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const double *basis, int nc,
-                           kl_opt_progress progress, void *ctx, kl_opt_result *res, char *msg, int cap)
+                           kelvin_progress_fn progress, void *ctx, kl_opt_result *res, char *msg, int cap)
 {
   memset(r, 0, sizeof *r);
   r->pb = pb;
@@ -451,8 +482,7 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   r->basis = basis;
   r->nc = nc;
   r->res = res;
-  r->progress = progress;
-  r->ctx = ctx;
+  r->prog = kl_progress_of(progress, ctx);
   r->msg = msg;
   r->cap = cap;
   memset(res, 0, sizeof *res);
@@ -476,7 +506,7 @@ static void teardown(run *r)
   free(r->obj);
 }
 
-kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress progress, void *ctx, kl_opt_result *res,
+kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_opt_result *res,
                           char *msg, int cap)
 {
   const double t0 = kl_now();
@@ -507,9 +537,14 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     const double t1 = kl_now();
     kl_lm_stats ls;
     memset(&ls, 0, sizeof ls); /* jac_out: none */
-    say(&r, "refinement (Levenberg-Marquardt, %d per-sample commands, banded Jacobian of %d colours each)", nc,
-        kl_lm_band(pb));
-    st = kl_lm_solve(pb, h, r.ro, x, s->maxeval, s->budget > 0 ? s->budget : s->maxtime, progress, ctx, &ls, msg, cap);
+    r.prog.f0 = 0, r.prog.f1 = 0.5; /* (the verification the other half, roughly) */
+    if (say(&r, "refinement (Levenberg-Marquardt, %d per-sample commands, banded Jacobian of %d colours each)", nc,
+            kl_lm_band(pb))) {
+      st = stopped(&r, "refinement");
+      goto done;
+    }
+    st = kl_lm_solve(pb, h, r.ro, x, s->maxeval, s->budget > 0 ? s->budget : s->maxtime, &r.prog, &ls, msg, cap);
+    if (st == KELVIN_ERR_STOPPED) snprintf(msg, (size_t)cap, "refinement: stopped by the caller");
     r.evals += ls.rollouts;
     if (st != KELVIN_OK) goto done;
     const int i = kl_opt_add(res, "refined-1", x, nc);
@@ -535,8 +570,12 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
   double t1 = kl_now();
   const double t_budget = t1;
   if (s->screening > 0 && !global) {
+    r.prog.f0 = 0, r.prog.f1 = 0.1;
     if ((st = screen(&r, x, best, keep, &nbest)) != KELVIN_OK) goto done;
-    say(&r, "screening: %d candidates in %.2f s, best objective %.5g", res->screened, kl_now() - t1, res->screen_best);
+    if (say(&r, "screening: %d candidates in %.2f s, best objective %.5g", res->screened, kl_now() - t1, res->screen_best)) {
+      st = stopped(&r, "screening");
+      goto done;
+    }
   }
   res->time.screening = kl_now() - t1;
   /* 2. refinement */
@@ -550,12 +589,17 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress prog
     const double t2 = kl_now();
     double maxtime = s->maxtime; /* with a budget, the starts share what is left of it */
     if (s->budget > 0) maxtime = fmin(maxtime, fmax(0.05, (s->budget - (kl_now() - t_budget)) / (nbest - k)));
+    r.prog.f0 = 0.1 + 0.4 * k / nbest, r.prog.f1 = 0.1 + 0.4 * (k + 1) / nbest;
     if ((st = refine(&r, alg, maxtime, x, &evals, &stop)) != KELVIN_OK) goto done;
     const int i = kl_opt_add(res, label, x, nc);
     if (i < 0) break;
     res->pass[i].evals = evals;
     res->pass[i].stop = stop;
-    say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, kl_now() - t2, stop);
+    if (say(&r, "refinement %d/%d (%s): %d rollouts in %.2f s, %s", k + 1, nbest, s->algorithm, evals, kl_now() - t2,
+            stop)) {
+      st = stopped(&r, "refinement");
+      goto done;
+    }
   }
   res->time.refinement = kl_now() - t1;
 predict:
@@ -571,10 +615,13 @@ predict:
     qsort(sc, (size_t)nref, sizeof *sc, by_J);
     if (s->verify > 0) which[nv++] = res->naive;
     for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
+    r.prog.f0 = 0.5, r.prog.f1 = 1;
     if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
   }
   res->time.verification = kl_now() - t3;
   rank(res);
+  r.prog.f0 = 1; /* the last call (a stop asked here has nothing left to stop) */
+  say(&r, "done: best pass '%s' in %.2f s", res->best >= 0 ? res->pass[res->best].label : "", kl_now() - t0);
 done:
   res->evaluations = r.evals;
   res->time.total = kl_now() - t0;
@@ -584,7 +631,7 @@ done:
   return st;
 }
 
-kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
+kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kelvin_progress_fn progress,
                           void *ctx, kl_opt_result *res, char *msg, int cap)
 {
   if (kl_problem_check_pass(pb, o, v, msg, (size_t)cap) != KELVIN_OK) return KELVIN_ERR_ARG;
@@ -611,9 +658,12 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
   if ((st = predict_all(&r)) != KELVIN_OK) goto out;
   const double t1 = kl_now();
   const int which[2] = {res->naive, res->initial};
+  r.prog.f0 = 0.1, r.prog.f1 = 1;
   if ((st = verify(&r, which, 2)) != KELVIN_OK) goto out;
   res->time.verification = kl_now() - t1;
   res->best = res->initial;
+  r.prog.f0 = 1; /* the last call */
+  say(&r, "done: pass '%s' evaluated in %.2f s", res->pass[res->best].label, kl_now() - t0);
 out:
   res->evaluations = r.evals;
   res->time.total = kl_now() - t0;
@@ -623,10 +673,11 @@ out:
 }
 
 kelvin_status kl_verify(const kl_problem *pb, const double *basis, kl_opt_result *res, const int *which, int nv,
-                        char *msg, int cap)
+                        kelvin_progress_fn progress, void *ctx, char *msg, int cap)
 {
   run r;
   memset(&r, 0, sizeof r);
+  r.prog = kl_progress_of(progress, ctx);
   r.pb = pb;
   r.basis = basis;
   r.nc = basis ? pb->nc : 2 * pb->ns;

@@ -53,25 +53,29 @@ typedef struct kl_opt_result {
   int time_limited;         /* a refinement stopped on maxtime (then runs may differ) */
 } kl_opt_result;
 
-/* Progress for a person: stage and a one-line text; the CLI prints it. */
-typedef void (*kl_opt_progress)(void *ctx, const char *text);
+/* Progress and stop (kelvin/kelvin.h; NULL: none): notices per stage and pass, and ticks (text indented by
+ * two spaces, a few a second at most) in the screening, each refinement step or NLopt batch and the 3-D
+ * verification (optimiser/progress.h). A callback that returns nonzero stops the run at the next
+ * checkpoint: KELVIN_ERR_STOPPED, res holding what was done (the caller drops it). */
 
 /* The whole pipeline: the naive pass and the initial guess, screening, refinement from the best
  * `keep`, verification of the naive pass and the best `verify` in the 3-D engine, re-ranking by the
- * verified objective. res starts empty. */
-kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kl_opt_progress progress, void *ctx, kl_opt_result *res,
+ * verified objective. res starts empty. The verification of a pass that runs longer than
+ * verify.time_limit seconds of wall time stops with KELVIN_ERR_LIMIT (the message names the setting). */
+kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_opt_result *res,
                           char *msg, int cap);
 
 /* Evaluate a user's pass given per sample (offset o and speed v, ns each) on the device and in the 3-D
  * engine, without optimising (kelvin evaluate); res starts empty and gets the pass and the naive one. */
-kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_opt_progress progress,
+kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, const double *v, kelvin_progress_fn progress,
                           void *ctx, kl_opt_result *res, char *msg, int cap);
 
 /* Verify passes which (nv indices into res, each predicted by kl_optimise or kl_evaluate of pb) in the
  * CPU engine; passes already verified are left alone, res->best is not changed. basis: pb->basis for the
- * passes of kl_optimise, NULL for those of kl_evaluate (control points = the samples). */
+ * passes of kl_optimise, NULL for those of kl_evaluate (control points = the samples). Progress, stop and
+ * verify.time_limit as for kl_optimise. */
 kelvin_status kl_verify(const kl_problem *pb, const double *basis, kl_opt_result *res, const int *which, int nv,
-                        char *msg, int cap);
+                        kelvin_progress_fn progress, void *ctx, char *msg, int cap);
 
 /* Release the per-pass arrays; the struct itself is the caller's. */
 void kl_opt_result_free(kl_opt_result *res);

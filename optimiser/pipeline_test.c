@@ -180,7 +180,7 @@ static void test_verify_message(void **state)
   res->pass[user].x[3] = NAN; /* sample 3's offset (control points = the samples) */
   res->pass[user].verified = 0;
   msg[0] = '\0';
-  assert_int_equal(kl_verify(pb, NULL, res, &user, 1, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_int_equal(kl_verify(pb, NULL, res, &user, 1, NULL, NULL, msg, sizeof msg), KELVIN_ERR_ARG);
   printf("# %s\n", msg);
   assert_non_null(strstr(msg, "sample 3: offset must be finite"));
   kl_opt_result_free(res);

@@ -114,6 +114,7 @@ typedef struct kl_settings {
   double agree_tol;      /* device vs 3-D RMS disagreement of the wrist-sensor reading flagged above */
   double verify_hc_tol;  /* the 3-D engine's Hunt-Crossley sub-step tolerance (relative) */
   double verify_sf;      /* its friction-coupled sub-step, as a fraction of the contact's time scale */
+  double verify_time_limit; /* wall seconds per verified pass (0: none) */
   unsigned long seed;
 } kl_settings;
 

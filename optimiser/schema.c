@@ -144,6 +144,7 @@ static const kl_key table[] = {
   REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs 3-D RMS disagreement of the wrist-sensor reading flagged above this"),
   REAL("verify.hc_tol", verify_hc_tol, 1e-6, 1e-12, 1e-2, "", "the 3-D engine's Hunt-Crossley sub-step error tolerance, relative to the penetration and speed scales"),
   REAL("verify.substep_fraction", verify_sf, 0.2, 1e-3, 0.5, "", "the 3-D engine's friction-coupled sub-step, as a fraction of the contact's time scale"),
+  REAL("verify.time_limit", verify_time_limit, 120.0, 0, 1e7, "s", "wall time allowed to the 3-D verification of one pass (0: none); over it the run stops with a message"),
   /* the arm holding the tool */
   ROBOT("robot.model", robot, "the arm holding the tool: builtin (the ER10-900-sized arm) or a .yaml/.urdf file"),
   REAL3("robot.base", robot_base, -0.55, 0, -0.25, -100, 100, "m", "base position in the workpiece frame"),

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/mesh.h"
 #include "engine/world.h"
@@ -248,7 +249,45 @@ static void tool_z(const scene *sc, double t, double z[3])
   z[0] = M[2], z[1] = M[5], z[2] = M[8];
 }
 
-kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, char *msg, int cap)
+/* what a pass shares with the watch of kl_verify3d_many while it runs (NULL: nothing) */
+typedef struct v3_ctl {
+  int *halt;         /* set by the watch (__atomic builtins, as the engine reads it): 1 the caller asks to stop,
+                        2 over the time limit */
+  double *frac;      /* out: the share of the pass's time simulated */
+  double limit;      /* wall seconds (0: none) from t0 */
+  double t0;         /* when the pass started, its scene's build included (omp_get_wtime) */
+  const char *label; /* the pass's name for the message */
+  void (*inline_watch)(void *w); /* called at each sample when no thread of its own watches */
+  void *w;
+} v3_ctl;
+
+#define KL_V3_TICK 0.25 /* seconds between the watch's ticks */
+
+/* the status and message of a pass halted (by the watch, or over the time limit here) at share f of its
+ * pass time after el wall seconds; KELVIN_OK if not halted */
+static kelvin_status halted(const v3_ctl *ctl, double f, double el, char *msg, int cap)
+{
+  int h = __atomic_load_n(ctl->halt, __ATOMIC_RELAXED);
+  if (h == 0 && ctl->limit > 0 && el > ctl->limit) h = 2;
+  if (h == 1) {
+    snprintf(msg, (size_t)cap, "3-D verification of '%s': stopped by the caller at %.0f %% of the pass", ctl->label, 100 * f);
+    return KELVIN_ERR_STOPPED;
+  }
+  if (h == 2) {
+    char rate[64] = "";
+    if (f > 0.001) snprintf(rate, sizeof rate, "; at this rate it would take about %.3g s", el / f);
+    snprintf(msg, (size_t)cap, "3-D verification of '%s': stopped after %.3g s at %.1f %% of the pass, over "
+             "verify.time_limit (%g s)%s. Raise verify.time_limit (0: no limit), or check the holder's and the "
+             "contact's stiffness and damping against their units (a stiff, lightly damped set-up makes the engine's "
+             "sub-steps tiny)",
+             ctl->label, el, 100 * f, ctl->limit, rate);
+    return KELVIN_ERR_LIMIT;
+  }
+  return KELVIN_OK;
+}
+
+static kelvin_status run_one(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, v3_ctl *ctl,
+                             char *msg, int cap)
 {
   if (msg && cap > 0) msg[0] = '\0';
   const int ns = pb->ns;
@@ -270,12 +309,25 @@ kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const doubl
   const kl_world_model *m = sc.m;
   kl_world_data *d = sc.d;
   const int b = sc.tool;
-  const double t_start = omp_get_wtime();
+  const double t_start = omp_get_wtime(), Tp = fmax(sc.wt[ns - 1] - sc.wt[0], 1e-300);
+  if (ctl) d->stop = ctl->halt; /* the engine stops between its sub-steps when the watch says so */
   out->ncon_max = 0;
   double prev_h = 0, prev_c[3] = {0, 0, 0};
   for (int k = 0; k < ns; ++k) {
     const double t = sc.wt[k];
-    if (k > 0 && (st = kl_world_advance(m, d, t, msg, cap)) != KELVIN_OK) {
+    if (ctl && k > 0) { /* a checkpoint per path sample: the share done, a stop request, the time limit */
+      const double f = (sc.wt[k - 1] - sc.wt[0]) / Tp;
+#pragma omp atomic write
+      *ctl->frac = f;
+      if (ctl->inline_watch) ctl->inline_watch(ctl->w);
+      if ((st = halted(ctl, f, omp_get_wtime() - ctl->t0, msg, cap)) != KELVIN_OK) break;
+    }
+    if (k > 0 && (st = kl_world_advance(m, d, t, msg, cap)) == KELVIN_ERR_STOPPED && ctl) { /* inside a sample interval */
+      st = halted(ctl, (d->t - sc.wt[0]) / Tp, omp_get_wtime() - ctl->t0, msg, cap);
+      if (st == KELVIN_OK) st = KELVIN_ERR_STOPPED; /* (cannot be: only the watch stops the engine) */
+      break;
+    }
+    if (k > 0 && st != KELVIN_OK) {
       char m2[512];
       snprintf(m2, sizeof m2, "%s", msg);
       snprintf(msg, (size_t)cap, "3-D verification: sample %d: %s", k, m2);
@@ -324,31 +376,208 @@ kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const doubl
   }
   out->nsub = d->nsub;
   out->seconds = omp_get_wtime() - t_start;
+  if (ctl && st == KELVIN_OK) {
+#pragma omp atomic write
+    *ctl->frac = 1.0;
+  }
   scene_free(&sc);
   return st;
 }
 
-kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
-                               char *msg, int cap)
+kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, char *msg, int cap)
 {
-  if (msg && cap > 0) msg[0] = '\0';
-  kelvin_status first = KELVIN_OK;
-  int first_i = npass;
-  const size_t ns = (size_t)pb->ns;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int i = 0; i < npass; ++i) {
-    char m2[512];
-    const kelvin_status s = kl_verify3d_run(pb, o + (size_t)i * ns, v + (size_t)i * ns, &out[i], m2, sizeof m2);
-    if (s != KELVIN_OK) {
-#pragma omp critical(kl_verify3d_first_failure)
-      {
-        if (i < first_i) {
-          first_i = i;
-          first = s;
-          if (msg && cap > 0) snprintf(msg, (size_t)cap, "pass %d: %s", i, m2);
-        }
-      }
+  return run_one(pb, o, v, out, NULL, msg, cap);
+}
+
+/* the watch of kl_verify3d_many: the passes' state as the workers leave it, read by the calling thread */
+typedef struct v3_mon {
+  kl_v3_watch *w;
+  int npass, ndone;
+  int *halt;                /* per pass: 0 running, 1 stop, 2 over the time limit (v3_ctl) */
+  double t0, last;          /* start, last tick (omp_get_wtime) */
+  double *frac, *tstart, *tend; /* per pass; tstart/tend 0 until started/done */
+  int *said;                /* per pass: 1 start said, 2 expected time said, 3 end said */
+  int *failed;              /* per pass: 1 if it ended without its result (written before tend) */
+} v3_mon;
+
+static const char *label_of(const v3_mon *M, int i, char *buf, size_t cap)
+{
+  if (M->w->labels && M->w->labels[i]) return M->w->labels[i];
+  snprintf(buf, cap, "pass %d", i + 1);
+  return buf;
+}
+
+/* halt every pass still running with why (1 stop, 2 time limit: v3_ctl) */
+static void halt_all(v3_mon *M, int why)
+{
+  for (int i = 0; i < M->npass; ++i) {
+    int zero = 0; /* (the first reason stays) */
+    __atomic_compare_exchange_n(&M->halt[i], &zero, why, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+}
+
+/* tell the caller what changed (notices), a tick a few times a second, and halt a pass over the time
+ * limit; a nonzero return of the callback halts every pass */
+static void watch(v3_mon *M)
+{
+  kl_v3_watch *w = M->w;
+  if (w->stopped) return;
+  const double now = omp_get_wtime();
+  double fsum = 0, left = 0;
+  int running = 0;
+  char buf[1024], lb[32];
+  for (int i = 0; i < M->npass; ++i) {
+    double f, ts, te;
+#pragma omp atomic read
+    f = M->frac[i];
+#pragma omp atomic read
+    ts = M->tstart[i];
+#pragma omp atomic read
+    te = M->tend[i];
+    fsum += te > 0 ? 1.0 : f;
+    if (ts > 0 && te == 0 && w->time_limit > 0 && now - ts > w->time_limit) {
+      int zero = 0;
+      __atomic_compare_exchange_n(&M->halt[i], &zero, 2, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    if (!w->fn) continue;
+    const double fr = w->f0 + (w->f1 - w->f0) * fsum / M->npass;
+    const char *lab = label_of(M, i, lb, sizeof lb);
+    int rc = 0;
+    if (ts > 0 && M->said[i] < 1) {
+      M->said[i] = 1;
+      snprintf(buf, sizeof buf, "verification: pass '%s' (%d of %d) started", lab, i + 1, M->npass);
+      rc = w->fn(w->ctx, fr, buf);
+    }
+    if (!rc && ts > 0 && te == 0 && M->said[i] < 2 && now - ts > 1.0 && f > 0.01) {
+      M->said[i] = 2;
+      snprintf(buf, sizeof buf, "verification: pass '%s' is expected to take about %.2g s (%.1f %% done in %.2g s)%s",
+               lab, (now - ts) / f, 100 * f, now - ts,
+               w->time_limit > 0 && (now - ts) / f > w->time_limit ? "; more than verify.time_limit" : "");
+      rc = w->fn(w->ctx, fr, buf);
+    }
+    if (!rc && te > 0 && M->said[i] < 3) {
+      M->said[i] = 3;
+      snprintf(buf, sizeof buf, "verification: pass '%s' %s %.2f s", lab,
+               __atomic_load_n(&M->failed[i], __ATOMIC_RELAXED) ? "stopped after" : "done in", te - ts);
+      rc = w->fn(w->ctx, fr, buf);
+    }
+    if (rc) {
+      w->stopped = 1;
+      halt_all(M, 1);
+      return;
+    }
+    if (ts > 0 && te == 0) {
+      ++running;
+      if (f > 0.01) left = fmax(left, (now - ts) * (1 - f) / f);
     }
   }
-  return first;
+  if (!w->fn || running == 0 || now - M->last < KL_V3_TICK) return;
+  M->last = now;
+  int n = snprintf(buf, sizeof buf, "  verification: %.1f s;", now - M->t0);
+  for (int i = 0; i < M->npass && n < (int)sizeof buf; ++i) {
+    double f, ts, te;
+#pragma omp atomic read
+    f = M->frac[i];
+#pragma omp atomic read
+    ts = M->tstart[i];
+#pragma omp atomic read
+    te = M->tend[i];
+    if (ts > 0 && te == 0)
+      n += snprintf(buf + n, sizeof buf - (size_t)n, " '%s' %.0f %%", label_of(M, i, lb, sizeof lb), 100 * f);
+  }
+  if (left > 0 && n < (int)sizeof buf) snprintf(buf + n, sizeof buf - (size_t)n, "; about %.2g s left", left);
+  if (w->fn(w->ctx, w->f0 + (w->f1 - w->f0) * fsum / M->npass, buf) != 0) {
+    w->stopped = 1;
+    halt_all(M, 1);
+  }
+}
+
+static void watch_inline(void *m)
+{
+  v3_mon *M = m;
+  if (omp_get_thread_num() == 0) watch(M);
+}
+
+kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
+                               kl_v3_watch *w, char *msg, int cap)
+{
+  if (msg && cap > 0) msg[0] = '\0';
+  if (npass <= 0) return KELVIN_OK;
+  kelvin_status first = KELVIN_OK;
+  int first_i = npass, next = 0;
+  const size_t ns = (size_t)pb->ns, np = (size_t)npass;
+  v3_mon M = {w, npass, 0, calloc(np, sizeof(int)), omp_get_wtime(), 0, calloc(np, sizeof(double)),
+              calloc(np, sizeof(double)), calloc(np, sizeof(double)), calloc(np, sizeof(int)), calloc(np, sizeof(int))};
+  kelvin_status st = KELVIN_OK;
+  if (!M.halt || !M.frac || !M.tstart || !M.tend || !M.said || !M.failed) {
+    if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  /* with a callback or a time limit, thread 0 (the calling thread) watches the workers while they run */
+  const int watched = w && (w->fn || w->time_limit > 0);
+  const int workers = omp_get_max_threads() < npass ? omp_get_max_threads() : npass;
+  if (w) w->stopped = 0;
+#pragma omp parallel num_threads(workers + watched)
+  {
+    const int me = omp_get_thread_num(), team = omp_get_num_threads();
+    if (watched && me == 0 && team > 1) {
+      for (;;) {
+        int ndone;
+#pragma omp atomic read
+        ndone = M.ndone;
+        watch(&M);
+        if (ndone >= npass) break;
+        const struct timespec ts = {0, 20000000}; /* 20 ms */
+        nanosleep(&ts, NULL);
+      }
+    } else {
+      for (;;) {
+        int i;
+#pragma omp atomic capture
+        i = next++;
+        if (i >= npass) break;
+        char m2[1024], lb[32];
+        const double t0 = omp_get_wtime();
+        v3_ctl ctl = {&M.halt[i], &M.frac[i], w ? w->time_limit : 0.0, t0, label_of(&M, i, lb, sizeof lb),
+                      watched && team == 1 ? watch_inline : NULL, &M};
+#pragma omp atomic write
+        M.tstart[i] = t0;
+        const kelvin_status s = run_one(pb, o + (size_t)i * ns, v + (size_t)i * ns, &out[i], w ? &ctl : NULL, m2, sizeof m2);
+        if (s != KELVIN_OK) {
+          __atomic_store_n(&M.failed[i], 1, __ATOMIC_RELAXED);
+          if (s != KELVIN_ERR_STOPPED) halt_all(&M, 1); /* the others stop too: the verification has failed */
+#pragma omp critical(kl_verify3d_first_failure)
+          {
+            /* the first pass's failure, a cause before the stops it brought about */
+            const int rank = s == KELVIN_ERR_STOPPED ? 1 : 0, rank0 = first == KELVIN_ERR_STOPPED ? 1 : 0;
+            if (first == KELVIN_OK || rank < rank0 || (rank == rank0 && i < first_i)) {
+              first_i = i;
+              first = s;
+              if (msg && cap > 0) { /* (a message that names the pass needs no number) */
+                if (strncmp(m2, "3-D verification of '", 21) == 0)
+                  snprintf(msg, (size_t)cap, "%s", m2);
+                else
+                  snprintf(msg, (size_t)cap, "pass %d: %s", i, m2);
+              }
+            }
+          }
+        }
+#pragma omp atomic write
+        M.tend[i] = omp_get_wtime();
+#pragma omp atomic update
+        M.ndone++;
+      }
+      if (watched && team == 1) watch(&M);
+    }
+  }
+  st = first;
+done:
+  free(M.halt);
+  free(M.frac);
+  free(M.tstart);
+  free(M.tend);
+  free(M.said);
+  free(M.failed);
+  return st;
 }

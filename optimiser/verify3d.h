@@ -46,8 +46,23 @@ typedef struct kl_v3_out {
  * fails, KELVIN_ERR_NOMEM, KELVIN_ERR_ARG for bad commands. */
 kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, char *msg, int cap);
 
-/* npass passes at once, OpenMP across passes: o and v (npass x ns). Returns the first failure. */
+/* What kl_verify3d_many reports and how it may be stopped (all optional: a zeroed struct is none). */
+typedef struct kl_v3_watch {
+  kelvin_progress_fn fn;     /* progress and stop (kelvin/kelvin.h), called from the calling thread only */
+  void *ctx;
+  double f0, f1;             /* the span of the caller's whole operation this verification covers */
+  const char *const *labels; /* the passes' names for the text (npass), or NULL */
+  double time_limit;         /* wall seconds per pass (verify.time_limit; 0: none) */
+  int stopped;               /* out: 1 if fn asked to stop */
+} kl_v3_watch;
+
+/* npass passes at once, OpenMP across passes: o and v (npass x ns). Returns the first failure. With a
+ * watch: its fn is called from the calling thread a few times a second while the passes run (one more
+ * thread than OpenMP's default watches them), a notice when a pass starts and ends, ticks (indented
+ * text) with each running pass's share done and the time it is expected to take; a nonzero return
+ * stops every pass at its next path sample (KELVIN_ERR_STOPPED); a pass that runs longer than
+ * time_limit seconds stops the same way with KELVIN_ERR_LIMIT and a message naming verify.time_limit. */
 kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
-                               char *msg, int cap);
+                               kl_v3_watch *watch, char *msg, int cap);
 
 #endif

@@ -140,6 +140,20 @@ static void test_unreachable(void **state)
   expect("optimise lead.yaml --cpu --quiet --out x9", 1, "in the 3-D engine while the device model reaches");
 }
 
+/* verify.time_limit on the built-in example: a limit of 1 ms stops the first pass's 3-D verification (each
+ * takes 10-30 ms here): exit 1, the message names the setting, nothing is written */
+static void test_time_limit(void **state)
+{
+  (void)state;
+  write_file("limit.yaml", "verify: {time_limit: 0.001}\n");
+  expect("optimise limit.yaml --cpu --quiet --out x10", 1, "over verify.time_limit (0.001 s)");
+  char out[512];
+  snprintf(out, sizeof out, "%s/x10", tmp);
+  assert_int_equal(kl_test_count_files(out), -1);
+  write_file("nolimit.yaml", "verify: {time_limit: 0}\n"); /* 0: none */
+  expect("optimise nolimit.yaml --cpu --quiet --out x11", 0, "");
+}
+
 /* a number field of report.json ("key":<tab>value), NAN if absent */
 static double report_num(const char *json, const char *key)
 {
@@ -194,7 +208,7 @@ int main(void)
   if (!mkdtemp(tmp)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_run_and_reproduce), cmocka_unit_test(test_evaluate),
                                      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_unreachable),
-                                     cmocka_unit_test(test_host_below)};
+                                     cmocka_unit_test(test_host_below), cmocka_unit_test(test_time_limit)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmp) != 0) return 1;
   return rc;

@@ -189,7 +189,7 @@ static void lm_step(void **state)
     kl_lm_stats st;
     memset(&st, 0, sizeof st);
     st.jac_out = J;
-    assert_int_equal(kl_lm_solve(pb, host, ro, xs[jac], 1, 0, NULL, NULL, &st, msg, sizeof msg), KELVIN_OK);
+    assert_int_equal(kl_lm_solve(pb, host, ro, xs[jac], 1, 0, NULL, &st, msg, sizeof msg), KELVIN_OK);
     assert_int_equal(st.iterations, 1);
     band[jac] = st.band;
     /* what that one accepted step cost (the rollouts the report counts): the start, the Jacobian (2B + 1

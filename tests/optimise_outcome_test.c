@@ -28,11 +28,13 @@ typedef struct lines {
   int n, refinement;
 } lines;
 
-static void progress(void *ctx, const char *text)
+static int progress(void *ctx, double fraction, const char *text)
 {
   lines *l = ctx;
+  (void)fraction;
   l->n++;
   if (strncmp(text, "refinement 1/1 (", 16) == 0) l->refinement++;
+  return 0;
 }
 
 static void outcome(void **state)

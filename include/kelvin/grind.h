@@ -58,7 +58,11 @@ KELVIN_API const char *kelvin_grind_get_string(const kelvin_grind *g, const char
 /* Load a YAML config file (the format of examples/optimise.yaml): the settings become the defaults
  * overlaid by the file, as for `kelvin optimise FILE`, and the inputs given in memory are dropped; the
  * files it names (relative to its folder) are read when the problem is prepared. KELVIN_ERR_CONFIG or
- * KELVIN_ERR_IO with "FILE:LINE: field: ..." (the handle unchanged). */
+ * KELVIN_ERR_IO with "FILE:LINE: field: ..." (the handle unchanged). Later failures of
+ * kelvin_grind_prepare come back as "FILE:LINE: ..." (the line of the setting the message is about,
+ * looked up in the file) or "FILE: ...", and the runs' failures over a setting (KELVIN_ERR_CONFIG) as
+ * "FILE:LINE: ..." when the file gives it; a key set by kelvin_grind_set... after the load is not
+ * looked up (the message is then about the value given). */
 KELVIN_API kelvin_status kelvin_grind_load(kelvin_grind *g, const char *path);
 
 /* ---------------------------------------------------------------------------------------------------
@@ -104,12 +108,51 @@ KELVIN_API kelvin_status kelvin_grind_control(const kelvin_grind *g, double *nai
 /* Sampled offsets [m] and speeds [m/s] (ns each) of control points x (nc). */
 KELVIN_API kelvin_status kelvin_grind_expand(const kelvin_grind *g, const double *x, double *offset, double *speed);
 
+/* Numbers of the prepared problem (kelvin_grind_problem_value); NaN before kelvin_grind_prepare. */
+typedef enum kelvin_problem_value {
+  KELVIN_PROBLEM_LENGTH = 0,        /* path length [m] */
+  KELVIN_PROBLEM_SAMPLES,           /* path samples ns */
+  KELVIN_PROBLEM_CONTROLS,          /* control points nc */
+  KELVIN_PROBLEM_FORCE_REF,         /* the reference force F_ref: the mean target [N] */
+  KELVIN_PROBLEM_CONTACT_SHARE,     /* the contact's share of the compliance along the normal at F_ref (0..1) */
+  KELVIN_PROBLEM_CONTACT_STIFFNESS, /* the contact law's K in use [N/m^n] */
+  KELVIN_PROBLEM_CHI,               /* the Hunt-Crossley damping chi in use [s/m] */
+  KELVIN_PROBLEM_KV_DAMPING,        /* the Kelvin-Voigt damping D in use [N s/m] */
+  KELVIN_PROBLEM_NAIVE_OFFSET,      /* the constant offset a planner would command on the CAD [m] */
+  KELVIN_PROBLEM_PROTRUSION_MIN,    /* the actual part's protrusion into the tool along the path, least [m] */
+  KELVIN_PROBLEM_PROTRUSION_MAX,    /* ... and most [m] */
+  KELVIN_PROBLEM_MASS_MIN,          /* the effective mass along the normal over the path, least [kg] */
+  KELVIN_PROBLEM_MASS_MAX,          /* ... and most [kg] */
+  KELVIN_PROBLEM_ROBOT_SPEED        /* the robot's smallest speed bound along the path [m/s] (0: no robot) */
+} kelvin_problem_value;
+
+KELVIN_API double kelvin_grind_problem_value(const kelvin_grind *g, kelvin_problem_value what);
+
+/* The value of a number key as the prepared problem uses it (a derived default, "offset.min", filled
+ * in), into *value; KELVIN_ERR_ARG before kelvin_grind_prepare, for an unknown key or a text key. */
+KELVIN_API kelvin_status kelvin_grind_problem_get(const kelvin_grind *g, const char *key, double *value);
+
+/* Read a pass from a CSV file (a header naming the columns s_m, offset_m, speed_m_s, or s, offset, speed;
+ * other columns are ignored, so a trajectory.csv written by `kelvin optimise` reads as it is; values in
+ * m and m/s) and interpolate it linearly onto the prepared problem's path samples (prepared here if
+ * needed): offset and speed, ns values each, ready for kelvin_grind_evaluate. The rows must cover the
+ * path (s from 0 to its length) and stay within the offset and speed bounds. KELVIN_ERR_CONFIG (or
+ * KELVIN_ERR_IO) with "FILE:LINE: column '...': ..." and, for a value that looks like a unit mistake
+ * (millimetres, mm/s), a hint. */
+KELVIN_API kelvin_status kelvin_grind_read_pass(kelvin_grind *g, const char *path, double *offset, double *speed);
+
 /* ---------------------------------------------------------------------------------------------------
  * Runs (each prepares the problem if needed and replaces the results) */
 
-/* Progress for a person (a line per stage: screening, refinement, verification), called from the
- * calling thread; NULL for none (the default). */
-KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, void (*fn)(void *ctx, const char *text), void *ctx);
+/* Progress and stop (kelvin/kelvin.h) of the runs below (kelvin_grind_optimise, _evaluate, _verify):
+ * fn is called from the calling thread with the fraction of the run done and a line for a person:
+ * a notice when a stage begins or ends (screening, refinement, verification) and when a pass's 3-D
+ * verification starts, is expected to take some time and is done; between them ticks, their text
+ * indented by two spaces, a few times a second at most (each screening batch, Levenberg-Marquardt step,
+ * NLopt evaluation, and in the verification from a thread that watches the engine). A nonzero return
+ * stops the run at its next checkpoint (in the verification: the next path sample of each pass): the
+ * run returns KELVIN_ERR_STOPPED and leaves no results. NULL for none (the default). */
+KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, kelvin_progress_fn fn, void *ctx);
 
 /* The whole pipeline on dev (an open device): the naive pass and the initial guess; method lm (the
  * default): Levenberg-Marquardt on the per-sample commands from the guess; method nlopt: quasi-random
@@ -121,12 +164,16 @@ KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, void (*fn)(void *ctx,
  * the host's OpenMP twin, which is faster for so few (docs/design.md section 4). KELVIN_ERR_CONFIG (an
  * unknown NLopt algorithm, a bad KELVIN_ROLLOUT_HOST_BELOW), KELVIN_ERR_OPENCL, KELVIN_ERR_BUILD (the
  * rollout program, built by the first batch that runs on the device; the log is in the message),
- * KELVIN_ERR_NOMEM. */
+ * KELVIN_ERR_NOMEM, KELVIN_ERR_STOPPED (kelvin_grind_set_progress), KELVIN_ERR_LIMIT (a pass's 3-D
+ * verification ran longer than verify.time_limit seconds, 120 by default: the message says how far it
+ * got and how long it would take). A target the bounds do not let it reach is a success with a
+ * diagnosis (kelvin_grind_diagnosis). */
 KELVIN_API kelvin_status kelvin_grind_optimise(kelvin_grind *g, kelvin_device *dev);
 
 /* A given pass, without optimising: offset [m] and speed [m/s] > 0 per path sample (ns each, see
- * kelvin_grind_nsamples; prepare first), predicted on dev and verified in the CPU engine next to the
- * naive pass. Passes: "naive" and "user" (the best). */
+ * kelvin_grind_nsamples and kelvin_grind_read_pass; prepare first), predicted on dev and verified in the
+ * CPU engine next to the naive pass. Passes: "naive" and "user" (the best). Failures as for
+ * kelvin_grind_optimise. */
 KELVIN_API kelvin_status kelvin_grind_evaluate(kelvin_grind *g, kelvin_device *dev, const double *offset,
                                                const double *speed);
 
@@ -159,7 +206,12 @@ typedef enum kelvin_pass_value {
   KELVIN_PASS_AGREEMENT,          /* RMS over the samples of (S_device - S_3d) / F_ref, S the wrist sensor's
                                      reading (3-D) and its equivalent F_N + m z'' (device) */
   KELVIN_PASS_VERIFIED,           /* 1 if verified, else 0 */
-  KELVIN_PASS_ROLLOUTS            /* rollouts the refinement of this pass spent (0 for the others) */
+  KELVIN_PASS_ROLLOUTS,           /* rollouts the refinement of this pass spent (0 for the others) */
+  KELVIN_PASS_AGREEMENT_MAX,      /* the largest |S_device - S_3d| / F_ref over the samples */
+  KELVIN_PASS_DISAGREE,           /* 1 if KELVIN_PASS_AGREEMENT is above verify.tolerance (see kelvin_grind_pass_warning) */
+  KELVIN_PASS_INERTIA,            /* RMS of (sensor - contact force) / F_ref in 3-D: the tool's inertia m a */
+  KELVIN_PASS_SUBSTEPS_VERIFIED,  /* the 3-D engine's sub-steps */
+  KELVIN_PASS_SECONDS_VERIFIED    /* wall time of its 3-D verification [s] */
 } kelvin_pass_value;
 
 /* One number of a pass; NaN for a bad index or value. */
@@ -179,7 +231,20 @@ typedef enum kelvin_series {
   KELVIN_SERIES_FORCE_AVERAGED,  /* predicted force averaged over the interval ending at the sample [N] */
   KELVIN_SERIES_TIME,            /* predicted time at the sample [s] */
   KELVIN_SERIES_DEPTH,           /* predicted tool depth [m] */
-  KELVIN_SERIES_CONTACT          /* predicted contact (1 in contact, else 0) */
+  KELVIN_SERIES_CONTACT,         /* predicted contact (1 in contact, else 0) */
+  KELVIN_SERIES_X,               /* the path point on the CAD: x, y, z [m] (any pass) */
+  KELVIN_SERIES_Y,
+  KELVIN_SERIES_Z,
+  KELVIN_SERIES_NX,              /* its unit outward normal */
+  KELVIN_SERIES_NY,
+  KELVIN_SERIES_NZ,
+  KELVIN_SERIES_SCORED,          /* the device's prediction of the scored measure (target.measure) [N] */
+  KELVIN_SERIES_SENSOR,          /* the device's wrist-sensor equivalent F_N + m z'', step-averaged [N] */
+  KELVIN_SERIES_SENSOR_INSTANT,  /* ... at the samples [N] */
+  KELVIN_SERIES_SCORED_VERIFIED, /* the 3-D engine's scored measure (sensor or contact force, as target.measure) [N] */
+  KELVIN_SERIES_SENSOR_VERIFIED, /* the 3-D wrist sensor's reading, step-averaged [N] */
+  KELVIN_SERIES_SENSOR_INSTANT_VERIFIED, /* ... at the samples [N] */
+  KELVIN_SERIES_CONTACT_VERIFIED /* verified contact (1 while a contact carries force, else 0) */
 } kelvin_series;
 
 /* Series what of a pass into out (ns values). KELVIN_ERR_ARG for a bad index or series, or a verified
@@ -192,6 +257,52 @@ KELVIN_API int kelvin_grind_pass_control(const kelvin_grind *g, int pass, double
 
 /* Rollouts on the device in the last run. */
 KELVIN_API long kelvin_grind_rollouts(const kelvin_grind *g);
+
+/* The objective terms of a pass (KELVIN_OBJ_N values, indexed by KELVIN_OBJ_*, kelvin/batch.h): the
+ * device's prediction (verified = 0) or the 3-D engine's (verified = 1). KELVIN_ERR_ARG for a bad index,
+ * or verified terms of a pass not verified (terms then NaN). */
+KELVIN_API kelvin_status kelvin_grind_pass_terms(const kelvin_grind *g, int pass, int verified, double *terms);
+
+/* Why the refinement of a pass stopped ("maxeval reached", "converged ..."); "" for the others, NULL for
+ * a bad index. */
+KELVIN_API const char *kelvin_grind_pass_stop(const kelvin_grind *g, int pass);
+
+/* The robot waypoints of a pass (what the 3-D verification follows, docs/design.md section 5): time
+ * t [s], tool-centre-point position pos (3 per sample) [m] and orientation quat (w, x, y, z; 4 per
+ * sample) at each of the ns samples; the TCP lies on the tool axis, tool z into the part, x along the
+ * path. KELVIN_ERR_ARG for a bad index or NULL output. */
+KELVIN_API kelvin_status kelvin_grind_pass_waypoints(const kelvin_grind *g, int pass, double *t, double *pos, double *quat);
+
+/* Numbers of the last run (kelvin_grind_run_value); NaN without results. */
+typedef enum kelvin_run_value {
+  KELVIN_RUN_ROLLOUTS = 0,       /* rollouts in total */
+  KELVIN_RUN_ROLLOUTS_HOST,      /* of them, run on the host's OpenMP twin although a device was open */
+  KELVIN_RUN_HOST_BELOW,         /* batches smaller than this went to the host (0: none) */
+  KELVIN_RUN_SCREENED,           /* screening candidates */
+  KELVIN_RUN_SCREEN_BEST,        /* the best screening objective */
+  KELVIN_RUN_TIME_LIMITED,       /* 1 if a refinement stopped on optimiser.maxtime (the run may not reproduce) */
+  KELVIN_RUN_NAIVE,              /* the index of the naive pass */
+  KELVIN_RUN_TIME_SETUP,         /* wall seconds: setting up */
+  KELVIN_RUN_TIME_SCREENING,     /* ... screening */
+  KELVIN_RUN_TIME_REFINEMENT,    /* ... refinement */
+  KELVIN_RUN_TIME_VERIFICATION,  /* ... the 3-D verification */
+  KELVIN_RUN_TIME_TOTAL          /* ... the whole run */
+} kelvin_run_value;
+
+KELVIN_API double kelvin_grind_run_value(const kelvin_grind *g, kelvin_run_value what);
+
+/* The warning for a pass whose device prediction and 3-D verification disagree beyond verify.tolerance
+ * ("device prediction and 3-D verification of 'refined-1' differ by 3.21 % RMS (> 2.00 %)"), or NULL
+ * (a pass not verified or not flagged, a bad index). Valid until the next run. */
+KELVIN_API const char *kelvin_grind_pass_warning(const kelvin_grind *g, int pass);
+
+/* After kelvin_grind_optimise: NULL when the best pass reaches the target (RMS error at most 10 % of
+ * F_ref, verified when it was verified), else one line saying it does not and why: "target not
+ * reachable: the best pass ('refined-1') still misses the target by 23.4 % RMS; limited by offset.max
+ * (...)", or, when the device reaches it and the 3-D engine does not, that the device's 1-D model does
+ * not hold for the set-up. NULL after kelvin_grind_evaluate (a given pass is not judged). Valid until
+ * the next run. */
+KELVIN_API const char *kelvin_grind_diagnosis(const kelvin_grind *g);
 
 /* ---------------------------------------------------------------------------------------------------
  * The prepared problem in brief (api/grind_contact.c): its contact and what the files gave, as
