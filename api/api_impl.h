@@ -17,6 +17,7 @@ struct kelvin_device {
   kl_host *h;
   int open;
   char msg[KL_API_MSG];
+  char spec_name[64]; /* the spec's name in messages (kelvin_device_set_spec_name); "" for the default */
 };
 
 struct kelvin_grind {

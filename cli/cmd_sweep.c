@@ -232,19 +232,20 @@ typedef struct progress_ctx {
   int printed;
 } progress_ctx;
 
-/* Progress on stderr, at most once a second, for runs that last longer than that. */
-static void progress(void *ctx, size_t done, size_t total)
+/* Progress on stderr, at most once a second, for runs that last longer than that; never stops. */
+static int progress(void *ctx, size_t done, size_t total)
 {
   progress_ctx *pc = ctx;
   const double t = kl_now();
-  if (done < total && t - pc->last < 1.0) return;
-  if (done == total && !pc->printed) return;
+  if (done < total && t - pc->last < 1.0) return 0;
+  if (done == total && !pc->printed) return 0;
   pc->last = t;
   pc->printed = 1;
   const double el = t - pc->t0;
   const double eta = done ? el * (double)(total - done) / (double)done : 0.0;
   kl_cli_note(pc->c, "sweep: %5.1f%% (%zu of %zu scenarios), %.0f s elapsed, ~%.0f s left", 100.0 * (double)done / (double)total,
               done, total, el, eta);
+  return 0;
 }
 
 /* --help text on stdout. */
