@@ -306,6 +306,46 @@ static void test_devices(void **state)
   kelvin_device_free(dev);
 }
 
+/* Reading a scenarios CSV of 140000 rows reports after 65536 and 131072 rows (fraction unknown: -1);
+ * a stop at the first report leaves the handle as it was. */
+static void test_load_progress(void **state)
+{
+  (void)state;
+  char path[512], csv[512];
+  snprintf(csv, sizeof csv, "%s/many.csv", tmpdir);
+  FILE *f = fopen(csv, "w");
+  assert_non_null(f);
+  fputs("model,m,K,cr,v0\n", f);
+  for (int i = 0; i < 140000; ++i) fprintf(f, "kv,1,1e6,0.5,%d\n", 1 + i % 7);
+  fclose(f);
+  put("many.yaml", "sweep:\n  scenarios: many.csv\n", path, sizeof path);
+  kelvin_sweep *s = NULL;
+  assert_int_equal(kelvin_sweep_create(&s), KELVIN_OK);
+  seen sn = {0};
+  sn.stop_at = 1;
+  kelvin_sweep_set_progress(s, on_progress, &sn);
+  assert_int_equal(kelvin_sweep_load(s, path), KELVIN_ERR_STOPPED);
+  assert_int_equal(sn.calls, 1);
+  assert_non_null(strstr(sn.text, "many.csv: 65536 scenarios"));
+  assert_non_null(strstr(kelvin_sweep_errmsg(s), "many.csv: reading stopped by the progress callback after 65536"));
+  assert_int_equal(kelvin_impact_batch_size(kelvin_sweep_batch(s)), 4992); /* the built-in, kept */
+  memset(&sn, 0, sizeof sn);
+  assert_int_equal(kelvin_sweep_load(s, path), KELVIN_OK);
+  assert_int_equal(sn.calls, 2);
+  assert_true(sn.fraction[0] == -1.0 && sn.fraction[1] == -1.0);
+  assert_non_null(strstr(sn.text, "many.csv: 131072 scenarios"));
+  kelvin_impact_batch *b = kelvin_sweep_batch(s);
+  assert_int_equal(kelvin_impact_batch_size(b), 140000);
+  kelvin_impact_in in;
+  assert_int_equal(kelvin_impact_batch_input(b, 139999, &in), KELVIN_OK);
+  expect_in(&in, KELVIN_MODEL_KV, KELVIN_LAW_EXACT, KELVIN_SEP_PENETRATION, 1.0, 1e6, 1.0, 0.5, 1 + 139999 % 7, 0.0);
+  kelvin_sweep_set_progress(s, NULL, NULL);
+  memset(&sn, 0, sizeof sn);
+  assert_int_equal(kelvin_sweep_load(s, path), KELVIN_OK);
+  assert_int_equal(sn.calls, 0);
+  kelvin_sweep_free(s);
+}
+
 /* The sweep parameters for a help text: six, in the config's order, then none. */
 static void test_params(void **state)
 {
@@ -333,10 +373,10 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_builtin),         cmocka_unit_test(test_load),          cmocka_unit_test(test_progress_serial),
     cmocka_unit_test(test_progress_twin),   cmocka_unit_test(test_progress_opencl), cmocka_unit_test(test_devices),
-    cmocka_unit_test(test_params),
+    cmocka_unit_test(test_params),          cmocka_unit_test(test_load_progress),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  const char *files[] = {"hc.yaml", "cr0.yaml", "big.yaml", "rows.csv", "rows.yaml"};
+  const char *files[] = {"hc.yaml", "cr0.yaml", "big.yaml", "rows.csv", "rows.yaml", "many.csv", "many.yaml"};
   char path[512];
   for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
     snprintf(path, sizeof path, "%s/%s", tmpdir, files[i]);

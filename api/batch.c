@@ -286,18 +286,22 @@ void kelvin_impact_batch_free(kelvin_impact_batch *b)
 
 struct kelvin_sweep {
   kelvin_impact_batch *b;
+  kelvin_progress_fn progress; /* of kelvin_sweep_load (nullable) */
+  void *ctx;
   char msg[KL_API_MSG];
 };
 
 /* The scenarios of spec (a product, or the CSV file it names) into a new batch; name (the config file)
  * in messages. */
-static kelvin_status sweep_batch(const kl_sweep_spec *spec, const char *name, kelvin_impact_batch **out, char *msg)
+static kelvin_status sweep_batch(const kl_sweep_spec *spec, const char *name, kelvin_impact_batch **out, char *msg,
+                                 kelvin_progress_fn fn, void *ctx)
 {
   *out = NULL;
   kl_impact_batch *kb = NULL;
   kelvin_status st;
   if (spec->scenarios[0]) {
-    if ((st = kl_sweep_load_csv(spec->scenarios, spec->samples, &kb, msg, KL_API_MSG)) != KELVIN_OK) return st;
+    if ((st = kl_sweep_load_csv_progress(spec->scenarios, spec->samples, &kb, msg, KL_API_MSG, fn, ctx)) != KELVIN_OK)
+      return st;
   } else {
     const long P = kl_sweep_product_size(spec);
     if (P < 0)
@@ -319,7 +323,7 @@ kelvin_status kelvin_sweep_create(kelvin_sweep **out)
   if (!*out) return KELVIN_ERR_NOMEM;
   kl_sweep_spec spec;
   kelvin_status st = kl_sweep_spec_default(&spec) == 0 ? KELVIN_OK : KELVIN_ERR_NOMEM;
-  if (st == KELVIN_OK) st = sweep_batch(&spec, "sweep", &(*out)->b, (*out)->msg);
+  if (st == KELVIN_OK) st = sweep_batch(&spec, "sweep", &(*out)->b, (*out)->msg, NULL, NULL);
   kl_sweep_spec_free(&spec);
   if (st != KELVIN_OK) {
     free(*out);
@@ -346,13 +350,20 @@ kelvin_status kelvin_sweep_load(kelvin_sweep *s, const char *path)
     kl_api_fail(s->msg, st, "%s", kl_cfg_errmsg(cfg));
     goto done;
   }
-  if ((st = sweep_batch(&spec, path, &b, s->msg)) != KELVIN_OK) goto done;
+  if ((st = sweep_batch(&spec, path, &b, s->msg, s->progress, s->ctx)) != KELVIN_OK) goto done;
   kelvin_impact_batch_free(s->b);
   s->b = b;
 done:
   kl_cfg_destroy(cfg);
   kl_sweep_spec_free(&spec);
   return st;
+}
+
+void kelvin_sweep_set_progress(kelvin_sweep *s, kelvin_progress_fn fn, void *ctx)
+{
+  if (!s) return;
+  s->progress = fn;
+  s->ctx = ctx;
 }
 
 kelvin_impact_batch *kelvin_sweep_batch(kelvin_sweep *s) { return s ? s->b : NULL; }

@@ -339,6 +339,19 @@ static int run_progress(void *ctx, double fraction, const char *text)
   return 0;
 }
 
+/* kelvin_sweep_load's progress while it reads a scenarios CSV (the total not known): its text on
+ * stderr, at most every `every` seconds; never stops. */
+static int load_progress(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  phase *ph = ctx;
+  const double t = now();
+  if (t - ph->last < ph->every) return 0;
+  ph->last = t;
+  kl_cli_note(ph->c, "sweep: %s, %.0f s elapsed", text, t - ph->t0);
+  return 0;
+}
+
 /* --help text on stdout. */
 static void help(void)
 {
@@ -493,6 +506,9 @@ int kl_cmd_sweep(int argc, char **argv)
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
+  phase lph;
+  phase_start(&lph, &o.c, o.every, "sweep", "scenarios");
+  if (!o.c.quiet) kelvin_sweep_set_progress(sw, load_progress, &lph);
   if (o.config && (st = kelvin_sweep_load(sw, o.config)) != KELVIN_OK) {
     kl_cli_error("%s", kelvin_sweep_errmsg(sw));
     rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;

@@ -164,9 +164,15 @@ KELVIN_API kelvin_status kelvin_sweep_create(kelvin_sweep **out);
  * names is relative to the config's folder): its scenarios, in a new batch with the config's samples
  * per scenario, replace the handle's. KELVIN_ERR_IO (a file that cannot be read), KELVIN_ERR_CONFIG
  * ("FILE:LINE: sweep.cr: must be > 0, got 0"; "FILE:LINE: column 'cr': ..." for the CSV; an empty
- * sweep), KELVIN_ERR_LIMIT (more than KELVIN_SWEEP_MAX scenarios), KELVIN_ERR_NOMEM; on failure the
- * handle keeps its scenarios. */
+ * sweep), KELVIN_ERR_LIMIT (more than KELVIN_SWEEP_MAX scenarios), KELVIN_ERR_NOMEM, KELVIN_ERR_STOPPED
+ * (kelvin_sweep_set_progress); on failure the handle keeps its scenarios. */
 KELVIN_API kelvin_status kelvin_sweep_load(kelvin_sweep *s, const char *path);
+
+/* Progress and stop for kelvin_sweep_load (kelvin_progress_fn); NULL for none (the default). While it
+ * reads a scenarios CSV, fn is called every 65536 rows with fraction -1 (the total is not known yet) and
+ * "reading FILE: N scenarios"; a nonzero return stops the load: KELVIN_ERR_STOPPED, the handle keeps
+ * its scenarios. */
+KELVIN_API void kelvin_sweep_set_progress(kelvin_sweep *s, kelvin_progress_fn fn, void *ctx);
 
 /* The scenarios as an impact batch owned by s, valid until the next successful kelvin_sweep_load or
  * kelvin_sweep_free: read them (kelvin_impact_batch_size, kelvin_impact_batch_input), run them
