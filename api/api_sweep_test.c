@@ -371,9 +371,10 @@ int main(void)
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-api-sweep-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_builtin),         cmocka_unit_test(test_load),          cmocka_unit_test(test_progress_serial),
-    cmocka_unit_test(test_progress_twin),   cmocka_unit_test(test_progress_opencl), cmocka_unit_test(test_devices),
-    cmocka_unit_test(test_params),          cmocka_unit_test(test_load_progress),
+    cmocka_unit_test(test_builtin),        cmocka_unit_test(test_load),
+    cmocka_unit_test(test_progress_serial), cmocka_unit_test(test_progress_twin),
+    cmocka_unit_test(test_progress_opencl), cmocka_unit_test(test_devices),
+    cmocka_unit_test(test_params),         cmocka_unit_test(test_load_progress),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   const char *files[] = {"hc.yaml", "cr0.yaml", "big.yaml", "rows.csv", "rows.yaml", "many.csv", "many.yaml"};

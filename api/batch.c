@@ -309,7 +309,8 @@ static kelvin_status sweep_batch(const kl_sweep_spec *spec, const char *name, ke
                          KELVIN_SWEEP_MAX);
     if (P == 0) return kl_api_fail(msg, KELVIN_ERR_CONFIG, "%s: the sweep is empty", name);
     if ((st = kl_impact_batch_create((size_t)P, spec->samples, &kb)) != KELVIN_OK)
-      return kl_api_fail(msg, st, "cannot allocate %ld scenarios with %d samples each: out of memory", P, spec->samples);
+      return kl_api_fail(msg, st, "cannot allocate %ld scenarios with %d samples each: out of memory", P,
+                         spec->samples);
     kl_sweep_fill_product(spec, kb);
   }
   if ((st = wrap_batch(kb, out)) != KELVIN_OK) return kl_api_fail(msg, st, "out of memory");

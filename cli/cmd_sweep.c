@@ -129,7 +129,8 @@ static int write_csv(const kl_cli_common *c, const kelvin_impact_batch *b, doubl
     fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kelvin_model_name(in.model) : "?",
             in.model == KELVIN_MODEL_HC ? kelvin_law_name(in.law) : "-",
             in.model == KELVIN_MODEL_KV ? kelvin_rule_name(in.rule) : "-", in.m, in.K, in.n, in.cr, in.v0, in.fe);
-    fprintf(o.f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", y.dmax, y.tmax, y.fpeak, y.tc, y.cr_eff, y.ediss, y.damp);
+    fprintf(o.f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", y.dmax, y.tmax, y.fpeak, y.tc, y.cr_eff, y.ediss,
+            y.damp);
     fprintf(o.f, ",%d,%s\n", y.flags, status_text(y.flags, sbuf, sizeof sbuf));
     if ((p + 1) % TICK_ROWS == 0 || p + 1 == P) phase_tick(&ph, p + 1, P);
   }
@@ -295,8 +296,8 @@ static void summary(const kelvin_impact_batch *b)
   const size_t P = kelvin_impact_batch_size(b);
   for (size_t p = 0; p < P; ++p) {
     const kelvin_impact_in in = input(b, p);
-    if ((int)in.model < 0 || (int)in.model > 2 || (int)in.law < 0 || (int)in.law > KELVIN_LAW_EXACT || (int)in.rule < 0 ||
-        (int)in.rule > 1) {
+    if ((int)in.model < 0 || (int)in.model > 2 || (int)in.law < 0 || (int)in.law > KELVIN_LAW_EXACT ||
+        (int)in.rule < 0 || (int)in.rule > 1) {
       ++other;
       continue;
     }

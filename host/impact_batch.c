@@ -379,7 +379,8 @@ kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
     const size_t hi = (b->P - lo < OMP_BLOCK) ? b->P : lo + OMP_BLOCK;
     kl_impact_run_omp(b, lo, hi, h->threads);
     if (progress && progress(ctx, hi, b->P))
-      return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", hi, b->P);
+      return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", hi,
+                          b->P);
   }
   return KELVIN_OK;
 }
