@@ -14,6 +14,7 @@ struct kelvin_device {
   kl_host *h;
   int open;
   char msg[KL_API_MSG];
+  char spec_name[64]; /* the spec's name in messages (kelvin_device_set_spec_name); "" for the default */
 };
 
 /* Record "fmt..." as the message (msg, KL_API_MSG bytes) and return st. */

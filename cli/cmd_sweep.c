@@ -1,25 +1,66 @@
 /* cli/cmd_sweep.c: `kelvin sweep [config.yaml]`: thousands of impact scenarios evaluated in one
- * batch (host/impact_batch.h) on the OpenCL device or the OpenMP twin; one CSV row per scenario, a
- * summary table and a figure of effective restitution and peak force against cr and impact speed for
- * each model and damping law (docs/design.md sections 2.3 and 4). */
-#include <errno.h>
+ * batch on the OpenCL device or the OpenMP twin, through the public API (kelvin_sweep, kelvin_device,
+ * kelvin_impact_batch: kelvin/batch.h); one CSV row per scenario, a summary table and a figure of
+ * effective restitution and peak force against cr and impact speed for each model and damping law
+ * (docs/design.md sections 2.3 and 4). Every phase longer than a second reports on stderr. */
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "core/clock.h"
-#include "host/host.h"
-#include "host/impact_batch.h"
 #include <cjson/cJSON.h>
+#include <kelvin/batch.h>
 
 #include "cli/cli.h"
-#include "kelvin/contact.h"
 #include "cli/commands.h"
-#include "io/config.h"
-#include "io/sweep_config.h"
+
+/* Rows the figure draws at most: a larger sweep is drawn from a sample of its rows (write_figure). */
+#define FIG_MAX 20000
+
+/* Monotonic wall time [s]. */
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+//------- progress -------
+
+/* A phase that reports on stderr: a line at most every `every` seconds (and one at the end if it
+ * printed any), with the share done, the time spent and an estimate of the time left. */
+typedef struct phase {
+  const kl_cli_common *c;
+  const char *what; /* "sweep", "sweep: writing sweep.csv" */
+  const char *unit; /* "scenarios", "rows" */
+  double every, t0, last;
+  int printed;
+} phase;
+
+static void phase_start(phase *ph, const kl_cli_common *c, double every, const char *what, const char *unit)
+{
+  *ph = (phase){c, what, unit, every, now(), now(), 0};
+}
+
+static void phase_tick(phase *ph, size_t done, size_t total)
+{
+  if (ph->c->quiet) return;
+  const double t = now();
+  if (done < total && t - ph->last < ph->every) return;
+  if (done == total && !ph->printed) return;
+  ph->last = t;
+  ph->printed = 1;
+  const double el = t - ph->t0;
+  const double eta = done ? el * (double)(total - done) / (double)done : 0.0;
+  kl_cli_note(ph->c, "%s: %5.1f%% (%zu of %zu %s), %.0f s elapsed, ~%.0f s left", ph->what,
+              100.0 * (double)done / (double)total, done, total, ph->unit, el, eta);
+}
+
+/* Rows between two progress checks of a writer. */
+#define TICK_ROWS 4096
 
 //------- output -------
 
@@ -28,7 +69,7 @@ static const char *status_text(int st, char *buf, size_t cap)
 {
   static const char *const bits[] = {"bad_mass", "bad_stiffness", "bad_cr",   "bad_speed",     "bad_exponent",
                                      "bad_law",  "no_converge",   "bad_input", "no_separation", "unsupported"};
-  if (st == KL_OK) return "ok";
+  if (st == 0) return "ok";
   buf[0] = '\0';
   for (int i = 0; i < 10; ++i)
     if (st & (1 << i)) {
@@ -40,10 +81,10 @@ static const char *status_text(int st, char *buf, size_t cap)
 
 #define NVARIANT 8
 /* Variant of a row: 0-1 kv rules, 2-6 hc laws, 7 ef. */
-static int variant(kl_impact_in in)
+static int variant(kelvin_impact_in in)
 {
-  if (in.model == KL_MODEL_KV) return in.rule;
-  if (in.model == KL_MODEL_HC) return 2 + in.law;
+  if (in.model == KELVIN_MODEL_KV) return (int)in.rule;
+  if (in.model == KELVIN_MODEL_HC) return 2 + (int)in.law;
   return 7;
 }
 static const char *const variant_names[NVARIANT] = {"kv/penetration", "kv/force",          "hc/hunt-crossley",
@@ -52,42 +93,68 @@ static const char *const variant_names[NVARIANT] = {"kv/penetration", "kv/force"
 
 /* Peak force of the undamped impact with the same m, K, n, v0: K d0^n with d0^{n+1} = (n+1) m v0^2/(2K)
  * (v0 sqrt(K m) for n = 1): the scale that makes peak forces of different speeds comparable. */
-static double undamped_peak(kl_impact_in in)
+static double undamped_peak(kelvin_impact_in in)
 {
   return in.K * pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), in.n / (in.n + 1.0));
 }
 
-/* sweep.csv: one row per scenario, inputs, metrics and status, full precision. */
-static int write_csv(const kl_cli_common *c, const kl_impact_batch *b)
+/* Scenario p's inputs and results. */
+static kelvin_impact_in input(const kelvin_impact_batch *b, size_t p)
+{
+  kelvin_impact_in in;
+  kelvin_impact_batch_input(b, p, &in);
+  return in;
+}
+static kelvin_impact_out result(const kelvin_impact_batch *b, size_t p)
+{
+  kelvin_impact_out out;
+  kelvin_impact_batch_get(b, p, &out);
+  return out;
+}
+
+/* sweep.csv: one row per scenario, inputs, metrics and status, full precision; progress every `every` s. */
+static int write_csv(const kl_cli_common *c, const kelvin_impact_batch *b, double every)
 {
   kl_out o;
   if (kl_out_open(&o, c->out, "sweep.csv") != 0) return -1;
   fprintf(o.f, "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,status,status_text\n");
-  const size_t P = b->P;
+  const size_t P = kelvin_impact_batch_size(b);
   char sbuf[256];
+  phase ph;
+  phase_start(&ph, c, every, "sweep: writing sweep.csv", "rows");
   for (size_t p = 0; p < P; ++p) {
-    const kl_impact_in in = kl_impact_batch_get(b, p);
+    const kelvin_impact_in in = input(b, p);
+    const kelvin_impact_out y = result(b, p);
     const int okm = in.model >= 0 && in.model < 3;
     fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kelvin_model_name(in.model) : "?",
-            in.model == KL_MODEL_HC ? kelvin_law_name(in.law) : "-", in.model == KL_MODEL_KV ? kelvin_rule_name(in.rule) : "-",
-            in.m, in.K, in.n, in.cr, in.v0, in.fe);
-    for (int k = 0; k < KL_NOUT; ++k) fprintf(o.f, ",%.17g", b->y[(size_t)k * P + p]);
-    fprintf(o.f, ",%d,%s\n", b->status[p], status_text(b->status[p], sbuf, sizeof sbuf));
+            in.model == KELVIN_MODEL_HC ? kelvin_law_name(in.law) : "-",
+            in.model == KELVIN_MODEL_KV ? kelvin_rule_name(in.rule) : "-", in.m, in.K, in.n, in.cr, in.v0, in.fe);
+    fprintf(o.f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", y.dmax, y.tmax, y.fpeak, y.tc, y.cr_eff, y.ediss,
+            y.damp);
+    fprintf(o.f, ",%d,%s\n", y.flags, status_text(y.flags, sbuf, sizeof sbuf));
+    if ((p + 1) % TICK_ROWS == 0 || p + 1 == P) phase_tick(&ph, p + 1, P);
   }
   return kl_out_commit(&o);
 }
 
 /* samples.csv: id, j, abscissa (time [s] for kv, phase in [0, 2] otherwise), penetration, force. */
-static int write_samples(const kl_cli_common *c, const kl_impact_batch *b)
+static int write_samples(const kl_cli_common *c, const kelvin_impact_batch *b, double every)
 {
   kl_out o;
   if (kl_out_open(&o, c->out, "samples.csv") != 0) return -1;
   fprintf(o.f, "id,j,s,delta,F\n");
-  const size_t P = b->P, M = (size_t)b->M;
-  for (size_t p = 0; p < P; ++p)
-    for (size_t j = 0; j < M; ++j)
-      fprintf(o.f, "%zu,%zu,%.17g,%.17g,%.17g\n", p, j, b->smp[(KL_SMP_S * M + j) * P + p],
-              b->smp[(KL_SMP_D * M + j) * P + p], b->smp[(KL_SMP_F * M + j) * P + p]);
+  const size_t P = kelvin_impact_batch_size(b);
+  const int M = kelvin_impact_batch_nsamples(b);
+  phase ph;
+  phase_start(&ph, c, every, "sweep: writing samples.csv", "scenarios");
+  for (size_t p = 0; p < P; ++p) {
+    for (int j = 0; j < M; ++j) {
+      double s, d, f;
+      kelvin_impact_batch_sample(b, p, j, &s, &d, &f);
+      fprintf(o.f, "%zu,%d,%.17g,%.17g,%.17g\n", p, j, s, d, f);
+    }
+    if ((p + 1) % TICK_ROWS == 0 || p + 1 == P) phase_tick(&ph, p + 1, P);
+  }
   return kl_out_commit(&o);
 }
 
@@ -108,26 +175,59 @@ static int by_variant(const void *a, const void *b)
   return 0;
 }
 
+/* A number in [0, 1) from row index p (splitmix64): the figure's sample of a large sweep, the same every run. */
+static double row_hash(size_t p)
+{
+  uint64_t z = (uint64_t)p + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53;
+}
+
 /* figure.dat (one gnuplot block per variant: cr, cr_eff, fpeak/F0, v0, fpeak) and sweep.png:
  * (a) effective vs nominal restitution, (b) peak force over the undamped one against cr, (c) peak force
- * against impact speed at the cr nearest 0.5. Returns kl_cli_gnuplot's code, -1 on write errors. */
-static int write_figure(const kl_cli_common *c, const kl_impact_batch *b)
+ * against impact speed at the cr nearest 0.5. Above FIG_MAX rows without a status, the figure draws a
+ * sample of about FIG_MAX of them, the same every run (row_hash): the rows on the cr slice of panel (c)
+ * (all of them, or a tenth of FIG_MAX) and the others in proportion; a notice says so. Returns
+ * kl_cli_gnuplot's code, -1 on write errors. */
+static int write_figure(const kl_cli_common *c, const kelvin_impact_batch *b)
 {
-  const size_t P = b->P;
+  const size_t P = kelvin_impact_batch_size(b);
   fig_row *idx = malloc((P ? P : 1) * sizeof *idx);
   if (!idx) {
     kl_cli_error("out of memory drawing the figure");
     return -1;
   }
-  size_t n = 0;
+  size_t nok = 0, nslice = 0;
   double crsel = -1.0;
   for (size_t p = 0; p < P; ++p)
-    if (b->status[p] == KL_OK) {
-      const kl_impact_in in = kl_impact_batch_get(b, p);
-      idx[n++] = (fig_row){variant(in), in.v0, in.cr, p};
-      const double cr = b->x[KL_IN_CR * P + p];
+    if (result(b, p).flags == 0) {
+      const double cr = input(b, p).cr;
+      ++nok;
       if (crsel < 0 || fabs(cr - 0.5) < fabs(crsel - 0.5)) crsel = cr;
     }
+  for (size_t p = 0; p < P; ++p) nslice += result(b, p).flags == 0 && input(b, p).cr == crsel;
+  /* shares of the slice and of the other rows to keep (1: all) */
+  double keep_slice = 1.0, keep_other = 1.0;
+  if (nok > FIG_MAX) {
+    const size_t bs = nslice < FIG_MAX / 10 ? nslice : FIG_MAX / 10;
+    keep_slice = nslice ? (double)bs / (double)nslice : 1.0;
+    keep_other = nok > nslice ? (double)(FIG_MAX - bs) / (double)(nok - nslice) : 1.0;
+  }
+  size_t n = 0, nsl = 0;
+  for (size_t p = 0; p < P; ++p) {
+    const kelvin_impact_in in = input(b, p);
+    if (result(b, p).flags != 0) continue;
+    const int on = in.cr == crsel;
+    if (row_hash(p) >= (on ? keep_slice : keep_other)) continue;
+    idx[n++] = (fig_row){variant(in), in.v0, in.cr, p};
+    nsl += on;
+  }
+  if (n < nok)
+    kl_cli_note(c, "sweep: the figure draws a sample of %zu of the %zu scenarios without a status (%zu of the %zu at "
+                "c_r = %.3g; all are in sweep.csv; --no-plot skips the figure)",
+                n, nok, nsl, nslice, crsel);
   qsort(idx, n, sizeof *idx, by_variant);
   kl_out o;
   if (kl_out_open(&o, c->out, "figure.dat") != 0) {
@@ -142,12 +242,12 @@ static int write_figure(const kl_cli_common *c, const kl_impact_batch *b)
     for (size_t i = 0; i < n; ++i) {
       if (idx[i].var != v) continue;
       const size_t p = idx[i].p;
-      const kl_impact_in in = kl_impact_batch_get(b, p);
+      const kelvin_impact_in in = input(b, p);
+      const kelvin_impact_out y = result(b, p);
       if (!any) fprintf(o.f, "%s# %s\n", nblk ? "\n\n" : "", variant_names[v]);
       any = 1;
-      const double fp = b->y[KL_OUT_FPEAK * P + p];
-      fprintf(o.f, "%.10g %.10g %.10g %.10g %.10g %d\n", in.cr, b->y[KL_OUT_CREFF * P + p], fp / undamped_peak(in),
-              in.v0, fp, in.cr == crsel);
+      fprintf(o.f, "%.10g %.10g %.10g %.10g %.10g %d\n", in.cr, y.cr_eff, y.fpeak / undamped_peak(in), in.v0, y.fpeak,
+              in.cr == crsel);
     }
     if (any) {
       strncat(titles, variant_names[v], sizeof titles - strlen(titles) - 2);
@@ -183,29 +283,32 @@ static int write_figure(const kl_cli_common *c, const kl_impact_batch *b)
            "title word(titles, i+1)\n"
            "unset multiplot\n",
            titles, nblk, crsel);
+  if (n >= FIG_MAX / 2) kl_cli_note(c, "sweep: drawing sweep.png from %zu points (gnuplot)", n);
   return kl_cli_gnuplot(c, c->out, "sweep.png", script);
 }
 
 /* Summary table on stdout: per variant, rows, flagged rows, and ranges of cr_eff and fpeak/F0. */
-static void summary(const kl_impact_batch *b)
+static void summary(const kelvin_impact_batch *b)
 {
   size_t rows[NVARIANT] = {0}, flagged[NVARIANT] = {0}, other = 0;
   double lo[NVARIANT][2], hi[NVARIANT][2];
   for (int v = 0; v < NVARIANT; ++v) lo[v][0] = lo[v][1] = INFINITY, hi[v][0] = hi[v][1] = -INFINITY;
-  const size_t P = b->P;
+  const size_t P = kelvin_impact_batch_size(b);
   for (size_t p = 0; p < P; ++p) {
-    const kl_impact_in in = kl_impact_batch_get(b, p);
-    if (in.model < 0 || in.model > 2 || in.law < 0 || in.law >= KL_NLAWS || in.rule < 0 || in.rule > 1) {
+    const kelvin_impact_in in = input(b, p);
+    if ((int)in.model < 0 || (int)in.model > 2 || (int)in.law < 0 || (int)in.law > KELVIN_LAW_EXACT ||
+        (int)in.rule < 0 || (int)in.rule > 1) {
       ++other;
       continue;
     }
     const int v = variant(in);
     ++rows[v];
-    if (b->status[p] != KL_OK) {
+    const kelvin_impact_out y = result(b, p);
+    if (y.flags != 0) {
       ++flagged[v];
       continue;
     }
-    const double q[2] = {b->y[KL_OUT_CREFF * P + p], b->y[KL_OUT_FPEAK * P + p] / undamped_peak(in)};
+    const double q[2] = {y.cr_eff, y.fpeak / undamped_peak(in)};
     for (int k = 0; k < 2; ++k) {
       if (q[k] < lo[v][k]) lo[v][k] = q[k];
       if (q[k] > hi[v][k]) hi[v][k] = q[k];
@@ -226,25 +329,28 @@ static void summary(const kl_impact_batch *b)
 
 //------- command -------
 
-typedef struct progress_ctx {
-  const kl_cli_common *c;
-  double t0, last;
-  int printed;
-} progress_ctx;
-
-/* Progress on stderr, at most once a second, for runs that last longer than that. */
-static void progress(void *ctx, size_t done, size_t total)
+/* The batch's progress (kelvin_progress_fn): a line on stderr through the phase; never stops. */
+static int run_progress(void *ctx, double fraction, const char *text)
 {
-  progress_ctx *pc = ctx;
-  const double t = kl_now();
-  if (done < total && t - pc->last < 1.0) return;
-  if (done == total && !pc->printed) return;
-  pc->last = t;
-  pc->printed = 1;
-  const double el = t - pc->t0;
-  const double eta = done ? el * (double)(total - done) / (double)done : 0.0;
-  kl_cli_note(pc->c, "sweep: %5.1f%% (%zu of %zu scenarios), %.0f s elapsed, ~%.0f s left", 100.0 * (double)done / (double)total,
-              done, total, el, eta);
+  (void)fraction;
+  (void)text;
+  void **pc = ctx; /* the phase, the batch */
+  const kelvin_impact_batch *b = pc[1];
+  phase_tick(pc[0], kelvin_impact_batch_done(b), kelvin_impact_batch_size(b));
+  return 0;
+}
+
+/* kelvin_sweep_load's progress while it reads a scenarios CSV (the total not known): its text on
+ * stderr, at most every `every` seconds; never stops. */
+static int load_progress(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  phase *ph = ctx;
+  const double t = now();
+  if (t - ph->last < ph->every) return 0;
+  ph->last = t;
+  kl_cli_note(ph->c, "sweep: %s, %.0f s elapsed", text, t - ph->t0);
+  return 0;
 }
 
 /* --help text on stdout. */
@@ -263,20 +369,25 @@ static void help(void)
          "  --device SPEC   OpenCL device: PLATFORM:DEVICE (e.g. 0:1), gpu, cpu, or part of its name\n"
          "                  [env var KELVIN_DEVICE; default: the first GPU with double precision, else the\n"
          "                  first device with it; see 'kelvin devices']\n"
+         "  --no-plot       no figure (figure.dat, sweep.png); above %d scenarios the figure draws a\n"
+         "                  sample of that many\n"
+         "  --progress S    a progress line every S seconds at most [1] (0: at every check)\n"
          "  --quiet         no progress, notices or summary table\n"
          "  --help          this text\n\n"
          "config (YAML; every key optional, unknown keys are errors):\n"
          "  sweep:\n"
          "    model: [kv, hc, ef]        models (kv Kelvin-Voigt, hc Hunt-Crossley, ef Emden-Fowler)\n"
          "    law: [hunt-crossley, lankarani-nikravesh, flores, gonthier, exact]   hc damping laws\n"
-         "    rule: [penetration, force] kv separation rules (contact ends at d = 0 / at zero force)\n");
-  for (int i = 0; i < NPAR; ++i) {
+         "    rule: [penetration, force] kv separation rules (contact ends at d = 0 / at zero force)\n",
+         FIG_MAX);
+  const char *key, *def, *doc;
+  for (int i = 0; kelvin_sweep_param(i, &key, &def, &doc); ++i) {
     char kv[80];
-    snprintf(kv, sizeof kv, "%s: %s", kl_sweep_pdefs[i].key, kl_sweep_pdefs[i].defstr);
+    snprintf(kv, sizeof kv, "%s: %s", key, def);
     if (strlen(kv) <= 26)
-      printf("    %-26s %s\n", kv, kl_sweep_pdefs[i].doc);
+      printf("    %-26s %s\n", kv, doc);
     else
-      printf("    %s\n    %-26s %s\n", kv, "", kl_sweep_pdefs[i].doc);
+      printf("    %s\n    %-26s %s\n", kv, "", doc);
   }
   printf("    samples: 0                 force and penetration samples per scenario (samples.csv): kv at\n"
          "                               equal times over the contact, hc/ef at equal phase steps\n"
@@ -297,6 +408,8 @@ static void help(void)
 typedef struct opts {
   kl_cli_common c;
   const char *config;
+  int no_plot;
+  double every; /* --progress */
 } opts;
 
 /* Parse options; 0 ok, 1 --help shown, -1 usage error (message printed). */
@@ -304,9 +417,11 @@ static int parse(int argc, char **argv, opts *o)
 {
   static const struct option lo[] = {{"out", required_argument, 0, 'o'},    {"cpu", no_argument, 0, 'c'},
                                      {"device", required_argument, 0, 'd'}, {"quiet", no_argument, 0, 'q'},
-                                     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+                                     {"help", no_argument, 0, 'h'},         {"no-plot", no_argument, 0, 'n'},
+                                     {"progress", required_argument, 0, 'p'}, {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   o->c.out = "kelvin-out/sweep";
+  o->every = 1.0;
   opterr = 0;
   optind = 1;
   int ch;
@@ -316,6 +431,14 @@ static int parse(int argc, char **argv, opts *o)
     case 'c': o->c.cpu = 1; break;
     case 'd': o->c.device = optarg; break;
     case 'q': o->c.quiet = 1; break;
+    case 'n': o->no_plot = 1; break;
+    case 'p':
+      if (kl_cli_double("--progress", optarg, &o->every) != 0) return -1;
+      if (o->every < 0) {
+        kl_cli_error("--progress: must be >= 0 seconds, got %g", o->every);
+        return -1;
+      }
+      break;
     case 'h': help(); return 1;
     case ':': kl_cli_error("sweep: option '%s' needs a value (try 'kelvin sweep --help')", argv[optind - 1]); return -1;
     default: kl_cli_error("sweep: unknown option '%s' (try 'kelvin sweep --help')", argv[optind - 1]); return -1;
@@ -337,148 +460,118 @@ static int parse(int argc, char **argv, opts *o)
   return 0;
 }
 
+/* Scenarios with a status (flags). */
+static size_t count_flagged(const kelvin_impact_batch *b)
+{
+  size_t flagged = 0;
+  const size_t P = kelvin_impact_batch_size(b);
+  for (size_t p = 0; p < P; ++p) flagged += result(b, p).flags != 0;
+  return flagged;
+}
+
 /* summary.json: the run's metadata and per-variant counts. */
-static int write_json(const opts *o, const kl_impact_batch *b)
+static int write_json(const opts *o, const kelvin_impact_batch *b)
 {
   cJSON *d = cJSON_CreateObject();
   if (!d) return kl_json_write(o->c.out, "summary.json", NULL);
   cJSON_AddStringToObject(d, "command", "sweep");
   kl_json_meta(d, o->config);
-  cJSON_AddNumberToObject(d, "scenarios", (double)b->P);
-  cJSON_AddNumberToObject(d, "samples_per_scenario", b->M);
-  size_t flagged = 0;
-  for (size_t p = 0; p < b->P; ++p) flagged += b->status[p] != KL_OK;
-  cJSON_AddNumberToObject(d, "with_status", (double)flagged);
+  cJSON_AddNumberToObject(d, "scenarios", (double)kelvin_impact_batch_size(b));
+  cJSON_AddNumberToObject(d, "samples_per_scenario", kelvin_impact_batch_nsamples(b));
+  cJSON_AddNumberToObject(d, "with_status", (double)count_flagged(b));
   return kl_json_write(o->c.out, "summary.json", d);
 }
 
 /* Exit status for a library status: bad input is 2, everything else 1. */
 static int exit_for(kelvin_status st)
 {
-  return (st == KELVIN_ERR_CONFIG || st == KELVIN_ERR_ARG || st == KELVIN_ERR_NODEVICE) ? KL_EXIT_USAGE
-                                                                                          : KL_EXIT_RUNTIME;
+  return (st == KELVIN_ERR_CONFIG || st == KELVIN_ERR_ARG || st == KELVIN_ERR_NODEVICE || st == KELVIN_ERR_IO ||
+          st == KELVIN_ERR_LIMIT)
+           ? KL_EXIT_USAGE
+           : KL_EXIT_RUNTIME;
 }
 
-/* `kelvin sweep`: scenarios -> batch on the chosen path -> sweep.csv, samples.csv, figure, summary. */
+/* `kelvin sweep`: scenarios -> batch on the chosen device -> sweep.csv, samples.csv, figure, summary. */
 int kl_cmd_sweep(int argc, char **argv)
 {
   opts o;
   const int pr = parse(argc, argv, &o);
   if (pr != 0) return pr > 0 ? KL_EXIT_OK : KL_EXIT_USAGE;
   int rc = KL_EXIT_OK;
-  kl_sweep_spec s;
-  kl_cfg *cfg = NULL;
-  kl_host *h = NULL;
-  kl_impact_batch *b = NULL;
-  char msg[8192];
+  kelvin_sweep *sw = NULL;
+  kelvin_device *dev = NULL;
   kelvin_status st;
-  if (kl_sweep_spec_default(&s) != 0) {
-    kl_cli_error("out of memory");
-    rc = KL_EXIT_RUNTIME;
-    goto done;
-  }
   /* 1. the scenarios */
-  if (o.config) {
-    if (kl_cfg_create(&cfg) != KELVIN_OK) {
-      kl_cli_error("out of memory");
-      rc = KL_EXIT_RUNTIME;
-      goto done;
-    }
-    st = kl_sweep_load_spec(cfg, o.config, &s);
-    if (st != KELVIN_OK) {
-      kl_cli_error("%s", kl_cfg_errmsg(cfg));
-      rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
-      goto done;
-    }
-  }
-  if (s.scenarios[0]) {
-    st = kl_sweep_load_csv(s.scenarios, s.samples, &b, msg, sizeof msg);
-    if (st != KELVIN_OK) {
-      kl_cli_error("%s", msg);
-      rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
-      goto done;
-    }
-  } else {
-    const long P = kl_sweep_product_size(&s);
-    if (P < 0) {
-      kl_cli_error("%s: the sweep has more than %ld scenarios; use fewer values", o.config ? o.config : "sweep", MAXP);
-      rc = KL_EXIT_USAGE;
-      goto done;
-    }
-    if (P == 0) {
-      kl_cli_error("%s: the sweep is empty", o.config ? o.config : "sweep");
-      rc = KL_EXIT_USAGE;
-      goto done;
-    }
-    st = kl_impact_batch_create((size_t)P, s.samples, &b);
-    if (st != KELVIN_OK) {
-      kl_cli_error("cannot allocate %ld scenarios with %d samples each: out of memory", P, s.samples);
-      rc = KL_EXIT_RUNTIME;
-      goto done;
-    }
-    kl_sweep_fill_product(&s, b);
-  }
-  /* 2. the path */
-  if (kl_host_create(&h) != KELVIN_OK) {
+  if (kelvin_sweep_create(&sw) != KELVIN_OK) {
     kl_cli_error("out of memory");
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  kl_host_opts ho;
-  kl_host_opts_default(&ho);
-  ho.cpu = o.c.cpu;
-  ho.device = o.c.device;
-  ho.device_origin = "--device";
-  /* chunks of ~1/20 of the batch (2^16 ... 2^20 rows) so long runs report progress */
-  size_t chunk = b->P / 20;
-  if (chunk < ((size_t)1 << 16)) chunk = (size_t)1 << 16;
-  if (chunk > ((size_t)1 << 20)) chunk = (size_t)1 << 20;
-  ho.chunk = chunk;
-  const double t0 = kl_now();
-  st = kl_host_open(h, &ho);
+  phase lph;
+  phase_start(&lph, &o.c, o.every, "sweep", "scenarios");
+  if (!o.c.quiet) kelvin_sweep_set_progress(sw, load_progress, &lph);
+  if (o.config && (st = kelvin_sweep_load(sw, o.config)) != KELVIN_OK) {
+    kl_cli_error("%s", kelvin_sweep_errmsg(sw));
+    rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
+    goto done;
+  }
+  kelvin_impact_batch *b = kelvin_sweep_batch(sw);
+  const size_t P = kelvin_impact_batch_size(b);
+  const int M = kelvin_impact_batch_nsamples(b);
+  /* 2. the device */
+  if (kelvin_device_create(&dev) != KELVIN_OK) {
+    kl_cli_error("out of memory");
+    rc = KL_EXIT_RUNTIME;
+    goto done;
+  }
+  kelvin_device_set_spec_name(dev, "--device");
+  const double t0 = now();
+  st = kelvin_device_open(dev, o.c.device, o.c.cpu ? KELVIN_DEVICE_CPU : 0);
   if (st != KELVIN_OK) {
-    kl_cli_error("%s", kl_host_errmsg(h));
+    kl_cli_error("%s", kelvin_device_errmsg(dev));
     rc = exit_for(st);
     goto done;
   }
-  kl_cli_note(&o.c, "sweep runs on the %s", kl_host_notice(h));
+  kl_cli_note(&o.c, "sweep runs on the %s", kelvin_device_describe(dev));
   if (kl_run_begin(o.c.out) != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  /* 3. the batch */
-  progress_ctx pc = {&o.c, kl_now(), kl_now(), 0};
-  const double t1 = kl_now();
-  st = kl_impact_run(h, b, o.c.quiet ? NULL : progress, &pc);
-  const double t2 = kl_now();
+  /* 3. the batch, with progress */
+  phase ph;
+  phase_start(&ph, &o.c, o.every, "sweep", "scenarios");
+  void *pc[2] = {&ph, b};
+  if (!o.c.quiet) kelvin_impact_batch_set_progress(b, run_progress, pc);
+  const double t1 = now();
+  st = kelvin_impact_batch_run(b, dev);
+  const double t2 = now();
+  kelvin_impact_batch_set_progress(b, NULL, NULL);
   if (st != KELVIN_OK) {
-    kl_cli_error("%s", kl_host_errmsg(h));
+    kl_cli_error("%s", kelvin_impact_batch_errmsg(b));
     rc = exit_for(st);
     goto done;
   }
   /* 4. outputs */
-  if (write_csv(&o.c, b) != 0 || (b->M && write_samples(&o.c, b) != 0)) {
+  if (write_csv(&o.c, b, o.every) != 0 || (M && write_samples(&o.c, b, o.every) != 0)) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  if (write_figure(&o.c, b) < 0 || write_json(&o, b) != 0 || kl_run_commit() != 0) {
+  if ((!o.no_plot && write_figure(&o.c, b) < 0) || write_json(&o, b) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
   if (!o.c.quiet) {
-    size_t flagged = 0;
-    for (size_t p = 0; p < b->P; ++p) flagged += b->status[p] != KL_OK;
     printf("kelvin sweep: %zu scenarios (%zu with a status) in %.3f s (%.3g scenarios/s; setup and kernel build "
            "%.2f s)\non %s\n\n",
-           b->P, flagged, t2 - t1, (double)b->P / (t2 - t1 > 0 ? t2 - t1 : 1e-9), t1 - t0, kl_host_notice(h));
+           P, count_flagged(b), t2 - t1, (double)P / (t2 - t1 > 0 ? t2 - t1 : 1e-9), t1 - t0,
+           kelvin_device_describe(dev));
     summary(b);
-    printf("\nwrote %s/sweep.csv%s, %s/figure.dat, %s/sweep.png\n", o.c.out, b->M ? ", samples.csv" : "", o.c.out,
-           o.c.out);
+    fflush(stdout);
+    kl_cli_note(&o.c, "sweep: wrote %s/{sweep.csv%s, summary.json%s}", o.c.out, M ? ", samples.csv" : "",
+                o.no_plot ? "" : ", figure.dat, sweep.png");
   }
 done:
-  kl_impact_batch_destroy(b);
-  kl_host_destroy(h);
-  kl_cfg_destroy(cfg);
-  kl_sweep_spec_free(&s);
+  kelvin_device_free(dev);
+  kelvin_sweep_free(sw);
   return rc;
 }

@@ -260,7 +260,8 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, kl_progress_
     KL_CL(h, clEnqueueUnmapMemObject(h->q, res[i], ptr, 0, NULL, NULL));
   }
   KL_CL(h, clFinish(h->q));
-  if (progress) progress(ctx, P, P);
+  if (progress && progress(ctx, P, P))
+    st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", P, P);
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q);
   if (dsmp) clReleaseMemObject(dsmp);
@@ -298,6 +299,11 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
     return kl_host_fail(h, KELVIN_ERR_ARG, "%d samples per scenario do not fit in the memory of '%s'; use fewer",
                         b->M, kl_host_device(h)->name);
   const size_t wgs = (size_t)h->wgs;
+  if (progress) { /* chunks of a twentieth of the batch at most, so that progress comes and a stop is heard */
+    size_t pc = P / 20 < KL_PROGRESS_CHUNK ? KL_PROGRESS_CHUNK : P / 20;
+    pc = pc / wgs * wgs;
+    if (pc >= wgs && pc < chunk) chunk = pc;
+  }
   if ((kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) && P <= chunk && P <= (size_t)INT_MAX - wgs && one_model(b))
     return run_cl_inplace(h, b, progress, ctx);
   if (chunk > P) chunk = (P + wgs - 1) / wgs * wgs; /* buffers no larger than the batch needs */
@@ -348,7 +354,11 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
       restage(b->status, stage->status, sizeof(int), 1, P, SP, start, perm, cnt, 0);
       if (M) restage(b->smp, stage->smp, sizeof(double), KL_NSMP * M, P, SP, start, perm, cnt, 0);
     }
-    if (progress) progress(ctx, start + cnt, P);
+    if (progress && progress(ctx, start + cnt, P)) {
+      st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios",
+                        start + cnt, P);
+      goto cleanup;
+    }
   }
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q); /* no transfer may still target host memory */
@@ -368,7 +378,9 @@ kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
   for (size_t lo = 0; lo < b->P; lo += OMP_BLOCK) {
     const size_t hi = (b->P - lo < OMP_BLOCK) ? b->P : lo + OMP_BLOCK;
     kl_impact_run_omp(b, lo, hi, h->threads);
-    if (progress) progress(ctx, hi, b->P);
+    if (progress && progress(ctx, hi, b->P))
+      return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", hi,
+                          b->P);
   }
   return KELVIN_OK;
 }

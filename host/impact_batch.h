@@ -20,8 +20,9 @@ typedef struct kl_impact_batch {
   double *smp;    /* samples (KL_NSMP x M x P): abscissa, penetration, force (KL_SMP_*); NULL if M = 0 */
 } kl_impact_batch;
 
-/* Progress of a long run: done of total scenarios evaluated. Called from the calling thread. */
-typedef void (*kl_progress_fn)(void *ctx, size_t done, size_t total);
+/* Progress of a long run: done of total scenarios evaluated (rows [0, done) hold their results). Called
+ * from the calling thread; a nonzero return stops the run (kl_impact_run returns KELVIN_ERR_STOPPED). */
+typedef int (*kl_progress_fn)(void *ctx, size_t done, size_t total);
 
 /* Allocate a batch of P >= 1 scenarios with M >= 0 samples each, inputs zeroed. *out = NULL on
  * failure (KELVIN_ERR_NOMEM, or KELVIN_ERR_ARG if the sizes overflow). */
@@ -36,10 +37,14 @@ kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p);
 
 /* Evaluate every row on the handle's path: the OpenCL device in chunks of at most the handle's chunk
  * size and of what fits in device memory, or the OpenMP twin. progress (nullable) is called after each
- * chunk. Per-scenario trouble is a status word, never an error; errors are OpenCL failures
- * (KELVIN_ERR_OPENCL, message on h), the impact program's build on the handle's first run
- * (KELVIN_ERR_BUILD, kl_host_build_impact) and a batch too large for the device (KELVIN_ERR_ARG). */
+ * chunk, in row order; with it, the chunks are also at most a twentieth of the batch (but 2^16 rows at
+ * least, KL_PROGRESS_CHUNK), so that a long run reports and can stop; a nonzero return stops the run
+ * after that chunk (KELVIN_ERR_STOPPED, the rows not reached untouched). Per-scenario trouble is a
+ * status word, never an error; errors are OpenCL failures (KELVIN_ERR_OPENCL, message on h), the impact
+ * program's build on the handle's first run (KELVIN_ERR_BUILD, kl_host_build_impact) and a batch too
+ * large for the device (KELVIN_ERR_ARG). */
 kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx);
+#define KL_PROGRESS_CHUNK ((size_t)1 << 16) /* fewest rows per chunk when progress is reported */
 
 /* Rows [lo, hi) on the host with OpenMP, threads threads (0: all). */
 void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads);

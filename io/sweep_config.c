@@ -312,6 +312,8 @@ typedef struct scen_ctx {
   kl_csv_col col[NCOL];
   kl_impact_in *rows;
   size_t n, cap;
+  kelvin_progress_fn progress; /* nullable */
+  void *pctx;
 } scen_ctx;
 
 /* One scenario row (io/table.h does the CSV); '-' in an optional column means "not given". */
@@ -391,6 +393,14 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
     c->rows = nr;
   }
   c->rows[c->n++] = in;
+  if (c->progress && c->n % KL_SWEEP_READ_TICK == 0) {
+    char text[512];
+    snprintf(text, sizeof text, "reading %.400s: %zu scenarios", c->file, c->n);
+    if (c->progress(c->pctx, -1.0, text)) {
+      snprintf(msg, (size_t)cap, "%s: reading stopped by the progress callback after %zu scenarios", c->file, c->n);
+      return KELVIN_ERR_STOPPED;
+    }
+  }
   return KELVIN_OK;
 }
 
@@ -400,11 +410,17 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
  * KELVIN_ERR_IO or KELVIN_ERR_CONFIG with a message naming file, line and column. */
 kelvin_status kl_sweep_load_csv(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap)
 {
+  return kl_sweep_load_csv_progress(path, M, out, msg, cap, NULL, NULL);
+}
+
+kelvin_status kl_sweep_load_csv_progress(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap,
+                                         kelvin_progress_fn fn, void *ctx)
+{
   *out = NULL;
   scen_ctx c = {path,
                 {{CN_M, 1, -1, 0}, {CN_K, 1, -1, 0}, {CN_N, 0, -1, 0}, {CN_CR, 1, -1, 0}, {CN_V0, 1, -1, 0}, {CN_FE, 0, -1, 0},
                  {CN_MODEL, 1, -1, 0}, {CN_LAW, 0, -1, 0}, {CN_RULE, 0, -1, 0}},
-                NULL, 0, 0};
+                NULL, 0, 0, fn, ctx};
   kelvin_status st = kl_csv_parse_file(path, MAXP, scen_row, &c, msg, (int)cap);
   if (st == KELVIN_OK && c.n == 0) {
     snprintf(msg, cap, "%s: no scenarios (expected a header row and at least one data row)", path);

@@ -49,5 +49,10 @@ long kl_sweep_product_size(const kl_sweep_spec *s);
 void kl_sweep_fill_product(const kl_sweep_spec *s, kl_impact_batch *b);
 /* Scenarios from a CSV file (see `kelvin sweep --help`) into a new batch with M samples each. */
 kelvin_status kl_sweep_load_csv(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap);
+/* The same with progress (fn nullable): fn(ctx, -1, "reading FILE: N scenarios") every KL_SWEEP_READ_TICK
+ * rows (the total is not known while reading); a nonzero return stops the read (KELVIN_ERR_STOPPED). */
+#define KL_SWEEP_READ_TICK 65536
+kelvin_status kl_sweep_load_csv_progress(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap,
+                                         kelvin_progress_fn fn, void *ctx);
 
 #endif

@@ -2,7 +2,9 @@
  * config errors (malformed YAML, min > max, cr = 0, cr above 1, unknown key, a CSV with a missing column)
  * exit 2 with a message naming file, line and field; a device spec naming nothing exits 2; a broken
  * kernel build (KELVIN_CL_BUILD_OPTIONS) exits 1 with the compiler log; failed runs leave earlier
- * outputs alone; good runs (built-in sweep, a config, a CSV, --cpu) write one row per scenario. */
+ * outputs alone; good runs (built-in sweep, a config, a CSV, --cpu) write one row per scenario; results
+ * go to files and the summary to stdout, progress and "wrote" to stderr; --no-plot draws nothing; a
+ * sweep larger than the figure's limit reports while it writes and is drawn from a sample. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,6 +49,29 @@ static int has_tmp(const char *sub)
   char path[512];
   snprintf(path, sizeof path, "%s/%s", tmpdir, sub);
   return kl_test_has_tmp(path);
+}
+
+/* run kelvin in tmpdir; stdout into out; exit status */
+static int kelvin_stdout(const char *args, char *out, size_t cap)
+{
+  static char abuf[4096];
+  char *argv[64], exe[1024];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  argv[0] = exe;
+  kl_test_split(args, abuf, sizeof abuf, argv + 1, 63);
+  return kl_test_run(tmpdir, NULL, argv, 1, out, cap);
+}
+
+/* Lines of s that contain what. */
+static int count_containing(const char *s, const char *what)
+{
+  int n = 0;
+  for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    const char *e = strchr(l, '\n');
+    const char *hit = strstr(l, what);
+    n += hit && (!e || hit < e);
+  }
+  return n;
 }
 
 /* Each bad config: exit 2, the expected message, and out/sweep.csv from before left as it was. */
@@ -177,6 +202,66 @@ static void test_good_runs(void **state)
   assert_int_equal(kelvin(NULL, "devices", err, sizeof err), 0);
 }
 
+/* Where things go: the summary on stdout, progress and "wrote" on stderr; --no-plot: no figure. */
+static void test_streams_and_no_plot(void **state)
+{
+  (void)state;
+  static char out[65536];
+  char err[8192];
+  assert_int_equal(kelvin_stdout("sweep --cpu --out st", out, sizeof out), 0);
+  assert_non_null(strstr(out, "kelvin sweep: 4992 scenarios (0 with a status)"));
+  assert_non_null(strstr(out, "hc/lankarani-nikravesh"));
+  assert_null(strstr(out, "wrote"));
+  assert_int_equal(kelvin(NULL, "sweep --cpu --out st", err, sizeof err), 0);
+  printf("%s", err);
+  assert_non_null(strstr(err, "kelvin: sweep: wrote st/{sweep.csv, summary.json, figure.dat, sweep.png}"));
+  assert_null(strstr(err, "figure draws a sample")); /* 4992 rows: all of them */
+  assert_int_equal(kelvin(NULL, "sweep --cpu --no-plot --out np", err, sizeof err), 0);
+  assert_non_null(strstr(err, "kelvin: sweep: wrote np/{sweep.csv, summary.json}\n"));
+  assert_int_equal(count_lines("np/sweep.csv"), 4992 + 1);
+  assert_true(count_lines("np/summary.json") > 0);
+  assert_int_equal(count_lines("np/figure.dat"), -1);
+  assert_int_equal(count_lines("np/sweep.png"), -1);
+  assert_int_equal(count_lines("np/sweep.png.gp"), -1);
+  assert_false(has_tmp("np"));
+  assert_int_equal(kelvin(NULL, "sweep --cpu --quiet --no-plot --out np", err, sizeof err), 0);
+  assert_string_equal(err, "");
+  assert_int_equal(kelvin(NULL, "sweep --cpu --progress -1 --out np", err, sizeof err), 2);
+  assert_non_null(strstr(err, "--progress: must be >= 0 seconds, got -1"));
+  assert_int_equal(kelvin(NULL, "sweep --cpu --progress soon --out np", err, sizeof err), 2);
+}
+
+/* 50000 scenarios (kv, 2 rules x 50 cr x 500 v0), a progress line at every check (--progress 0): one per
+ * 4096 rows written and one at the end, 13 in all; the figure is a sample of about 20000 rows, with all
+ * 2 x 500 on the cr = 0.5 slice. */
+static void test_large_sweep_reports(void **state)
+{
+  (void)state;
+  char err[65536];
+  put("large.yaml", "sweep:\n  model: kv\n  rule: [penetration, force]\n  cr: {min: 0.02, max: 1, n: 50}\n"
+                    "  v0: {min: 0.01, max: 10, n: 500, scale: log}\n");
+  assert_int_equal(kelvin(NULL, "sweep --cpu --progress 0 --out large large.yaml", err, sizeof err), 0);
+  printf("%s", err);
+  assert_int_equal(count_containing(err, "kelvin: sweep: writing sweep.csv: "), 13);
+  assert_non_null(strstr(err, "writing sweep.csv:   8.2% (4096 of 50000 rows)"));
+  assert_non_null(strstr(err, "writing sweep.csv: 100.0% (50000 of 50000 rows)"));
+  assert_non_null(strstr(err, "the figure draws a sample of"));
+  assert_non_null(strstr(err, "(1000 of the 1000 at c_r = 0.5;"));
+  assert_int_equal(count_lines("large/sweep.csv"), 50000 + 1);
+  char *fig = kl_test_read(tmpdir, "large/figure.dat");
+  assert_non_null(fig);
+  long rows = 0, slice = 0;
+  for (char *l = strtok(fig, "\n"); l; l = strtok(NULL, "\n")) {
+    if (l[0] == '#') continue;
+    ++rows;
+    slice += l[strlen(l) - 1] == '1';
+  }
+  free(fig);
+  printf("figure.dat: %ld rows, %ld on the slice\n", rows, slice);
+  assert_true(rows > 18000 && rows < 22000);
+  assert_int_equal(slice, 1000);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-sweep-XXXXXX");
@@ -188,6 +273,8 @@ int main(void)
     cmocka_unit_test(test_missing_device),
     cmocka_unit_test(test_build_failure),
     cmocka_unit_test(test_good_runs),
+    cmocka_unit_test(test_streams_and_no_plot),
+    cmocka_unit_test(test_large_sweep_reports),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (rc == 0 && kl_test_rmtree(tmpdir) != 0) return 1;

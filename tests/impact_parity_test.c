@@ -273,12 +273,13 @@ static void test_one_model_in_place(void **state)
 }
 
 static int nprog; /* progress calls seen */
-/* Progress callback: counts calls and checks done <= total. */
-static void progress(void *ctx, size_t done, size_t total)
+/* Progress callback: counts calls and checks done <= total; goes on. */
+static int progress(void *ctx, size_t done, size_t total)
 {
   (void)ctx;
   assert_true(done <= total);
   ++nprog;
+  return 0;
 }
 /* The OpenMP twin through kl_impact_run (cpu option) with progress: same numbers as the serial loop. */
 static void test_twin_via_handle(void **state)

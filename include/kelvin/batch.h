@@ -51,6 +51,39 @@ KELVIN_API const char *kelvin_device_describe(const kelvin_device *dev);
 /* The last error message; "" if none; never NULL (also for dev = NULL). */
 KELVIN_API const char *kelvin_device_errmsg(const kelvin_device *dev);
 
+/* How messages name the spec given to kelvin_device_open and kelvin_device_choose: the program's own
+ * option or setting ("--device", "compute.device"), so that a spec that matches nothing is reported as
+ * "no OpenCL device matches --device 'SPEC' ...". Default (and with NULL or ""): "kelvin_device_open".
+ * Copied, up to 63 characters. A spec taken from the environment variable is always named as such. */
+KELVIN_API void kelvin_device_set_spec_name(kelvin_device *dev, const char *name);
+
+/* One OpenCL device as kelvin_device_list finds it. */
+typedef struct kelvin_device_info {
+  int platform, device;          /* platform index and device index within it: "P:D" in a spec */
+  char platform_name[128];       /* CL_PLATFORM_NAME */
+  char name[128];                /* CL_DEVICE_NAME */
+  char version[128];             /* CL_DEVICE_VERSION */
+  char type[16];                 /* "GPU", "CPU", "accelerator", "custom" or "other" */
+  unsigned compute_units;        /* CL_DEVICE_MAX_COMPUTE_UNITS */
+  int fp64;                      /* 1 if the device has double precision, which kelvin needs */
+  unsigned long long global_mem; /* global memory [bytes] */
+} kelvin_device_info;
+
+/* Every OpenCL device of every platform: their number into *n (0 when no OpenCL platform is installed,
+ * which is not an error). The list is made once and kept on dev, which need not be open.
+ * KELVIN_ERR_OPENCL (*n = 0) if a platform cannot be queried. */
+KELVIN_API kelvin_status kelvin_device_list(kelvin_device *dev, int *n);
+
+/* Device i of that list (made first if needed) into *out (zeroed on failure). KELVIN_ERR_ARG for an
+ * index outside the list, KELVIN_ERR_OPENCL. */
+KELVIN_API kelvin_status kelvin_device_list_info(kelvin_device *dev, int i, kelvin_device_info *out);
+
+/* The device kelvin_device_open(dev, spec, flags) would choose, without opening anything: *index into
+ * the list of kelvin_device_list, or -1 for the OpenMP twin (KELVIN_DEVICE_CPU, or no OpenCL device
+ * with double precision). KELVIN_ERR_NODEVICE as kelvin_device_open (*index = -1; the message lists
+ * the devices found), KELVIN_ERR_OPENCL. */
+KELVIN_API kelvin_status kelvin_device_choose(kelvin_device *dev, const char *spec, int flags, int *index);
+
 /* Release the device (its OpenCL context, queue, programs); NULL is a no-op. */
 KELVIN_API void kelvin_device_free(kelvin_device *dev);
 
@@ -78,6 +111,26 @@ KELVIN_API kelvin_status kelvin_impact_batch_set(kelvin_impact_batch *b, size_t 
  * (KELVIN_ERR_ARG). The message is on the batch. */
 KELVIN_API kelvin_status kelvin_impact_batch_run(kelvin_impact_batch *b, kelvin_device *dev);
 
+/* Progress and stop for the runs of b (kelvin_progress_fn, kelvin/kelvin.h); NULL for none (the
+ * default). fn is called after each chunk of scenarios, in order: on an OpenCL device chunks of at most
+ * a twentieth of the batch (but 65536 scenarios at least), on the OpenMP twin and in the serial loop
+ * 65536 scenarios; with the fraction done and a line "impact batch: 131072 of 1000000 scenarios".
+ * kelvin_impact_batch_done is up to date during the call. A nonzero return stops the run after that
+ * chunk: kelvin_impact_batch_run returns KELVIN_ERR_STOPPED, scenarios [0, kelvin_impact_batch_done(b))
+ * hold their results and the others what they held before. */
+KELVIN_API void kelvin_impact_batch_set_progress(kelvin_impact_batch *b, kelvin_progress_fn fn, void *ctx);
+
+/* Scenarios the last run evaluated, the first ones in order: the batch size after a run that succeeded,
+ * fewer after a stop (or a failure, counted at the last progress call), 0 before any run. */
+KELVIN_API size_t kelvin_impact_batch_done(const kelvin_impact_batch *b);
+
+/* Scenario i as stored (kelvin_impact_batch_set, or a sweep's; kelvin_sweep_batch) into *in (zeroed on
+ * failure). KELVIN_ERR_ARG for a bad index or NULL. */
+KELVIN_API kelvin_status kelvin_impact_batch_input(const kelvin_impact_batch *b, size_t i, kelvin_impact_in *in);
+
+/* Samples per scenario (nsamples of kelvin_impact_batch_create; 0 for NULL). */
+KELVIN_API int kelvin_impact_batch_nsamples(const kelvin_impact_batch *b);
+
 /* The metrics of scenario i after a run (zeros before). KELVIN_ERR_ARG for a bad index. */
 KELVIN_API kelvin_status kelvin_impact_batch_get(const kelvin_impact_batch *b, size_t i, kelvin_impact_out *out);
 
@@ -92,6 +145,51 @@ KELVIN_API const char *kelvin_impact_batch_errmsg(const kelvin_impact_batch *b);
 
 /* NULL is a no-op. */
 KELVIN_API void kelvin_impact_batch_free(kelvin_impact_batch *b);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Sweeps: the impact scenarios of a `kelvin sweep` config file (the format of examples/sweep.yaml: the
+ * cartesian product of models, damping laws, separation rules and parameter values, or the rows of a
+ * scenarios CSV file it names), as an impact batch to run on a device */
+
+typedef struct kelvin_sweep kelvin_sweep;
+
+#define KELVIN_SWEEP_MAX 50000000L /* scenarios per sweep at most (50e6 are ~6 GB of inputs and outputs) */
+
+/* A handle holding the built-in sweep (`kelvin sweep` without a config): every model, law and rule,
+ * m = 1 kg, K = 1e9, n = 1.5, 39 values of cr and 16 of v0, 4992 scenarios. KELVIN_ERR_NOMEM
+ * (*out = NULL) is the only failure. */
+KELVIN_API kelvin_status kelvin_sweep_create(kelvin_sweep **out);
+
+/* Load a sweep config file (YAML, `kelvin sweep --help` and examples/sweep.yaml; a scenarios CSV it
+ * names is relative to the config's folder): its scenarios, in a new batch with the config's samples
+ * per scenario, replace the handle's. KELVIN_ERR_IO (a file that cannot be read), KELVIN_ERR_CONFIG
+ * ("FILE:LINE: sweep.cr: must be > 0, got 0"; "FILE:LINE: column 'cr': ..." for the CSV; an empty
+ * sweep), KELVIN_ERR_LIMIT (more than KELVIN_SWEEP_MAX scenarios), KELVIN_ERR_NOMEM, KELVIN_ERR_STOPPED
+ * (kelvin_sweep_set_progress); on failure the handle keeps its scenarios. */
+KELVIN_API kelvin_status kelvin_sweep_load(kelvin_sweep *s, const char *path);
+
+/* Progress and stop for kelvin_sweep_load (kelvin_progress_fn); NULL for none (the default). While it
+ * reads a scenarios CSV, fn is called every 65536 rows with fraction -1 (the total is not known yet) and
+ * "reading FILE: N scenarios"; a nonzero return stops the load: KELVIN_ERR_STOPPED, the handle keeps
+ * its scenarios. */
+KELVIN_API void kelvin_sweep_set_progress(kelvin_sweep *s, kelvin_progress_fn fn, void *ctx);
+
+/* The scenarios as an impact batch owned by s, valid until the next successful kelvin_sweep_load or
+ * kelvin_sweep_free: read them (kelvin_impact_batch_size, kelvin_impact_batch_input), run them
+ * (kelvin_impact_batch_set_progress, kelvin_impact_batch_run), read the results (kelvin_impact_batch_get,
+ * kelvin_impact_batch_sample). NULL only for s = NULL. */
+KELVIN_API kelvin_impact_batch *kelvin_sweep_batch(kelvin_sweep *s);
+
+/* The last error message; "" if none; never NULL (also for s = NULL). */
+KELVIN_API const char *kelvin_sweep_errmsg(const kelvin_sweep *s);
+
+/* NULL is a no-op; frees the batch of kelvin_sweep_batch too. */
+KELVIN_API void kelvin_sweep_free(kelvin_sweep *s);
+
+/* The number parameters of a sweep config (m, K, n, cr, v0, fe), for a help text or a form: parameter
+ * i (0, 1, ...) as its key, its default as a config would write it ("1e9", "{min: 0.05, max: 1, n: 39}")
+ * and a line on its meaning, unit and domain (each nullable). 1, or 0 past the last (outputs NULL). */
+KELVIN_API int kelvin_sweep_param(int i, const char **key, const char **def, const char **doc);
 
 /* ---------------------------------------------------------------------------------------------------
  * Grinding rollouts: candidate passes of a grinding problem (kelvin/grind.h), evaluated together.
