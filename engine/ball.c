@@ -425,8 +425,15 @@ static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out)
 
 kelvin_status kl_ball_advance(const kl_ball_model *m, kl_ball_data *d, double t_out)
 {
+  return kl_ball_advance_checked(m, d, t_out, NULL, NULL);
+}
+
+kelvin_status kl_ball_advance_checked(const kl_ball_model *m, kl_ball_data *d, double t_out,
+                                      int (*check)(void *ctx, const kl_ball_data *d), void *ctx)
+{
   long guard = 0;
   while (d->t < t_out) {
+    if (check && guard > 0 && guard % KL_BALL_CHECK_EVERY == 0 && check(ctx, d) != 0) return KELVIN_ERR_STOPPED;
     const double T = t_out - d->t;
     if (d->phase == KL_BALL_FREE)
       free_step(m, d, T);

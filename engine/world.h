@@ -253,7 +253,14 @@ typedef struct kl_world_data {
   double *con_imp;  /* (nbody x 3) impulse of the contact forces (normal and friction) on the body, world [N s] */
   /* scratch (one allocation; see world.c) */
   void *scratch;
+  /* a check between sub-steps (NULL: none; kl_world_reset keeps it): kl_world_advance calls it after every
+   * KL_WORLD_CHECK_EVERY-th sub-step, the state then consistent at that completed sub-step; nonzero stops the
+   * advance there with KELVIN_ERR_STOPPED (d->t < t_out). The public API's progress and stop (kelvin/engine.h) */
+  int (*check)(void *ctx, const struct kl_world_data *d);
+  void *check_ctx;
 } kl_world_data;
+
+#define KL_WORLD_CHECK_EVERY 256 /* sub-steps between checks */
 
 /* Build a model: create, add bodies and shapes, then compile. Functions return the new index, or -1
  * on allocation failure. kl_world_compile validates everything (msg names the body/shape and field)
@@ -277,7 +284,8 @@ void kl_world_data_free(kl_world_data *d); /* NULL is a no-op */
 void kl_world_reset(const kl_world_model *m, kl_world_data *d);
 
 /* Advance to t_out >= d->t exactly. Returns KELVIN_OK, or KELVIN_ERR_NUMERIC (msg says where) when
- * the state went non-finite or the sub-step count ran away. Contact overflow is counted in data. */
+ * the state went non-finite or the sub-step count ran away, or KELVIN_ERR_STOPPED when d->check asked to
+ * stop (the state is that of the last completed sub-step). Contact overflow is counted in data. */
 kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double t_out, char *msg, int cap);
 
 /* Mechanical energy: kinetic + gravity potential + elastic energy in the active contacts [J]. */
