@@ -260,21 +260,23 @@ static int parse(int argc, char **argv, opts *o)
   return 0;
 }
 
-/* progress of a long case on stderr: a line every 2 s of wall time (none for a short case) */
+/* progress of a long case on stderr, as kelvin sweep gives it: at most once a second, for cases that last
+ * longer than that (the "done" line ends them) */
 typedef struct progress {
   const opts *o;
   const kelvin_ball *b;
   const char *tag;
-  double last; /* wall time of the last line (or of the start) */
+  double t0, last; /* wall time of the start and of the last line */
 } progress;
 
 static void report(progress *p, double t)
 {
   const double w = now();
-  if (w - p->last < 2.0) return;
+  if (w - p->last < 1.0) return;
   p->last = w;
-  kl_cli_note(&p->o->c, "bounce: cr %s: t = %g s of %g s, %ld sub-steps", p->tag, t, p->o->duration,
-              kelvin_ball_substeps(p->b));
+  const double f = t / p->o->duration, el = w - p->t0;
+  kl_cli_note(&p->o->c, "bounce: cr %s: %5.1f%% (t = %g s of %g s, %ld sub-steps), %.0f s elapsed, ~%.0f s left", p->tag,
+              100.0 * f, t, p->o->duration, kelvin_ball_substeps(p->b), el, f > 0 ? el * (1.0 - f) / f : 0.0);
 }
 
 /* the library's callback inside a long advance (kelvin_ball_set_progress): the same line */
@@ -302,7 +304,7 @@ static int run_case(const opts *o, const kelvin_ball_model *m, kelvin_ball *b, c
     kl_out_abort(&f);
     return -1;
   }
-  progress pg = {o, b, tag, t0};
+  progress pg = {o, b, tag, t0, t0};
   kelvin_ball_set_progress(b, o->c.quiet ? NULL : on_progress, &pg);
   const long nout = (long)ceil(o->duration / o->dt - 1e-9);
   kelvin_ball_state st;
@@ -317,7 +319,7 @@ static int run_case(const opts *o, const kelvin_ball_model *m, kelvin_ball *b, c
     kelvin_ball_get_state(b, &st);
     fprintf(f.f, "%.10g,%.10g,%.10g,%.10g,%.12g,%.12g,%.12g\n", t, st.penetration, st.rate, st.force, st.height,
             st.velocity, st.energy);
-    if (!o->c.quiet && k % 1024 == 0) report(&pg, t);
+    if (!o->c.quiet && k % 256 == 0) report(&pg, t);
   }
   kelvin_ball_set_progress(b, NULL, NULL);
   if (kl_out_commit(&f) != 0) return -1;

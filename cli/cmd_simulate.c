@@ -204,29 +204,34 @@ static int figure(const kl_cli_common *c, const kelvin_world *w)
   return kl_cli_gnuplot(c, c->out, "contact_forces.png", script) < 0 ? -1 : 0;
 }
 
-/* progress of a long run on stderr: a line every 2 s of wall time (none for a short run), between output
- * instants and, through the library's callback (kelvin_world_set_progress), inside a long advance */
+/* progress of a long run on stderr, as kelvin sweep gives it: at most once a second, for runs that last
+ * longer than that (and a last line at the end of those), between output instants and, through the
+ * library's callback (kelvin_world_set_progress), inside a long advance */
 typedef struct progress {
   const kl_cli_common *c;
   const kelvin_world_data *d;
   double duration;
-  double last; /* wall time of the last line (or of the start) */
+  double t0, last; /* wall time of the start and of the last line */
+  int printed;
 } progress;
 
-static void report(progress *p)
+static void report(progress *p, int final)
 {
   const double w = now();
-  if (w - p->last < 2.0) return;
+  if (!final && w - p->last < 1.0) return;
+  if (final && !p->printed) return;
   p->last = w;
-  kl_cli_note(p->c, "simulate: t = %g s of %g s, %ld sub-steps", kelvin_world_time(p->d), p->duration,
-              kelvin_world_substeps(p->d));
+  p->printed = 1;
+  const double t = kelvin_world_time(p->d), f = t / p->duration, el = w - p->t0;
+  kl_cli_note(p->c, "simulate: %5.1f%% (t = %g s of %g s, %ld sub-steps), %.0f s elapsed, ~%.0f s left", 100.0 * f, t,
+              p->duration, kelvin_world_substeps(p->d), el, f > 0 ? el * (1.0 - f) / f : 0.0);
 }
 
 static int on_progress(void *ctx, double fraction, const char *text)
 {
   (void)fraction;
   (void)text;
-  report(ctx);
+  report(ctx, 0);
   return 0;
 }
 
@@ -285,7 +290,7 @@ int kl_cmd_simulate(int argc, char **argv)
   }
   const double t0 = now();
   const double e0 = kelvin_world_energy(d);
-  progress pg = {&c, d, duration, t0};
+  progress pg = {&c, d, duration, t0, t0, 0};
   if (!c.quiet) kelvin_world_set_progress(d, on_progress, &pg);
   if (rc == KL_EXIT_OK) {
     write_rows(w, d, &o);
@@ -299,8 +304,9 @@ int kl_cmd_simulate(int argc, char **argv)
         break;
       }
       write_rows(w, d, &o);
-      if (!c.quiet) report(&pg);
+      if (!c.quiet) report(&pg, 0);
     }
+    if (rc == KL_EXIT_OK && !c.quiet) report(&pg, 1);
   }
   kelvin_world_set_progress(d, NULL, NULL);
   const double wall = now() - t0;
