@@ -2,7 +2,6 @@
  * a sphere dropped on a plane for several coefficients of restitution, run in the variable-step
  * engine (kelvin/ball.h). Writes a time series per case, the first contact densely sampled, a summary
  * (stdout, CSV, JSON) and a figure with the panels of the paper's Fig. 3. */
-#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
