@@ -299,6 +299,9 @@ static kelvin_status take_scene(kelvin_world *w, kelvin_status st, kl_scene *sc,
 {
   if (st != KELVIN_OK) return kl_api_fail(w->msg, st, "%s", m2);
   kl_world_free(w->m);
+  free(w->mesh); /* (no meshes in an empty world, but perhaps the array of a failed kelvin_world_add_mesh) */
+  for (int i = 0; i < w->cap_name; ++i) free(w->name[i]);
+  free(w->name);
   w->m = sc->model;
   w->mesh = sc->mesh;
   w->nmesh = w->cap_mesh = sc->nmesh;
