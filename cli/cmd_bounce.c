@@ -430,6 +430,10 @@ static int write_summary(const opts *o, const summary *s, int n)
   return kl_json_write(o->c.out, "summary.json", d);
 }
 
+/* gnuplot reads about 4e5 rows of a CSV a second (measured on kelvin simulate's body CSV): a figure from
+ * more rows than that is announced with its estimate, so the run has no silent phase */
+#define PLOT_ROWS_PER_S 4e5
+
 static int figures(const opts *o, char tags[][32], int n)
 {
   char plots[4][4096];
@@ -471,6 +475,9 @@ static int figures(const opts *o, char tags[][32], int n)
            "set grid\nset xlabel 't [s]'\nset ylabel 'height of lowest point [m]'\n"
            "set title 'Bouncing ball, output period %g s'\nplot %s\n",
            o->dt, hp);
+  const double rows = (double)n * (ceil(o->duration / o->dt - 1e-9) + 1);
+  if (rows >= 0.5 * PLOT_ROWS_PER_S)
+    kl_cli_note(&o->c, "bounce: drawing bounce_height.png from %.0f rows (~%.1f s)", rows, rows / PLOT_ROWS_PER_S);
   rc = kl_cli_gnuplot(&o->c, o->c.out, "bounce_height.png", script);
   return rc < 0 ? -1 : 0;
 }
