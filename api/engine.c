@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "api/api_impl.h"
+#include "core/clock.h"
 #include "engine/world.h"
+#include "io/scene_yaml.h"
 #include "kelvin/engine.h"
 
 _Static_assert(KELVIN_BODY_DYNAMIC == KL_BODY_DYNAMIC && KELVIN_BODY_STATIC == KL_BODY_STATIC &&
@@ -21,12 +23,19 @@ struct kelvin_world {
   kl_world_model *m;
   kl_mesh **mesh; /* owned, nmesh */
   int nmesh, cap_mesh;
+  char **name;    /* owned, one per body */
+  int cap_name;
+  double duration, output_step; /* the scene's [s] */
   char msg[KL_API_MSG];
 };
 
 struct kelvin_world_data {
   const kelvin_world *w;
   kl_world_data *d;
+  kelvin_progress_fn progress;
+  void *ctx;
+  double t_call0, t_call1; /* the advance call under way: from, to [s] */
+  double wall_last;        /* wall time of the last progress call [s]; -1 before the first */
   char msg[KL_API_MSG];
 };
 
@@ -81,6 +90,8 @@ kelvin_status kelvin_world_create(kelvin_world **out)
     free(w);
     return KELVIN_ERR_NOMEM;
   }
+  w->duration = 1.0;
+  w->output_step = 1e-3;
   *out = w;
   return KELVIN_OK;
 }
@@ -91,6 +102,8 @@ void kelvin_world_free(kelvin_world *w)
   kl_world_free(w->m);
   for (int i = 0; i < w->nmesh; ++i) kl_mesh_free(w->mesh[i]);
   free(w->mesh);
+  for (int i = 0; i < w->cap_name; ++i) free(w->name[i]);
+  free(w->name);
   free(w);
 }
 
@@ -186,6 +199,17 @@ kelvin_status kelvin_world_add_body(kelvin_world *w, const kelvin_body *b, int *
   memcpy(k.anchor_vel, b->anchor_vel, sizeof k.anchor_vel);
   memcpy(k.holder_K, b->holder_K, sizeof k.holder_K);
   memcpy(k.holder_D, b->holder_D, sizeof k.holder_D);
+  if (w->cap_name <= w->m->nbody) { /* the body's name, "body<i>", first: nothing to undo if it fails */
+    const int cap = 2 * w->m->nbody + 4;
+    char **a = realloc(w->name, (size_t)cap * sizeof *a);
+    if (!a) return kl_api_fail(w->msg, KELVIN_ERR_NOMEM, "kelvin_world_add_body: out of memory");
+    for (int j = w->cap_name; j < cap; ++j) a[j] = NULL;
+    w->name = a;
+    w->cap_name = cap;
+  }
+  free(w->name[w->m->nbody]);
+  if (!(w->name[w->m->nbody] = malloc(32))) return kl_api_fail(w->msg, KELVIN_ERR_NOMEM, "kelvin_world_add_body: out of memory");
+  snprintf(w->name[w->m->nbody], 32, "body%d", w->m->nbody);
   const int i = kl_world_add_body(w->m, &k);
   if (i < 0) return kl_api_fail(w->msg, KELVIN_ERR_NOMEM, "kelvin_world_add_body: out of memory");
   if (id) *id = i;
@@ -270,6 +294,94 @@ kelvin_status kelvin_world_compile(kelvin_world *w)
 
 int kelvin_world_nbody(const kelvin_world *w) { return w ? w->m->nbody : 0; }
 
+/* a loaded scene (sc, or a failure st with its message) into the empty world w */
+static kelvin_status take_scene(kelvin_world *w, kelvin_status st, kl_scene *sc, const char *m2)
+{
+  if (st != KELVIN_OK) return kl_api_fail(w->msg, st, "%s", m2);
+  kl_world_free(w->m);
+  free(w->mesh); /* (no meshes in an empty world, but perhaps the array of a failed kelvin_world_add_mesh) */
+  for (int i = 0; i < w->cap_name; ++i) free(w->name[i]);
+  free(w->name);
+  w->m = sc->model;
+  w->mesh = sc->mesh;
+  w->nmesh = w->cap_mesh = sc->nmesh;
+  w->name = sc->body_name;
+  w->cap_name = sc->nbody;
+  w->duration = sc->duration;
+  w->output_step = sc->output_step;
+  memset(sc, 0, sizeof *sc); /* owned by w now */
+  return KELVIN_OK;
+}
+
+/* w is empty: nothing added and not compiled; else the message says so */
+static int empty(kelvin_world *w, const char *what)
+{
+  if (!w->m->compiled && w->m->nbody == 0 && w->nmesh == 0 && w->m->npair == 0) return 1;
+  kl_api_fail(w->msg, KELVIN_ERR_ARG, "%s: the world must be empty (just created) to load a scene into", what);
+  return 0;
+}
+
+kelvin_status kelvin_world_load(kelvin_world *w, const char *path)
+{
+  if (!w) return KELVIN_ERR_ARG;
+  w->msg[0] = '\0';
+  if (!path) return kl_api_fail(w->msg, KELVIN_ERR_ARG, "kelvin_world_load: the path is NULL");
+  if (!empty(w, "kelvin_world_load")) return KELVIN_ERR_ARG;
+  kl_scene sc;
+  char m2[2048];
+  const kelvin_status st = kl_scene_load(path, &sc, m2, sizeof m2);
+  return take_scene(w, st, &sc, m2);
+}
+
+kelvin_status kelvin_world_load_mem(kelvin_world *w, const char *name, const char *text, size_t len)
+{
+  if (!w) return KELVIN_ERR_ARG;
+  w->msg[0] = '\0';
+  if (!name || (!text && len > 0)) return kl_api_fail(w->msg, KELVIN_ERR_ARG, "kelvin_world_load_mem: name or text is NULL");
+  if (!empty(w, "kelvin_world_load_mem")) return KELVIN_ERR_ARG;
+  kl_scene sc;
+  char m2[2048];
+  const kelvin_status st = kl_scene_load_mem(name, text ? text : "", len, &sc, m2, sizeof m2);
+  return take_scene(w, st, &sc, m2);
+}
+
+double kelvin_world_duration(const kelvin_world *w) { return w ? w->duration : NAN; }
+double kelvin_world_output_step(const kelvin_world *w) { return w ? w->output_step : NAN; }
+
+const char *kelvin_world_body_name(const kelvin_world *w, int body)
+{
+  if (!w || body < 0 || body >= w->m->nbody || body >= w->cap_name) return NULL;
+  return w->name[body];
+}
+
+int kelvin_world_body_type(const kelvin_world *w, int body)
+{
+  if (!w || body < 0 || body >= w->m->nbody) return -1;
+  return w->m->body_type[body];
+}
+
+kelvin_status kelvin_world_get(const kelvin_world *w, const char *option, double *value)
+{
+  if (value) *value = NAN;
+  if (!w || !option || !value) return KELVIN_ERR_ARG;
+  const kl_world_model *m = w->m;
+  if (strcmp(option, "friction_vreg") == 0)
+    *value = m->vreg;
+  else if (strcmp(option, "substep_fraction") == 0)
+    *value = m->substep_fraction;
+  else if (strcmp(option, "onset_tol") == 0)
+    *value = m->onset_tol;
+  else if (strcmp(option, "hc_tol") == 0)
+    *value = m->hc_tol;
+  else if (strcmp(option, "contact_capacity") == 0)
+    *value = m->ncon_max;
+  else if (strcmp(option, "event_capacity") == 0)
+    *value = m->nlog_max;
+  else
+    return KELVIN_ERR_ARG;
+  return KELVIN_OK;
+}
+
 //------------------------------------------------------------------------------------------------------
 // simulating
 
@@ -285,6 +397,7 @@ kelvin_status kelvin_world_data_create(const kelvin_world *w, kelvin_world_data 
     return KELVIN_ERR_NOMEM;
   }
   d->w = w;
+  d->wall_last = -1;
   *out = d;
   return KELVIN_OK;
 }
@@ -312,8 +425,34 @@ kelvin_status kelvin_world_advance(kelvin_world_data *d, double t)
   if (!(t >= d->d->t) || !isfinite(t))
     return kl_api_fail(d->msg, KELVIN_ERR_ARG, "kelvin_world_advance: t = %g is before the current time %g", t, d->d->t);
   char m2[2048];
+  d->t_call0 = d->d->t;
+  d->t_call1 = t;
   const kelvin_status st = kl_world_advance(d->w->m, d->d, t, m2, sizeof m2);
   if (st != KELVIN_OK) return kl_api_fail(d->msg, st, "%s", m2);
+  return KELVIN_OK;
+}
+
+/* the engine's check between sub-steps: the caller's callback, a few times a second at most */
+static int check(void *ctx, const kl_world_data *x)
+{
+  kelvin_world_data *d = ctx;
+  const double now = kl_now();
+  if (d->wall_last >= 0 && now - d->wall_last < 0.2) return 0;
+  d->wall_last = now;
+  char text[160];
+  snprintf(text, sizeof text, "t = %.6g s, %ld sub-steps", x->t, x->nsub);
+  const double span = d->t_call1 - d->t_call0, frac = span > 0 ? (x->t - d->t_call0) / span : 1.0;
+  return d->progress(d->ctx, frac, text) != 0;
+}
+
+kelvin_status kelvin_world_set_progress(kelvin_world_data *d, kelvin_progress_fn fn, void *ctx)
+{
+  if (!d) return KELVIN_ERR_ARG;
+  d->progress = fn;
+  d->ctx = ctx;
+  d->wall_last = -1;
+  d->d->check = fn ? check : NULL;
+  d->d->check_ctx = d;
   return KELVIN_OK;
 }
 
@@ -345,6 +484,12 @@ kelvin_status kelvin_world_contact(const kelvin_world_data *d, int i, kelvin_con
   c->depth = k->depth;
   c->rate = k->rate;
   c->force = k->force;
+  c->shape[0] = k->shape[0];
+  c->shape[1] = k->shape[1];
+  c->feature = k->key;
+  c->force_avg = k->favg;
+  memcpy(c->friction, k->ftan, sizeof c->friction);
+  c->fpeak = k->fpeak;
   return KELVIN_OK;
 }
 
@@ -364,6 +509,8 @@ kelvin_status kelvin_world_event(const kelvin_world_data *d, int i, kelvin_conta
   e->v_out = k->v_out;
   e->dmax = k->dmax;
   e->fpeak = k->fpeak;
+  e->shape[0] = k->shape[0];
+  e->shape[1] = k->shape[1];
   return KELVIN_OK;
 }
 
@@ -378,3 +525,15 @@ kelvin_status kelvin_world_force(const kelvin_world_data *d, int body, double f[
 double kelvin_world_energy(const kelvin_world_data *d) { return d ? kl_world_energy(d->w->m, d->d) : NAN; }
 
 long kelvin_world_substeps(const kelvin_world_data *d) { return d ? d->d->nsub : 0; }
+
+kelvin_status kelvin_world_get_counts(const kelvin_world_data *d, kelvin_world_counts *c)
+{
+  if (c) memset(c, 0, sizeof *c);
+  if (!d || !c) return KELVIN_ERR_ARG;
+  c->substeps = d->d->nsub;
+  c->onsets = d->d->nonset;
+  c->ends = d->d->nend;
+  c->contact_overflow = d->d->ncon_overflow;
+  c->event_overflow = d->d->nlog_overflow;
+  return KELVIN_OK;
+}

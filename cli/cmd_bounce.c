@@ -1,27 +1,32 @@
 /* cli/cmd_bounce.c: `kelvin bounce`, the paper's bouncing-ball study (section 4.1, Fig. 3):
  * a sphere dropped on a plane for several coefficients of restitution, run in the variable-step
- * engine (engine/ball.h). Writes a time series per case, the first contact densely sampled, a summary
+ * engine (kelvin/ball.h). Writes a time series per case, the first contact densely sampled, a summary
  * (stdout, CSV, JSON) and a figure with the panels of the paper's Fig. 3. */
-#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "core/clock.h"
-#include "engine/ball.h"
-#include "kernels/kl_impact.h"
-#include "kernels/kl_material.h"
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
-#include "kelvin/contact.h"
 #include "cli/commands.h"
+#include "kelvin/ball.h"
+#include "kelvin/contact.h"
 
 #define MAXCASES 16
 #define NFIRST 600 /* samples of the first contact */
 #define NAPEX 3    /* apex heights in the summary table */
+
+/* seconds on the monotonic clock (only differences mean anything) */
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 
 static void help(void)
@@ -62,7 +67,7 @@ static void help(void)
 typedef struct opts {
   double cr[MAXCASES];
   int ncr;
-  kl_ball_model m; /* cr set per case */
+  kelvin_ball_model m; /* cr set per case */
   int have_K, have_n;
   double E1, nu1, E2, nu2;
   int have_mat;
@@ -106,8 +111,8 @@ static int parse(int argc, char **argv, opts *o)
     {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
-  kl_ball_default(&o->m);
-  o->m.law = KL_LAW_EXACT;
+  kelvin_ball_model_init(&o->m);
+  o->m.law = KELVIN_LAW_EXACT;
   const double crs[] = {0.2, 0.4, 0.6, 0.8, 1.0};
   for (int i = 0; i < 5; ++i) o->cr[i] = crs[i];
   o->ncr = 5;
@@ -126,15 +131,15 @@ static int parse(int argc, char **argv, opts *o)
     case 'c': rc = kl_cli_double_list("--cr", optarg, o->cr, MAXCASES, &o->ncr); break;
     case 'M':
       rc = (idx = kl_cli_choice("--model", optarg, kelvin_model_names())) < 0 ? -1 : 0;
-      if (!rc) o->m.model = idx;
+      if (!rc) o->m.model = (kelvin_model)idx;
       break;
     case 'l':
       rc = (idx = kl_cli_choice("--law", optarg, kelvin_law_names())) < 0 ? -1 : 0;
-      if (!rc) o->m.law = idx;
+      if (!rc) o->m.law = (kelvin_law)idx;
       break;
     case 's':
       rc = (idx = kl_cli_choice("--separation", optarg, kelvin_rule_names())) < 0 ? -1 : 0;
-      if (!rc) o->m.rule = idx;
+      if (!rc) o->m.rule = (kelvin_rule)idx;
       break;
     case 'K':
       rc = kl_cli_double("--stiffness", optarg, &o->m.K);
@@ -177,7 +182,7 @@ static int parse(int argc, char **argv, opts *o)
       kl_cli_error("--cr: each value must be in (0, 1], got %g", o->cr[i]);
       return -1;
     }
-  if (o->m.model == KL_MODEL_KV) {
+  if (o->m.model == KELVIN_MODEL_KV) {
     if (o->have_n && o->m.n != 1.0) {
       kl_cli_error("--exponent: Kelvin-Voigt is linear (n = 1); use --model hc for n = %g", o->m.n);
       return -1;
@@ -203,8 +208,8 @@ static int parse(int argc, char **argv, opts *o)
                  o->E2, o->nu2);
     return -1;
   }
-  if (o->m.model != KL_MODEL_KV && !o->have_K)
-    o->m.K = kl_hertz_K(kl_estar(o->E1, o->nu1, o->E2, o->nu2), o->m.R);
+  if (o->m.model != KELVIN_MODEL_KV && !o->have_K)
+    o->m.K = kelvin_hertz_K(kelvin_estar(o->E1, o->nu1, o->E2, o->nu2), o->m.R);
   if (!(o->m.K > 0)) {
     kl_cli_error("--stiffness: must be > 0, got %g", o->m.K);
     return -1;
@@ -230,80 +235,107 @@ static int parse(int argc, char **argv, opts *o)
                  o->duration / o->dt);
     return -1;
   }
-  char msg[256];
-  o->m.cr = o->cr[0];
-  if (kl_ball_check(&o->m, msg, sizeof msg) != KELVIN_OK) {
-    kl_cli_error("bounce: %s", msg);
+  /* the library's checks: every field of the model, and that the engine can do the work in finite time
+   * (kelvin_ball_check: the static sag, the first impact's duration against the time resolution at
+   * --duration and its depth against the radius), for every coefficient of restitution */
+  kelvin_ball *b = NULL;
+  if (kelvin_ball_create(&b) != KELVIN_OK) {
+    kl_cli_error("bounce: out of memory");
     return -1;
   }
-  /* bounded work: refuse up front what the engine cannot resolve in finite time. The closed form of the
-   * first impact (kl_impact) gives its duration and depth; the static sag under gravity bounds the
-   * depth of a ball at rest. */
-  const double vin = sqrt(2.0 * o->m.g * o->height), tres = 64.0 * DBL_EPSILON * o->duration;
-  const double sag = pow(o->m.m * o->m.g / o->m.K, 1.0 / o->m.n);
-  if (!(sag < o->m.R)) {
-    kl_cli_error("bounce: the ball would sink %.3g m into the plane under its own weight (m g / K)^(1/n), more than its "
-                 "radius %.3g m: the contact stiffness %.3g is far too low (check --stiffness, --radius, --material)",
-                 sag, o->m.R, o->m.K);
-    return -1;
-  }
-  for (int i = 0; i < o->ncr && vin > 0; ++i) {
-    const kl_impact_in in = {o->m.m, o->m.K, o->m.n, o->cr[i], vin, o->m.model == KL_MODEL_KV ? o->m.m * o->m.g : 0.0,
-                             o->m.model, o->m.law, o->m.rule};
-    const kl_impact_out io = kl_impact(in);
-    if (io.status != KL_OK) continue; /* the engine reports what the closed form cannot */
-    if (!(io.tc > tres)) {
-      kl_cli_error("bounce: cr %g: the contact lasts %.3g s, below the time resolution of double precision at t = "
-                   "--duration (%.3g s): the engine could not resolve it; use a larger mass or radius, a lower "
-                   "stiffness or a shorter --duration", o->cr[i], io.tc, tres);
-      return -1;
-    }
-    if (!(io.dmax < o->m.R)) {
-      kl_cli_error("bounce: cr %g: the first impact would penetrate %.3g m, more than the ball's radius %.3g m: the "
-                   "contact stiffness %.3g is far too low for a %.3g m/s impact", o->cr[i], io.dmax, o->m.R, o->m.K, vin);
+  for (int i = 0; i < o->ncr; ++i) {
+    kelvin_ball_model m = o->m;
+    m.cr = o->cr[i];
+    if (kelvin_ball_check(b, &m, o->height, 0.0, o->duration) != KELVIN_OK) {
+      if (o->ncr == 1)
+        kl_cli_error("bounce: %s", kelvin_ball_errmsg(b));
+      else
+        kl_cli_error("bounce: cr %g: %s", o->cr[i], kelvin_ball_errmsg(b));
+      kelvin_ball_free(b);
       return -1;
     }
   }
+  kelvin_ball_free(b);
+  return 0;
+}
+
+/* progress of a long case on stderr, as kelvin sweep gives it: at most once a second, for cases that last
+ * longer than that (the "done" line ends them) */
+typedef struct progress {
+  const opts *o;
+  const kelvin_ball *b;
+  const char *tag;
+  double t0, last; /* wall time of the start and of the last line */
+} progress;
+
+static void report(progress *p, double t)
+{
+  const double w = now();
+  if (w - p->last < 1.0) return;
+  p->last = w;
+  const double f = t / p->o->duration, el = w - p->t0;
+  kl_cli_note(&p->o->c, "bounce: cr %s: %5.1f%% (t = %g s of %g s, %ld sub-steps), %.0f s elapsed, ~%.0f s left", p->tag,
+              100.0 * f, t, p->o->duration, kelvin_ball_substeps(p->b), el, f > 0 ? el * (1.0 - f) / f : 0.0);
+}
+
+/* the library's callback inside a long advance (kelvin_ball_set_progress): the same line */
+static int on_progress(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  (void)text;
+  progress *p = ctx;
+  kelvin_ball_state st;
+  if (kelvin_ball_get_state(p->b, &st) == KELVIN_OK) report(p, st.t);
   return 0;
 }
 
 /* one case: time series to its CSV; returns 0 or -1 (message printed) */
-static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, const char *tag, summary *s)
+static int run_case(const opts *o, const kelvin_ball_model *m, kelvin_ball *b, const char *tag, summary *s)
 {
   kl_out f;
   char name[128];
   snprintf(name, sizeof name, "bounce_cr%s.csv", tag);
   if (kl_out_open(&f, o->c.out, name) != 0) return -1;
   fprintf(f.f, "t_s,penetration_m,penetration_rate_m_s,force_N,height_m,velocity_m_s,energy_J\n");
-  const double t0 = kl_now();
-  kl_ball_reset(m, d, o->height, 0.0);
+  const double t0 = now();
+  if (kelvin_ball_start(b, m, o->height, 0.0, o->duration) != KELVIN_OK) {
+    kl_cli_error("bounce: cr %g: %s", m->cr, kelvin_ball_errmsg(b));
+    kl_out_abort(&f);
+    return -1;
+  }
+  progress pg = {o, b, tag, t0, t0};
+  kelvin_ball_set_progress(b, o->c.quiet ? NULL : on_progress, &pg);
   const long nout = (long)ceil(o->duration / o->dt - 1e-9);
+  kelvin_ball_state st;
   for (long k = 0; k <= nout; ++k) {
     const double t = fmin((double)k * o->dt, o->duration);
-    if (kl_ball_advance(m, d, t) != KELVIN_OK) {
-      kl_cli_error("bounce: cr %g: the state went non-finite at t = %g s", m->cr, d->t);
+    if (kelvin_ball_advance(b, t) != KELVIN_OK) {
+      kl_cli_error("bounce: cr %g: %s", m->cr, kelvin_ball_errmsg(b));
+      kelvin_ball_set_progress(b, NULL, NULL);
       kl_out_abort(&f);
       return -1;
     }
-    const double pen = d->phase == KL_BALL_CONTACT ? -d->z : 0.0;
-    const double rate = d->phase == KL_BALL_CONTACT ? -d->vz : 0.0;
-    fprintf(f.f, "%.10g,%.10g,%.10g,%.10g,%.12g,%.12g,%.12g\n", t, pen, rate, kl_ball_force(m, d), d->z, d->vz,
-            kl_ball_energy(m, d));
+    kelvin_ball_get_state(b, &st);
+    fprintf(f.f, "%.10g,%.10g,%.10g,%.10g,%.12g,%.12g,%.12g\n", t, st.penetration, st.rate, st.force, st.height,
+            st.velocity, st.energy);
+    if (!o->c.quiet && k % 256 == 0) report(&pg, t);
   }
+  kelvin_ball_set_progress(b, NULL, NULL);
   if (kl_out_commit(&f) != 0) return -1;
-  s->wall = kl_now() - t0;
+  s->wall = now() - t0;
   s->cr = m->cr;
-  s->ncontact = d->ncontact;
-  s->nsub = d->nsub;
-  s->napex = d->napex < NAPEX ? d->napex : NAPEX;
-  for (int i = 0; i < s->napex; ++i) s->apex[i] = d->apex[i];
-  if (d->ncontact > 0) {
-    const kl_ball_contact *c = &d->contact[0];
-    s->v_in = c->v_in;
-    s->dmax = c->dmax;
-    s->fpeak = c->fpeak;
-    s->tc = c->t1 - c->t0;
-    s->cr_eff = c->v_out / c->v_in;
+  s->ncontact = kelvin_ball_ncontact(b);
+  s->nsub = kelvin_ball_substeps(b);
+  const int napex = kelvin_ball_napex(b);
+  s->napex = napex < NAPEX ? napex : NAPEX;
+  for (int i = 0; i < s->napex; ++i) kelvin_ball_get_apex(b, i, NULL, &s->apex[i]);
+  kelvin_ball_contact c;
+  if (kelvin_ball_get_contact(b, 0, &c) == KELVIN_OK) {
+    s->v_in = c.v_in;
+    s->dmax = c.dmax;
+    s->fpeak = c.fpeak;
+    s->tc = c.t1 - c.t0;
+    s->cr_eff = c.v_out / c.v_in;
     s->ediss = 100.0 * (1.0 - s->cr_eff * s->cr_eff);
   } else { /* no first contact: no figures of one (nan in the CSV, null in the JSON, as for missing apexes) */
     s->v_in = s->dmax = s->fpeak = s->tc = s->cr_eff = s->ediss = NAN;
@@ -312,32 +344,36 @@ static int run_case(const opts *o, const kl_ball_model *m, kl_ball_data *d, cons
 }
 
 /* the first contact, densely sampled by the same engine (output period = contact time / 500) */
-static int first_contact(const opts *o, const kl_ball_model *m, kl_ball_data *d, const char *tag)
+static int first_contact(const opts *o, const kelvin_ball_model *m, kelvin_ball *b, const char *tag)
 {
-  kl_ball_reset(m, d, o->height, 0.0);
   const double timp = sqrt(2.0 * o->height / m->g);
-  if (kl_ball_advance(m, d, timp) != KELVIN_OK) return -1;
+  if (kelvin_ball_start(b, m, o->height, 0.0, o->duration) != KELVIN_OK || kelvin_ball_advance(b, timp) != KELVIN_OK) {
+    kl_cli_error("bounce: cr %g: %s", m->cr, kelvin_ball_errmsg(b));
+    return -1;
+  }
   const double vin = sqrt(2.0 * m->g * o->height);
-  const kl_impact_in in = {m->m, m->K, m->n, m->cr, vin > 0 ? vin : 1e-9,
-                           m->model == KL_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule};
-  const kl_impact_out io = kl_impact(in);
-  const double span = 1.1 * (io.status == KL_OK ? io.tc : 1e-3);
+  const kelvin_impact_in in = {m->m, m->K, m->n, m->cr, vin > 0 ? vin : 1e-9,
+                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule};
+  kelvin_impact_out io;
+  const double span = 1.1 * (kelvin_impact(&in, &io) == KELVIN_OK ? io.tc : 1e-3);
   kl_out f;
   char name[128];
   snprintf(name, sizeof name, "first_contact_cr%s.csv", tag);
   if (kl_out_open(&f, o->c.out, name) != 0) return -1;
   fprintf(f.f, "t_ms,penetration_mm,penetration_rate_m_s,force_kN,velocity_m_s,energy_dissipated_pct\n");
-  const double e0 = kl_ball_energy(m, d), ek = 0.5 * m->m * vin * vin;
+  kelvin_ball_state st;
+  kelvin_ball_get_state(b, &st);
+  const double e0 = st.energy, ek = 0.5 * m->m * vin * vin;
   for (int k = 0; k <= NFIRST; ++k) {
     const double t = timp + span * k / NFIRST;
-    if (kl_ball_advance(m, d, t) != KELVIN_OK) {
+    if (kelvin_ball_advance(b, t) != KELVIN_OK) {
+      kl_cli_error("bounce: cr %g: %s", m->cr, kelvin_ball_errmsg(b));
       kl_out_abort(&f);
       return -1;
     }
-    const double pen = d->phase == KL_BALL_CONTACT ? -d->z : 0.0;
-    const double rate = d->phase == KL_BALL_CONTACT ? -d->vz : 0.0;
-    fprintf(f.f, "%.10g,%.10g,%.10g,%.10g,%.10g,%.8g\n", 1e3 * (t - timp), 1e3 * pen, rate,
-            1e-3 * kl_ball_force(m, d), d->vz, ek > 0 ? 100.0 * (e0 - kl_ball_energy(m, d)) / ek : 0.0);
+    kelvin_ball_get_state(b, &st);
+    fprintf(f.f, "%.10g,%.10g,%.10g,%.10g,%.10g,%.8g\n", 1e3 * (t - timp), 1e3 * st.penetration, st.rate,
+            1e-3 * st.force, st.velocity, ek > 0 ? 100.0 * (e0 - st.energy) / ek : 0.0);
   }
   return kl_out_commit(&f);
 }
@@ -394,6 +430,10 @@ static int write_summary(const opts *o, const summary *s, int n)
   return kl_json_write(o->c.out, "summary.json", d);
 }
 
+/* gnuplot reads about 4e5 rows of a CSV a second (measured on kelvin simulate's body CSV): a figure from
+ * more rows than that is announced with its estimate, so the run has no silent phase */
+#define PLOT_ROWS_PER_S 4e5
+
 static int figures(const opts *o, char tags[][32], int n)
 {
   char plots[4][4096];
@@ -435,6 +475,9 @@ static int figures(const opts *o, char tags[][32], int n)
            "set grid\nset xlabel 't [s]'\nset ylabel 'height of lowest point [m]'\n"
            "set title 'Bouncing ball, output period %g s'\nplot %s\n",
            o->dt, hp);
+  const double rows = (double)n * (ceil(o->duration / o->dt - 1e-9) + 1);
+  if (rows >= 0.5 * PLOT_ROWS_PER_S)
+    kl_cli_note(&o->c, "bounce: drawing bounce_height.png from %.0f rows (~%.1f s)", rows, rows / PLOT_ROWS_PER_S);
   rc = kl_cli_gnuplot(&o->c, o->c.out, "bounce_height.png", script);
   return rc < 0 ? -1 : 0;
 }
@@ -446,8 +489,8 @@ int kl_cmd_bounce(int argc, char **argv)
   if (pr > 0) return KL_EXIT_OK;
   if (pr < 0) return KL_EXIT_USAGE;
   if (kl_run_begin(o.c.out) != 0) return KL_EXIT_RUNTIME;
-  kl_ball_data *d = malloc(sizeof *d);
-  if (!d) {
+  kelvin_ball *b = NULL;
+  if (kelvin_ball_create(&b) != KELVIN_OK) {
     kl_cli_error("bounce: out of memory");
     return KL_EXIT_RUNTIME;
   }
@@ -456,17 +499,17 @@ int kl_cmd_bounce(int argc, char **argv)
   memset(s, 0, sizeof s);
   int rc = KL_EXIT_OK;
   for (int i = 0; i < o.ncr && rc == KL_EXIT_OK; ++i) {
-    kl_ball_model m = o.m;
+    kelvin_ball_model m = o.m;
     m.cr = o.cr[i];
     snprintf(tags[i], sizeof tags[i], "%.2f", m.cr);
-    if (run_case(&o, &m, d, tags[i], &s[i]) != 0 || first_contact(&o, &m, d, tags[i]) != 0) {
+    if (run_case(&o, &m, b, tags[i], &s[i]) != 0 || first_contact(&o, &m, b, tags[i]) != 0) {
       rc = KL_EXIT_RUNTIME;
       break;
     }
     kl_cli_note(&o.c, "bounce: cr %s done: %d contacts, %ld sub-steps, %.3f s", tags[i], s[i].ncontact, s[i].nsub,
                 s[i].wall);
   }
-  free(d);
+  kelvin_ball_free(b);
   if (rc != KL_EXIT_OK) return rc;
   if (write_summary(&o, s, o.ncr) != 0) return KL_EXIT_RUNTIME;
   if (!o.c.quiet) {

@@ -5,7 +5,6 @@
 #include "kelvin/kelvin.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "engine/gsl_guard.h"
 
 typedef struct command {
   const char *name;
@@ -37,8 +36,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-  kl_cli_set_argv(argc, argv);
-  kl_gsl_guard(); /* no GSL error ends the program through abort() */
+  kl_cli_set_argv(argc, argv); /* (GSL errors: the library installs its own handler, engine/gsl_guard.h) */
   if (argc < 2) {
     usage(stderr);
     return KL_EXIT_USAGE;

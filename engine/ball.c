@@ -394,9 +394,25 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
   d->step_sys = dense;
 }
 
+/* the caller's check between sub-steps (kl_ball_advance_checked): due every KL_BALL_CHECK_EVERY sub-steps */
+typedef struct checker {
+  int (*fn)(void *ctx, const kl_ball_data *d); /* NULL: none */
+  void *ctx;
+  long next; /* the sub-step count at which it is due */
+} checker;
+
+/* 1 if the check is due and asks to stop (the state is then that of a completed sub-step) */
+static int stop_here(checker *c, const kl_ball_data *d, double t_out)
+{
+  if (!c->fn || d->nsub < c->next || !(d->t < t_out)) return 0;
+  c->next = d->nsub + KL_BALL_CHECK_EVERY;
+  return c->fn(c->ctx, d) != 0;
+}
+
 /* nonlinear contact until the output instant t_out or separation: sub-steps are taken whole, and an
- * output inside one reads its dense output, so the steps do not depend on the output instants */
-static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out)
+ * output inside one reads its dense output, so the steps do not depend on the output instants. Returns
+ * 1 if the check asked to stop (at the end of a sub-step), else 0. */
+static int contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out, checker *ck)
 {
   for (;;) {
     if (!d->pend) take_step(m, d);
@@ -406,18 +422,19 @@ static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out)
       d->t = t_out;
       d->z = -o.x;
       d->vz = -o.v;
-      return;
+      return 0;
     }
     d->pend = 0; /* the sub-step ends at or before the output: take its end */
     d->t = d->step_t0 + d->step_h;
     if (d->step_event == 1) {
       end_contact(d, d->step_x1, d->step_v1);
-      return;
+      return 0;
     }
     d->z = -d->step_x1;
     d->vz = -d->step_v1;
     if (d->step_event == 2) d->restitution = 1;
-    if (!(d->t < t_out)) return;
+    if (!(d->t < t_out)) return 0;
+    if (stop_here(ck, d, t_out)) return 1;
   }
 }
 
@@ -425,15 +442,23 @@ static void contact_nl(const kl_ball_model *m, kl_ball_data *d, double t_out)
 
 kelvin_status kl_ball_advance(const kl_ball_model *m, kl_ball_data *d, double t_out)
 {
+  return kl_ball_advance_checked(m, d, t_out, NULL, NULL);
+}
+
+kelvin_status kl_ball_advance_checked(const kl_ball_model *m, kl_ball_data *d, double t_out,
+                                      int (*check)(void *ctx, const kl_ball_data *d), void *ctx)
+{
   long guard = 0;
+  checker ck = {check, ctx, d->nsub + KL_BALL_CHECK_EVERY};
   while (d->t < t_out) {
+    if (stop_here(&ck, d, t_out)) return KELVIN_ERR_STOPPED;
     const double T = t_out - d->t;
     if (d->phase == KL_BALL_FREE)
       free_step(m, d, T);
     else if (m->model == KL_MODEL_KV)
       contact_kv(m, d, T);
-    else
-      contact_nl(m, d, t_out);
+    else if (contact_nl(m, d, t_out, &ck))
+      return isfinite(d->z) && isfinite(d->vz) && isfinite(d->t) ? KELVIN_ERR_STOPPED : KELVIN_ERR_NUMERIC;
     if (!(isfinite(d->z) && isfinite(d->vz) && isfinite(d->t))) return KELVIN_ERR_NUMERIC;
     if (++guard > 100000000L) return KELVIN_ERR_NUMERIC; /* Zeno-like event storm */
   }

@@ -88,6 +88,14 @@ void kl_ball_reset(const kl_ball_model *m, kl_ball_data *d, double z0, double vz
  * step split there. Returns KELVIN_OK or KELVIN_ERR_NUMERIC if the state went non-finite. */
 kelvin_status kl_ball_advance(const kl_ball_model *m, kl_ball_data *d, double t_out);
 
+/* The same with a check between sub-steps (check NULL: none): called at the end of a sub-step once every
+ * KL_BALL_CHECK_EVERY sub-steps of the call (a contact or a flight taken whole in one sub-step counts one),
+ * the state consistent there; nonzero stops the advance with KELVIN_ERR_STOPPED (d->t < t_out; a later
+ * call goes on from there, as if it had not stopped). The public API's progress and stop. */
+#define KL_BALL_CHECK_EVERY 256
+kelvin_status kl_ball_advance_checked(const kl_ball_model *m, kl_ball_data *d, double t_out,
+                                      int (*check)(void *ctx, const kl_ball_data *d), void *ctx);
+
 /* Contact force on the ball at the current state [N] (0 in free flight) and penetration [m]. */
 double kl_ball_force(const kl_ball_model *m, const kl_ball_data *d);
 

@@ -761,6 +761,10 @@ kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double
       if (msg && cap > 0) snprintf(msg, (size_t)cap, "more than %ld sub-steps before t = %g s (event storm?)", MAX_SUBSTEPS_PER_CALL, t_out);
       return KELVIN_ERR_NUMERIC;
     }
+    if (d->check && d->nsub % KL_WORLD_CHECK_EVERY == 0 && d->t < t_out && d->check(d->check_ctx, d) != 0) {
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "stopped at t = %.9g s, before %.9g s (the caller asked)", d->t, t_out);
+      return KELVIN_ERR_STOPPED;
+    }
   }
   return KELVIN_OK;
 }

@@ -256,7 +256,14 @@ typedef struct kl_world_data {
   /* set by the caller (NULL by default): while *stop is nonzero, kl_world_advance returns
    * KELVIN_ERR_STOPPED before its next sub-step (another thread may set it: read atomically) */
   const int *stop;
+  /* a check between sub-steps (NULL: none; kl_world_reset keeps it): kl_world_advance calls it after every
+   * KL_WORLD_CHECK_EVERY-th sub-step, the state then consistent at that completed sub-step; nonzero stops the
+   * advance there with KELVIN_ERR_STOPPED (d->t < t_out). The public API's progress and stop (kelvin/engine.h) */
+  int (*check)(void *ctx, const struct kl_world_data *d);
+  void *check_ctx;
 } kl_world_data;
+
+#define KL_WORLD_CHECK_EVERY 256 /* sub-steps between checks */
 
 /* Build a model: create, add bodies and shapes, then compile. Functions return the new index, or -1
  * on allocation failure. kl_world_compile validates everything (msg names the body/shape and field)
@@ -280,8 +287,9 @@ void kl_world_data_free(kl_world_data *d); /* NULL is a no-op */
 void kl_world_reset(const kl_world_model *m, kl_world_data *d);
 
 /* Advance to t_out >= d->t exactly. Returns KELVIN_OK, or KELVIN_ERR_NUMERIC (msg says where) when
- * the state went non-finite or the sub-step count ran away, or KELVIN_ERR_STOPPED when d->stop asks
- * (the state is then a sub-step's end before t_out). Contact overflow is counted in data. */
+ * the state went non-finite or the sub-step count ran away, or KELVIN_ERR_STOPPED when d->stop asks or
+ * d->check asked to stop (the state is then that of the last completed sub-step, before t_out). Contact
+ * overflow is counted in data. */
 kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double t_out, char *msg, int cap);
 
 /* Mechanical energy: kinetic + gravity potential + elastic energy in the active contacts [J]. */

@@ -194,6 +194,47 @@ static void test_no_contact(void **state)
   assert_true(v[10] == 0.0); /* contacts */
 }
 
+/* lines of s that contain pat */
+static int count_lines(const char *s, const char *pat)
+{
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, pat)); ++p) ++n;
+  return n;
+}
+
+/* progress on stderr, as kelvin sweep gives it: none for a case shorter than a second (2 s of a Kelvin-Voigt
+ * ball, ~0.01 s of wall time), at least a line a second with the share done for a longer one (the
+ * Emden-Fowler ball for 60 s, some 8e5 sub-steps, ~1.5 s here: asserted when the case took more than 1.2 s
+ * of wall time by its own summary, else reported); the height figure from its 200001 rows (--dt 0.3 ms) is
+ * announced with an estimate (gnuplot reads ~4e5 rows a second) */
+static void test_progress(void **state)
+{
+  (void)state;
+  char out[512], args[1024], err[8192], path[700];
+  snprintf(out, sizeof out, "%s/short", tmpdir);
+  snprintf(args, sizeof args, "bounce --cr 0.8 --duration 2 --dt 0.01 --out '%s'", out);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  printf("# short run:\n%s", err);
+  assert_int_equal(count_lines(err, "% (t = "), 0);
+  assert_non_null(strstr(err, "bounce: cr 0.80 done"));
+  snprintf(out, sizeof out, "%s/long", tmpdir);
+  snprintf(args, sizeof args, "bounce --model ef --cr 0.2 --duration 60 --dt 0.0003 --out '%s'", out);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  printf("# long run:\n%s", err);
+  snprintf(path, sizeof path, "%s/summary.json", out);
+  char *js = kl_test_read(NULL, path);
+  assert_non_null(js);
+  const double wall = json_number(js, "wall_s");
+  free(js);
+  const int n = count_lines(err, "% (t = ");
+  printf("# %.2f s of wall time, %d progress lines\n", wall, n);
+  if (wall > 1.2)
+    assert_true(n >= 1 && strstr(err, "bounce: cr 0.20: ") != NULL);
+  else if (wall < 0.9)
+    assert_int_equal(n, 0);
+  assert_non_null(strstr(err, "bounce: drawing bounce_height.png from 200001 rows (~0.5 s)"));
+}
+
 static void test_help_version(void **state)
 {
   (void)state;
@@ -213,7 +254,7 @@ int main(void)
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input), cmocka_unit_test(test_good_run),
                                      cmocka_unit_test(test_help_version),
                                      cmocka_unit_test(test_model_hc), cmocka_unit_test(test_materials),
-                                     cmocka_unit_test(test_no_contact)};
+                                     cmocka_unit_test(test_no_contact), cmocka_unit_test(test_progress)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;

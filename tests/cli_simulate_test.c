@@ -182,12 +182,70 @@ static void test_contact_point(void **state)
   free(text);
 }
 
+/* the number after "key": in a JSON text (the first occurrence) */
+static double json_number(const char *text, const char *key)
+{
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *p = strstr(text, pat);
+  assert_non_null(p);
+  return strtod(p + strlen(pat), NULL);
+}
+
+/* lines of s that contain pat */
+static int count_lines(const char *s, const char *pat)
+{
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, pat)); ++p) ++n;
+  return n;
+}
+
+/* progress on stderr, as kelvin sweep gives it: none for a run shorter than a second (a 0.2 s box drop,
+ * 20 outputs, ~0.02 s of wall time: only the "wrote" line), and at least a line a second with the share
+ * done for a longer one (a ball flying for 100 s written every 0.5 ms, 2e5 outputs, ~1.5 s here: asserted
+ * when the run took more than 1.2 s of wall time by its own summary, else reported); the figure from its
+ * 200001 rows is announced with an estimate (gnuplot reads ~4e5 rows a second) */
+static void test_progress(void **state)
+{
+  (void)state;
+  const char *box = "bodies:\n  - name: ground\n    type: static\n"
+                    "    material: {stiffness: 1e6, restitution: 0.5}\n    shapes:\n      - type: plane\n"
+                    "  - name: box\n    position: [0, 0, 0.11]\n    material: {stiffness: 1e6, restitution: 0.5}\n"
+                    "    shapes:\n      - type: box\n        half_extents: [0.1, 0.1, 0.1]\n";
+  char text[1024], args[2048], err[8192], path[1024];
+  snprintf(text, sizeof text, "duration: 0.2\noutput_step: 0.01\n%s", box);
+  put("box_short.yaml", text);
+  put("box_long.yaml", "duration: 100\noutput_step: 0.0005\ngravity: [0, 0, 0]\nbodies:\n  - name: ball\n"
+                       "    velocity: [1, 0, 0]\n    shapes:\n      - type: sphere\n        radius: 0.1\n");
+  snprintf(args, sizeof args, "simulate --out '%s/box_short' '%s/box_short.yaml'", tmpdir, tmpdir);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  printf("# short run: %s", err);
+  assert_int_equal(kl_test_lines(err), 1);
+  assert_non_null(strstr(err, "simulate: wrote"));
+  snprintf(args, sizeof args, "simulate --out '%s/box_long' '%s/box_long.yaml'", tmpdir, tmpdir);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  printf("# long run:\n%s", err);
+  snprintf(path, sizeof path, "%s/box_long/summary.json", tmpdir);
+  char *js = slurp(path);
+  const double wall = json_number(js, "wall_s");
+  free(js);
+  const int n = count_lines(err, "% (t = ");
+  printf("# %.2f s of wall time, %d progress lines\n", wall, n);
+  if (wall > 1.2) {
+    assert_true(n >= 1);
+    assert_non_null(strstr(err, "simulate: 100.0% (t = 100 s of 100 s")); /* the last line at the end */
+  } else if (wall < 0.9) {
+    assert_int_equal(n, 0);
+  }
+  assert_non_null(strstr(err, "simulate: drawing contact_forces.png from 200001 rows (~0.5 s)"));
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kl_cli_simulate_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_examples), cmocka_unit_test(test_bad_input),
-                                     cmocka_unit_test(test_contact_point)};
+                                     cmocka_unit_test(test_contact_point), cmocka_unit_test(test_progress)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;

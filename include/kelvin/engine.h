@@ -14,6 +14,8 @@
 #ifndef KELVIN_ENGINE_H
 #define KELVIN_ENGINE_H
 
+#include <stddef.h>
+
 #include <kelvin/contact.h>
 
 #ifdef __cplusplus
@@ -170,6 +172,11 @@ typedef struct kelvin_contact {
   double depth;     /* penetration [m] (padding included) */
   double rate;      /* penetration rate [m/s] */
   double force;     /* normal force [N] */
+  int shape[2];     /* the shapes of body[0] and body[1] (indices in the world, in the order added) */
+  int feature;      /* the feature of the pair in contact (a vertex index, ...; 0 for a single contact) */
+  double force_avg; /* normal force averaged over the last sub-step [N] */
+  double friction[3]; /* friction force on body[0] averaged over the last sub-step, world [N] */
+  double fpeak;     /* peak normal force since the onset [N] */
 } kelvin_contact;
 
 /* A finished contact, from onset to end. */
@@ -178,6 +185,7 @@ typedef struct kelvin_contact_event {
   double t0, t1;      /* onset and end [s] */
   double v_in, v_out; /* approach speed at onset, separation speed at the end [m/s] */
   double dmax, fpeak; /* maximum penetration [m] and peak normal force [N] */
+  int shape[2];       /* the shapes of body[0] and body[1] */
 } kelvin_contact_event;
 
 /* Active contacts now, and contact i of them. */
@@ -198,6 +206,54 @@ KELVIN_API double kelvin_world_energy(const kelvin_world_data *d);
 
 /* Sub-steps taken since the start (or the last reset). */
 KELVIN_API long kelvin_world_substeps(const kelvin_world_data *d);
+
+/* What the engine counted since the start (or the last reset). */
+typedef struct kelvin_world_counts {
+  long substeps;         /* sub-steps taken */
+  long onsets, ends;     /* contact onsets and ends located inside steps */
+  long contact_overflow; /* contacts that did not fit in contact_capacity (each sub-step counts) */
+  long event_overflow;   /* finished contacts that did not fit in the event log */
+} kelvin_world_counts;
+
+KELVIN_API kelvin_status kelvin_world_get_counts(const kelvin_world_data *d, kelvin_world_counts *c);
+
+/* Progress and stop of kelvin_world_advance: fn (NULL: none) is called between sub-steps, at the first
+ * checkpoint (every 256 sub-steps) after it is set and then at most about five times a second of wall
+ * time, with the fraction of the current advance call done and a line such as "t = 0.53 s, 120000
+ * sub-steps"; it may read d (kelvin_world_time, kelvin_world_get_counts, ...) but not change it. Nonzero
+ * stops the advance: it returns KELVIN_ERR_STOPPED with the state that of the last completed sub-step
+ * (kelvin_world_time(d) < t), and a later kelvin_world_advance goes on from there exactly as if it had
+ * not stopped. */
+KELVIN_API kelvin_status kelvin_world_set_progress(kelvin_world_data *d, kelvin_progress_fn fn, void *ctx);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Scenes (YAML), names and settings */
+
+/* Load a scene file into w, which must be empty (just created), and compile it: duration, output_step,
+ * gravity, contact, bodies (with shapes, materials, holders; mesh files STL/OBJ/PLY relative to the
+ * scene's folder) and pairs, as `kelvin simulate --help` and examples/ball_plane.yaml show; unknown keys
+ * are errors. KELVIN_ERR_IO (the file cannot be read), KELVIN_ERR_CONFIG (anything wrong in it, meshes
+ * included: one line naming the file, the line and the field, "scene.yaml:12: bodies[1].mass: must be >
+ * 0 kg, got 0"), KELVIN_ERR_NOMEM; the message is on w, which stays empty. */
+KELVIN_API kelvin_status kelvin_world_load(kelvin_world *w, const char *path);
+
+/* The same from text in memory; name stands for the file in messages and as the folder of mesh files. */
+KELVIN_API kelvin_status kelvin_world_load_mem(kelvin_world *w, const char *name, const char *text, size_t len);
+
+/* The scene's simulated time and output period [s] (kelvin_world_load); 1 and 1e-3 for a world built by
+ * calls. */
+KELVIN_API double kelvin_world_duration(const kelvin_world *w);
+KELVIN_API double kelvin_world_output_step(const kelvin_world *w);
+
+/* Body i's name (the scene's, else "body<i>"); NULL for a bad index. Valid while w lives. */
+KELVIN_API const char *kelvin_world_body_name(const kelvin_world *w, int body);
+
+/* Body i's type; -1 for a bad index. */
+KELVIN_API int kelvin_world_body_type(const kelvin_world *w, int body);
+
+/* The value of an option of kelvin_world_set, before or after compiling. KELVIN_ERR_ARG for an unknown
+ * name (*value = NaN). */
+KELVIN_API kelvin_status kelvin_world_get(const kelvin_world *w, const char *option, double *value);
 
 #ifdef __cplusplus
 }
