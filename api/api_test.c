@@ -17,6 +17,7 @@
 #include <kelvin/contact.h>
 #include <kelvin/engine.h>
 #include <kelvin/grind.h>
+#include <kelvin/check.h>
 #include <kelvin/kelvin.h>
 
 #define PI 3.14159265358979323846
@@ -43,6 +44,58 @@ static void test_version_and_status(void **state)
 
 /* The name tables as config files spell them, written out here against the public codes (a swapped,
  * misspelled or missing entry, or a list without its NULL end, fails). */
+/* kelvin_check_file on small files written here: the kind, the summary's figures (counted by hand from
+ * what was written), and a bad row named by its file and line (a kind detected wrong, a lost line number
+ * or a summary left after a failure fails). */
+static void test_check_file(void **state)
+{
+  (void)state;
+  kelvin_check *c = NULL;
+  assert_int_equal(kelvin_check_create(&c), KELVIN_OK);
+  assert_int_equal(kelvin_check_kind(c), KELVIN_INPUT_UNKNOWN);
+  assert_string_equal(kelvin_check_summary(c), "");
+  FILE *f = fopen("api_check_path.csv", "w");
+  assert_non_null(f);
+  fprintf(f, "x_m,y_m,z_m,nx,ny,nz\n0,0,0,0,0,1\n0.01,0,0,0,0,1\n0.02,0,0,0,0,1\n");
+  fclose(f);
+  assert_int_equal(kelvin_check_file(c, "api_check_path.csv"), KELVIN_OK);
+  assert_int_equal(kelvin_check_kind(c), KELVIN_INPUT_PATH);
+  assert_string_equal(kelvin_check_summary(c), "api_check_path.csv: a path: 3 points\n");
+  f = fopen("api_check_target.csv", "w");
+  assert_non_null(f);
+  fprintf(f, "s_m,target_N\n0,4\n0.05,6\n");
+  fclose(f);
+  assert_int_equal(kelvin_check_file(c, "api_check_target.csv"), KELVIN_OK);
+  assert_int_equal(kelvin_check_kind(c), KELVIN_INPUT_TARGET);
+  assert_string_equal(kelvin_check_summary(c), "api_check_target.csv: a target force profile: 2 rows, s over [0, 0.05] m\n");
+  f = fopen("api_check_bad.csv", "w");
+  assert_non_null(f);
+  fprintf(f, "s_m,target_N\n0,4\n0.05,-6\n");
+  fclose(f);
+  assert_int_equal(kelvin_check_file(c, "api_check_bad.csv"), KELVIN_ERR_CONFIG);
+  assert_int_equal(kelvin_check_kind(c), KELVIN_INPUT_TARGET);
+  assert_string_equal(kelvin_check_summary(c), "");
+  if (!strstr(kelvin_check_errmsg(c), "api_check_bad.csv:3")) fail_msg("no file:line in '%s'", kelvin_check_errmsg(c));
+  f = fopen("api_check_scene.yaml", "w");
+  assert_non_null(f);
+  fprintf(f, "duration: 0.5\noutput_step: 0.01\nbodies:\n  - name: floor\n    type: static\n    shapes:\n"
+             "      - {type: plane}\n  - name: ball\n    mass: 0.1\n    position: [0, 0, 0.1]\n    shapes:\n"
+             "      - {type: sphere, radius: 0.01}\n");
+  fclose(f);
+  const kelvin_status st = kelvin_check_file(c, "api_check_scene.yaml");
+  if (st != KELVIN_OK) fail_msg("%s", kelvin_check_errmsg(c));
+  assert_int_equal(kelvin_check_kind(c), KELVIN_INPUT_SCENE);
+  const char *sum = kelvin_check_summary(c);
+  if (!strstr(sum, "a scene (kelvin simulate): 0.5 s, output every 0.01 s, 2 bodies, 2 shapes") ||
+      !strstr(sum, "  floor            static\n") || !strstr(sum, "  ball             dynamic\n"))
+    fail_msg("scene summary: '%s'", sum);
+  assert_int_equal(kelvin_check_file(c, "api_check_none.yaml"), KELVIN_ERR_IO);
+  assert_non_null(strstr(kelvin_check_errmsg(c), "api_check_none.yaml"));
+  kelvin_check_free(c);
+  kelvin_check_free(NULL);
+  assert_string_equal(kelvin_check_errmsg(NULL), "");
+}
+
 static void test_names(void **state)
 {
   (void)state;
@@ -791,7 +844,7 @@ static void test_grind_read_pass(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_names), cmocka_unit_test(test_closed_forms),
+    cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_names), cmocka_unit_test(test_check_file), cmocka_unit_test(test_closed_forms),
     cmocka_unit_test(test_impact_batch),       cmocka_unit_test(test_world),
     cmocka_unit_test(test_grind_settings),     cmocka_unit_test(test_grind_run),
     cmocka_unit_test(test_grind_path_two_points), cmocka_unit_test(test_grind_progress_stop),

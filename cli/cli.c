@@ -1,5 +1,5 @@
 /* cli/cli.c: shared CLI helpers (see cli.h). */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <cjson/cJSON.h>
 

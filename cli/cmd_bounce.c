@@ -11,8 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/cli.h"
-#include "cli/commands.h"
+#include "cli.h"
+#include "commands.h"
 #include "kelvin/ball.h"
 #include "kelvin/contact.h"
 

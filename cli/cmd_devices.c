@@ -8,8 +8,8 @@
 
 #include <kelvin/batch.h>
 
-#include "cli/cli.h"
-#include "cli/commands.h"
+#include "cli.h"
+#include "commands.h"
 
 /* --help text on stdout. */
 static void help(void)

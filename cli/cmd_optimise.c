@@ -9,9 +9,9 @@
 
 #include <kelvin/grind.h>
 
-#include "cli/cli.h"
-#include "cli/commands.h"
-#include "cli/report.h"
+#include "cli.h"
+#include "commands.h"
+#include "report.h"
 
 static void help_optimise(void)
 {

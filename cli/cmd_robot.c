@@ -12,8 +12,8 @@
 #include <cjson/cJSON.h>
 #include <kelvin/robot.h>
 
-#include "cli/cli.h"
-#include "cli/commands.h"
+#include "cli.h"
+#include "commands.h"
 
 #define DEFAULT_NS 200
 

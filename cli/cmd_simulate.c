@@ -10,8 +10,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/cli.h"
-#include "cli/commands.h"
+#include "cli.h"
+#include "commands.h"
 #include "kelvin/engine.h"
 
 /* seconds on the monotonic clock (only differences mean anything) */

@@ -14,8 +14,8 @@
 #include <cjson/cJSON.h>
 #include <kelvin/batch.h>
 
-#include "cli/cli.h"
-#include "cli/commands.h"
+#include "cli.h"
+#include "commands.h"
 
 /* Rows the figure draws at most: a larger sweep is drawn from a sample of its rows (write_figure). */
 #define FIG_MAX 20000

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "kelvin/kelvin.h"
-#include "cli/cli.h"
-#include "cli/commands.h"
+#include "cli.h"
+#include "commands.h"
 
 typedef struct command {
   const char *name;

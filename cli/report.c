@@ -1,5 +1,5 @@
 /* cli/report.c: outputs of `kelvin optimise` and `kelvin evaluate` (report.h). */
-#include "cli/report.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 
 #include <kelvin/grind.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 /* Write everything into dir; 0 or -1 (message printed). cfgfile may be NULL (built-in default). */
 int kl_report_write(const kelvin_grind *g, const char *dir, const char *command, const char *device, const char *cfgfile);
