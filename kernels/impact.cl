@@ -13,9 +13,10 @@
 
 /* The work after the quadrature's barriers, kept out of line (docs/design.md section 4): with every model's
  * closed forms inlined after the barrier loop, pocl 3.1's compile of the work-group function took 62 s of
- * CPU on an empty cache (65 s with clBuildProgram), against 1.5 s (3.3 s) with these three calls. The
- * arithmetic is the same, so are the numbers (impact_parity_test). Inline under KL_INLINE_ALL (Oclgrind,
- * kernels/kl_common.h). */
+ * CPU on an empty cache (65 s with clBuildProgram), against 1.5 s (3.3 s) with these calls. The fast
+ * Hunt-Crossley finish stays inline (it is small, and as a call it cost that model ~13 % of its
+ * scenarios/s in benchmarks/sweep_throughput). The arithmetic is the same, so are the numbers
+ * (impact_parity_test). Inline under KL_INLINE_ALL (Oclgrind, kernels/kl_common.h). */
 #ifdef KL_INLINE_ALL
 #define KL_REST static inline __attribute__((always_inline))
 #else
@@ -23,7 +24,7 @@
 #endif
 KL_REST kl_impact_out kl_impact_rest(kl_impact_in in) { return kl_impact(in); }
 
-KL_REST kl_impact_out kl_impact_fast_rest(kl_impact_in in, kl_real chi, kl_real dmax, kl_real tc, kl_real ts)
+KL_FN_VEC kl_impact_out kl_impact_fast_rest(kl_impact_in in, kl_real chi, kl_real dmax, kl_real tc, kl_real ts)
 {
   return kl_impact_final(kl_impact_hc_done(in, chi, dmax, tc, ts - tc));
 }
