@@ -2,7 +2,8 @@
  *
  * The same pass (a 60 mm path at 10 mm/s over a 70 x 20 mm strip with a 0.2 mm weld bead, 401 path
  * samples, Kelvin-Voigt contact, ftol 1e-3) is run over meshes of about 1e4, 1e5 and 1e6 triangles:
- *   1. kl_grind_run (engine/grind.h: 1-D holder dynamics, exponential sub-steps, BVH closest point);
+ *   1. kl_grind_run (benchmarks/grind_twin.h, this benchmark's CPU twin of the 1-D model: holder dynamics,
+ *      exponential sub-steps, BVH closest point);
  *   2. kl_grind_run_many, 8 passes with OpenMP across passes;
  *   3. the 3-D engine (engine/world.h): a sphere tool on a holder over the same mesh.
  * Prints simulated seconds per wall second, the mesh build time, and the growth of the cost per pass
@@ -14,7 +15,7 @@
  *     K_h (o - z) + F_g = K z, F = K (K_h o + F_g) / (K_h + K) = 6.6667 N, to 3e-13 relative (measured
  *     2.2e-14: the sub-steps hold the rest state to rounding);
  *   - the OpenMP batch's pass with the same offset reproduces the single pass exactly (every sample);
- *   - the 3-D engine's peak force agrees with grind.h's to 3e-3 relative (two formulations of the same
+ *   - the 3-D engine's peak force agrees with the 1-D twin's to 3e-3 relative (two formulations of the same
  *     pass; measured 3.0e-4 at 1e4 and 1e5 triangles);
  *   - the peak force agrees with the previous (10x coarser) mesh's to 2e-3 (measured 1.8e-4, 1e4 -> 1e5). */
 #include <math.h>
@@ -25,7 +26,7 @@
 #include <time.h>
 
 #include "benchmarks/bench_util.h"
-#include "engine/grind.h"
+#include "benchmarks/grind_twin.h"
 #include "engine/world.h"
 #include "kernels/kl_impact.h"
 
@@ -148,16 +149,16 @@ int main(int argc, char **argv)
     } else {
       return kl_bench_usage(argv[i], "usage: grind_cost [--quick]\n\nOne grinding tool pass over meshes of about 1e4, "
                                      "1e5 and 1e6 triangles (--quick: 1e4 and 1e5 only):\nthe 1-D pass of "
-                                     "engine/grind.h, eight of them with OpenMP, and the 3-D engine; a Markdown table "
-                                     "on stdout.\nExit status: 0 ok; 1 a row's results failed their check; 2 usage.\n");
+                                     "benchmarks/grind_twin.h, eight of them with OpenMP, and the 3-D engine; a "
+                                     "Markdown table on stdout.\nExit status: 0 ok; 1 a row's results failed their check; 2 usage.\n");
     }
   }
   const int sizes[3][2] = {{250, 20}, {790, 63}, {2500, 200}}; /* 2 nx ny ~ 1e4, 1e5, 1e6 triangles */
   const int nsize = quick ? 2 : 3;
   printf("grind_cost: one tool pass (60 mm at 10 mm/s = 6 s simulated, %d samples) over a bead strip; %d OpenMP threads\n\n",
          NS, omp_get_max_threads());
-  printf("| triangles | BVH build s | grind.h pass: sim s / wall s | sub-steps | x vs previous | %d passes OpenMP: sim s / wall s | "
-         "3-D engine pass: sim s / wall s | sub-steps | x vs previous | peak force N (grind.h, 3-D) |\n",
+  printf("| triangles | BVH build s | 1-D twin pass: sim s / wall s | sub-steps | x vs previous | %d passes OpenMP: sim s / wall s | "
+         "3-D engine pass: sim s / wall s | sub-steps | x vs previous | peak force N (1-D twin, 3-D) |\n",
          NPASS);
   printf("|---|---|---|---|---|---|---|---|---|---|\n");
   pass_buf *P = malloc(sizeof *P);
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
     int same = 1;
     for (int k = 0; k < NS; ++k) same &= PP[2].force[k] == P->force[k] && PP[2].favg[k] == P->favg[k];
     const double e_3d = fabs(f3 - fpk) / fpk, e_mesh = prevf > 0 ? fabs(fpk - prevf) / prevf : 0.0;
-    fprintf(stderr, "grind_cost: %d triangles: static force off the bead %.2e relative, OpenMP pass %s, 3-D vs grind.h "
+    fprintf(stderr, "grind_cost: %d triangles: static force off the bead %.2e relative, OpenMP pass %s, 3-D vs 1-D twin "
                     "peak %.2e, peak vs previous mesh %.2e\n",
             kl_mesh_ntri(mesh), e_static, same ? "identical" : "DIFFERENT", e_3d, e_mesh);
     if (!(e_static <= 3e-13) || !same || !(e_3d <= 3e-3) || !(e_mesh <= 2e-3)) {

@@ -18,6 +18,7 @@ typedef struct tune_row {
   const char *match; /* substring of the device or platform name; "" is the default row */
   int wgs;           /* work-group size of the impact kernel */
   int rollout_wgs;   /* work-group size of the rollout kernel; 0: by device type (CPU 1, else 32) */
+  const char *opts;  /* extra build options; NULL: none */
 } tune_row;
 
 /* Impact kernel: GPUs schedule warps/wavefronts of 32/64, so 128 keeps several per group; pocl's CPU
@@ -25,13 +26,15 @@ typedef struct tune_row {
  * groups (benchmarks/sweep_throughput.c).
  * Rollout kernel: one candidate's rollout is long and its cost varies, so small groups let many of them
  * balance the compute units; pocl runs a work-group on one thread, where 1 measured best; 32 is one
- * warp on a GPU (ran on an NVIDIA H200: benchmarks/RESULTS.md). KELVIN_ROLLOUT_WGS overrides it. */
+ * warp on a GPU (ran on an NVIDIA H200: benchmarks/RESULTS.md). KELVIN_ROLLOUT_WGS overrides it.
+ * Oclgrind (the simulator tests/oclgrind_test.sh runs) needs every function inlined: kernels/kl_common.h. */
 static const tune_row tune[] = {
-  {"NVIDIA", 128, 32},
-  {"AMD Accelerated Parallel Processing", 128, 32},
-  {"Intel(R) Graphics", 128, 32},
-  {"Portable Computing Language", 64, 1},
-  {"", 64, 0},
+  {"NVIDIA", 128, 32, NULL},
+  {"AMD Accelerated Parallel Processing", 128, 32, NULL},
+  {"Intel(R) Graphics", 128, 32, NULL},
+  {"Portable Computing Language", 64, 1, NULL},
+  {"Oclgrind", 64, 0, "-DKL_INLINE_ALL"},
+  {"", 64, 0, NULL},
 };
 
 static const tune_row *tune_of(const kl_device_info *d)
@@ -50,6 +53,12 @@ static int fit(const kl_device_info *d, int wgs)
 }
 
 int kl_device_wgs(const kl_device_info *d) { return fit(d, tune_of(d)->wgs); }
+
+const char *kl_device_build_options(const kl_device_info *d)
+{
+  const char *o = tune_of(d)->opts;
+  return o ? o : "";
+}
 
 int kl_device_rollout_wgs(const kl_device_info *d)
 {

@@ -52,6 +52,9 @@ void kl_host_clfail(kl_host *h, const char *call, const char *file, int line, in
 int kl_device_wgs(const kl_device_info *d);
 int kl_device_rollout_wgs(const kl_device_info *d);
 
+/* Build options a device needs from the tuning table (host/device.c), e.g. "-DKL_INLINE_ALL"; "" if none. */
+const char *kl_device_build_options(const kl_device_info *d);
+
 /* Enumerate all devices into a malloc'd array (*list, *n); messages on h. */
 kelvin_status kl_device_enumerate(kl_host *h, kl_device_info **list, int *n);
 

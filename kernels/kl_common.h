@@ -15,15 +15,27 @@
 #define KL_GLOBAL
 #endif
 
-/* Every closed form is inlined into its caller. The device compiler is told so: pocl 3.1 (LLVM) left
- * the g^-1 solves as calls inside the quadrature loop, which cost the impact kernel ~5 % and the
- * rollout kernel ~17 % (`kelvin optimise` 8.3 s against 10.0 s with KELVIN_CL_BUILD_OPTIONS=
- * -DKL_NO_FORCE_INLINE); gcc inlines them anyway (measured: forcing it there changes nothing). Safe in
- * OpenCL C 1.2 and C; no symbols leak. */
-#if defined(__OPENCL_VERSION__) && !defined(KL_NO_FORCE_INLINE)
+/* Inlining on the device is left to its compiler (KL_FN), except for the functions of the rollout's
+ * sub-step that pocl 3.1 (LLVM) otherwise leaves as calls inside its loop (KL_FN_HOT: kl_kv_bas_at,
+ * kl_kv_apply, kl_kv_poly_step, kl_expm1, kl_powr, kl_xrb_*, kl_grind_sigma, kl_grind_e2; found with
+ * objdump on pocl's kernel binary). Forcing every closed form inline, as before, bought nothing more
+ * (`kelvin optimise --screening 2048 examples/optimise.yaml` 5.3-6.3 s against 6.3-6.6 s forced,
+ * interleaved runs) and made a cold build of kernels/rollout.cl cost 8.7 s of CPU instead of 3.5 s
+ * (kl_grind_batch; kl_grind_tl_batch's work-group compile 8.0 s instead of 2.3 s).
+ * -DKL_NO_FORCE_INLINE leaves KL_FN_HOT to the compiler too (kernels/impact.cl does). gcc inlines them
+ * anyway (measured: forcing it there changes nothing). Safe in OpenCL C 1.2 and C; no symbols leak.
+ * -DKL_INLINE_ALL (the host passes it to Oclgrind, host/device.c) forces every KL_FN inline as well and keeps
+ * no function out of line: Oclgrind 21.10 cannot run a program whose functions were inlined into
+ * functions that stay calls ("Undefined external function: llvm.experimental.noalias.scope.decl"). */
+#if defined(__OPENCL_VERSION__) && defined(KL_INLINE_ALL) && !defined(KL_NO_FORCE_INLINE)
 #define KL_FN static inline __attribute__((always_inline))
 #else
 #define KL_FN static inline
+#endif
+#if defined(__OPENCL_VERSION__) && !defined(KL_NO_FORCE_INLINE)
+#define KL_FN_HOT static inline __attribute__((always_inline))
+#else
+#define KL_FN_HOT static inline
 #endif
 
 /* The functions of a loop body the device compiler is to vectorise across work-items (the contact-time

@@ -160,7 +160,7 @@ typedef struct kl_kv_bas {
   int series;
 } kl_kv_bas;
 
-KL_FN kl_kv_bas kl_kv_bas_at(kl_kv_sys s, kl_real t)
+KL_FN_HOT kl_kv_bas kl_kv_bas_at(kl_kv_sys s, kl_real t)
 {
   kl_kv_bas b;
   b.t = t;
@@ -178,7 +178,7 @@ KL_FN kl_kv_bas kl_kv_bas_at(kl_kv_sys s, kl_real t)
  * solution of the quartic force: x_p = a0 + a1 t + ... + a4 t^4 with K a4 = f4, K a3 + 4 D a4 = f3,
  * K a2 + 3 D a3 + 12 m a4 = f2, K a1 + 2 D a2 + 6 m a3 = f1, K a0 + D a1 + 2 m a2 = f0; then y = x - x_p
  * is free motion. */
-KL_FN kl_kv_out kl_kv_apply(kl_kv_poly c, kl_kv_bas b, kl_real x0, kl_real v0)
+KL_FN_HOT kl_kv_out kl_kv_apply(kl_kv_poly c, kl_kv_bas b, kl_real x0, kl_real v0)
 {
   if (b.series) return kl_kv_taylor(c, x0, v0, b.t);
   const kl_kv_sys s = c.s;
@@ -202,7 +202,7 @@ KL_FN kl_kv_out kl_kv_apply(kl_kv_poly c, kl_kv_bas b, kl_real x0, kl_real v0)
 
 /* Advance m x'' + D x' + K x = f0 + f1 t + ... + f4 t^4 exactly by t >= 0 from (x0, v0) (paper eq. 4
  * generalised to all damping regimes and a quartic force). */
-KL_FN kl_kv_out kl_kv_poly_step(kl_kv_poly c, kl_real x0, kl_real v0, kl_real t)
+KL_FN_HOT kl_kv_out kl_kv_poly_step(kl_kv_poly c, kl_real x0, kl_real v0, kl_real t)
 {
   return kl_kv_apply(c, kl_kv_bas_at(c.s, t), x0, v0);
 }

@@ -114,7 +114,7 @@ KL_FN kl_real kl_exp(kl_real x)
 
 /* e^x - 1: directly below ln(2)/2, else 2^k (e^r - 1) + (2^k - 1) (2^k - 1 exact for the k of
  * |x| < 708; the two terms cancel by at most a bit). */
-KL_FN kl_real kl_expm1(kl_real x)
+KL_FN_HOT kl_real kl_expm1(kl_real x)
 {
   if (fabs(x) <= 0.34657359027997265471) return kl_expm1_reduced(x);
   if (!(fabs(x) < 708.0)) return expm1(x);
@@ -181,7 +181,7 @@ KL_FN kl_real kl_atan2(kl_real y, kl_real x)
 
 /* x^p for x > 0 as e^{p log x}: within 2 |p log x| + 2 ulp (e.g. 4e-15 relative for x = 1e-10,
  * p = 0.4, the Hertz d_max root), where the library's pow is within one; other x to the library. */
-KL_FN kl_real kl_powr(kl_real x, kl_real p)
+KL_FN_HOT kl_real kl_powr(kl_real x, kl_real p)
 {
   if (!(x > 0.0 && x <= 1.0e300)) return pow(x, p);
   return kl_exp(p * kl_log(x));

@@ -178,7 +178,7 @@ KL_FN kl_real kl_grind_duration(kl_grind_iv iv)
 }
 
 /* Path position sigma = (s - s_{k-1})/ds after time tau: s = s0 + v0 (e^{a tau} - 1)/a, a = dv/ds. */
-KL_FN kl_real kl_grind_sigma(kl_grind_iv iv, kl_real tau)
+KL_FN_HOT kl_real kl_grind_sigma(kl_grind_iv iv, kl_real tau)
 {
   const kl_real a = (iv.v1 - iv.v0) / iv.ds;
   const kl_real x = a * tau;
@@ -283,7 +283,7 @@ KL_FN kl_real kl_grind_indicator(const KL_GLOBAL kl_real *gp, kl_grind_pt p, kl_
 }
 
 /* int of (e^{a t} - 1) dt over [0, t] = t^2 (e^x - 1 - x)/x^2 with x = a t (series below |x| = 1e-2) */
-KL_FN kl_real kl_grind_e2(kl_real a, kl_real t)
+KL_FN_HOT kl_real kl_grind_e2(kl_real a, kl_real t)
 {
   const kl_real x = a * t;
   if (fabs(x) < 1e-2) return t * t * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x / 720.0))));

@@ -48,7 +48,7 @@ typedef struct kl_xrb {
 
 /* Start a step of length h > 0 from (x0, v0) on the linearised system s: returns stage 2, the state at
  * h/2, where the caller evaluates the remainder r2. */
-KL_FN kl_kv_out kl_xrb_begin(kl_xrb *w, kl_kv_sys s, kl_real x0, kl_real v0, kl_real h)
+KL_FN_HOT kl_kv_out kl_xrb_begin(kl_xrb *w, kl_kv_sys s, kl_real x0, kl_real v0, kl_real h)
 {
   w->s = s;
   w->x0 = x0;
@@ -62,7 +62,7 @@ KL_FN kl_kv_out kl_xrb_begin(kl_xrb *w, kl_kv_sys s, kl_real x0, kl_real v0, kl_
 
 /* Stage 3, the state at h under the extra constant force r2 (the remainder at stage 2), where the caller
  * evaluates the remainder r3. */
-KL_FN kl_kv_out kl_xrb_stage3(kl_xrb *w, kl_real r2)
+KL_FN_HOT kl_kv_out kl_xrb_stage3(kl_xrb *w, kl_real r2)
 {
   w->r2 = r2;
   kl_kv_poly c3 = kl_kv_poly_of(w->s);
@@ -71,7 +71,7 @@ KL_FN kl_kv_out kl_xrb_stage3(kl_xrb *w, kl_real r2)
 }
 
 /* exprb43's solution at h from the remainder r3 at stage 3 (order 4). */
-KL_FN kl_kv_out kl_xrb_order4(kl_xrb *w, kl_real r3)
+KL_FN_HOT kl_kv_out kl_xrb_order4(kl_xrb *w, kl_real r3)
 {
   const kl_real ih = 1.0 / w->h;
   const kl_real ih2 = ih * ih;

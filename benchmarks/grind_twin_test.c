@@ -1,5 +1,6 @@
-/* engine/grind_test.c: the grinding verification scene (engine/grind.h) against analytic steady states
- * and against the 1-D reference of docs/design.md section 5 integrated by GSL's rk8pd at tight tolerance:
+/* benchmarks/grind_twin_test.c: the CPU twin of the 1-D grinding model (benchmarks/grind_twin.h), which
+ * benchmarks/grind_cost times, against analytic steady states and against the 1-D reference of
+ * docs/design.md section 5 integrated by GSL's rk8pd at tight tolerance:
  *   m z'' = F_h - F_N(z + h(s), z' + v h'(s)) + F_g,  F_h = K_h (u - z) + D_h (u' - z'),
  * with h(s) = R - dist(tool centre, analytic bump surface). */
 #include <math.h>
@@ -14,7 +15,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 
-#include "engine/grind.h"
+#include "benchmarks/grind_twin.h"
 #include "kernels/kl_impact.h"
 
 /* bump (weld-bead-like ridge across the path): b(x) = A exp(-(x - X0)^2 / (2 W^2)); A = 0.2 mm, W = 3 mm

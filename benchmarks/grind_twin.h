@@ -1,5 +1,6 @@
-/* engine/grind.h: a CPU twin of the 1-D grinding model over the mesh (docs/design.md section 5): the
- * same one degree of freedom, holder and contact law as the device rollout, with the closest-point depth
+/* benchmarks/grind_twin.h: a CPU twin of the 1-D grinding model over the mesh (docs/design.md section 5),
+ * benchmarks/grind_cost's own code, outside libkelvin: the same one degree of freedom, holder and contact
+ * law as the device rollout, with the closest-point depth
  * taken from the mesh as it goes. It is not the pipeline's verification (that is the 3-D engine,
  * optimiser/verify3d.h); benchmarks/grind_cost times it.
  * A ball-end tool (a rigid sphere of radius R) on a compliant holder follows a path over the *actual*
@@ -13,11 +14,11 @@
  * Contact onset and loss are located inside sub-steps; sub-steps are controlled to a force tolerance.
  * Between samples p(s) is the cubic Hermite curve through p_k, p_{k+1} with the unit tangents tan_k,
  * tan_{k+1} (the chord where the tangents are not unit or point against it), n(s) the normalised linear
- * interpolation of the normals, and offset, speed, meff, fg are linear in s (engine/grind.c).
+ * interpolation of the normals, and offset, speed, meff, fg are linear in s (benchmarks/grind_twin.c).
  * Outputs per path sample k: the instantaneous force F_N at the sample, the step-averaged force over
  * the interval from the previous sample (what a force sensor reports), z, d, contact flag, time. */
-#ifndef KL_ENGINE_GRIND_H
-#define KL_ENGINE_GRIND_H
+#ifndef KL_BENCHMARKS_GRIND_TWIN_H
+#define KL_BENCHMARKS_GRIND_TWIN_H
 
 #include "engine/mesh.h"
 #include "kelvin/kelvin.h"

@@ -1,4 +1,5 @@
-/* engine/grind.c: the CPU twin of the 1-D grinding model over the mesh (see grind.h; docs/design.md section 5).
+/* benchmarks/grind_twin.c: the CPU twin of the 1-D grinding model over the mesh, benchmarks/grind_cost's own code
+ * (see grind_twin.h; docs/design.md section 5).
  *
  * State: arc length s, tool depth z and its rate z' (positive into the surface), contact phase.
  * Between samples k and k+1 every input is linear in s (p, n, offset u, speed v, effective mass,
@@ -22,7 +23,7 @@
  * at the middle and the end of the step, located on the step's dense output on the true mesh depth
  * (Illinois), and the step is taken again to end just past the event and split there. The contact
  * impulse of a sub-step is the momentum balance along the dense output. */
-#include "engine/grind.h"
+#include "benchmarks/grind_twin.h"
 
 #include <math.h>
 #include <stdio.h>
