@@ -1,7 +1,7 @@
 /* kernels/kl_contact_static.h: one contact description (model, law, K, n, D, chi) and its static
  * relations, written once for every caller: the device model's preparation (optimiser/problem.c), the
  * Levenberg-Marquardt steps (optimiser/lm.c), the 3-D verification (optimiser/verify3d.c), the engine's
- * tolerance scale (engine/grind.c), `kelvin check` and the report (through kelvin_grind_contact).
+ * tolerance scale (benchmarks/grind_twin.c), `kelvin check` and the report (through kelvin_grind_contact).
  *
  * At rest a contact carries F = K delta^n (Kelvin-Voigt: n = 1, F = K delta; Hunt-Crossley: the damping
  * term vanishes at rest, docs/design.md section 2.1), so its static depth at a force F > 0 is
