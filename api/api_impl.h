@@ -20,4 +20,10 @@ struct kelvin_device {
 /* Record "fmt..." as the message (msg, KL_API_MSG bytes) and return st. */
 kelvin_status kl_api_fail(char *msg, kelvin_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A progress tick of an engine's advance from t0 to t1, now at time t after nsub sub-steps (api/engine.c,
+ * api/ball.c): fn is called at most every 0.2 s of wall time (*wall_last, -1 before the first call)
+ * with the share (t - t0) / (t1 - t0) and "t = ... s, N sub-steps"; its return value (nonzero: stop),
+ * 0 between calls. */
+int kl_api_advance_tick(kelvin_progress_fn fn, void *ctx, double *wall_last, double t0, double t1, double t, long nsub);
+
 #endif

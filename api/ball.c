@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "api/api_impl.h"
-#include "core/clock.h"
 #include "engine/ball.h"
 #include "kelvin/ball.h"
 
@@ -132,13 +131,7 @@ kelvin_status kelvin_ball_set_progress(kelvin_ball *b, kelvin_progress_fn fn, vo
 static int check(void *ctx, const kl_ball_data *d)
 {
   kelvin_ball *b = ctx;
-  const double now = kl_now();
-  if (b->wall_last >= 0 && now - b->wall_last < 0.2) return 0;
-  b->wall_last = now;
-  char text[160];
-  snprintf(text, sizeof text, "t = %.6g s, %ld sub-steps", d->t, d->nsub);
-  const double span = b->t_call1 - b->t_call0, frac = span > 0 ? (d->t - b->t_call0) / span : 1.0;
-  b->stopped = b->progress(b->ctx, frac, text) != 0;
+  b->stopped = kl_api_advance_tick(b->progress, b->ctx, &b->wall_last, b->t_call0, b->t_call1, d->t, d->nsub);
   return b->stopped;
 }
 

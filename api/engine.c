@@ -432,17 +432,22 @@ kelvin_status kelvin_world_advance(kelvin_world_data *d, double t)
   return KELVIN_OK;
 }
 
+int kl_api_advance_tick(kelvin_progress_fn fn, void *ctx, double *wall_last, double t0, double t1, double t, long nsub)
+{
+  const double now = kl_now();
+  if (*wall_last >= 0 && now - *wall_last < 0.2) return 0;
+  *wall_last = now;
+  char text[160];
+  snprintf(text, sizeof text, "t = %.6g s, %ld sub-steps", t, nsub);
+  const double span = t1 - t0, frac = span > 0 ? (t - t0) / span : 1.0;
+  return fn(ctx, frac, text) != 0;
+}
+
 /* the engine's check between sub-steps: the caller's callback, a few times a second at most */
 static int check(void *ctx, const kl_world_data *x)
 {
   kelvin_world_data *d = ctx;
-  const double now = kl_now();
-  if (d->wall_last >= 0 && now - d->wall_last < 0.2) return 0;
-  d->wall_last = now;
-  char text[160];
-  snprintf(text, sizeof text, "t = %.6g s, %ld sub-steps", x->t, x->nsub);
-  const double span = d->t_call1 - d->t_call0, frac = span > 0 ? (x->t - d->t_call0) / span : 1.0;
-  return d->progress(d->ctx, frac, text) != 0;
+  return kl_api_advance_tick(d->progress, d->ctx, &d->wall_last, d->t_call0, d->t_call1, x->t, x->nsub);
 }
 
 kelvin_status kelvin_world_set_progress(kelvin_world_data *d, kelvin_progress_fn fn, void *ctx)
