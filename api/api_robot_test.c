@@ -186,12 +186,30 @@ static void test_bad_paths(void **state)
   assert_non_null(kelvin_robot_errmsg(NULL));
 }
 
+/* A call that succeeds leaves no message ("" from kelvin_robot_errmsg), whatever an earlier failure left:
+ * a CSV path with a repeated point refused, then a good one loaded. */
+static void test_message_cleared(void **state)
+{
+  (void)state;
+  kelvin_robot *r = NULL;
+  assert_int_equal(kelvin_robot_create(&r), KELVIN_OK);
+  assert_int_equal(kelvin_robot_builtin(r), KELVIN_OK);
+  const char *f = write_tmp("rep2.csv", "x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.5,0,0.2,0,0,1\n");
+  assert_int_equal(kelvin_robot_load_path(r, f), KELVIN_ERR_CONFIG);
+  assert_true(strlen(kelvin_robot_errmsg(r)) > 1);
+  f = write_tmp("good.csv", "x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n0.51,0,0.2,0,0,1\n");
+  assert_int_equal(kelvin_robot_load_path(r, f), KELVIN_OK);
+  assert_string_equal(kelvin_robot_errmsg(r), "");
+  assert_int_equal(kelvin_robot_samples(r), 2);
+  kelvin_robot_free(r);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-api-robot-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_example_arm), cmocka_unit_test(test_one_link),
                                      cmocka_unit_test(test_ik_fk), cmocka_unit_test(test_demo_path),
-                                     cmocka_unit_test(test_bad_paths)};
+                                     cmocka_unit_test(test_bad_paths), cmocka_unit_test(test_message_cleared)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  * Every number is checked against a formula written out here (free fall, the undamped and damped
  * oscillator, Hertz's impact, paper eq. 10), not against the library's own output; error paths return
  * the documented status and leave a message on the handle. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <kelvin/batch.h>
@@ -841,6 +844,142 @@ static void test_grind_read_pass(void **state)
   kelvin_grind_free(g);
 }
 
+/* the texts a progress callback is given, in order */
+typedef struct texts {
+  int n;
+  char t[512][160];
+} texts;
+
+static int keep_text(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  texts *w = ctx;
+  if (w->n < 512) snprintf(w->t[w->n++], sizeof w->t[0], "%s", text);
+  return 0;
+}
+
+/* The progress texts of a run (kelvin_grind_set_progress; optimiser/pipeline.c, optimiser/verify3d.c): the
+ * first call is the screening's tick (none before it to hold it back) with the candidates done, all 64 in
+ * the one chunk of 1024; the 3-D verification of the naive pass and the best one (verify.count 1) says of
+ * each pass once that it started, "(1 of 2)" and "(2 of 2)", and once after that that it is done, in a time
+ * between 0 and the run's wall time. */
+static void test_grind_progress_texts(void **state)
+{
+  (void)state;
+  kelvin_grind *g = plate(41);
+  kelvin_device *dev = NULL;
+  assert_int_equal(kelvin_device_create(&dev), KELVIN_OK);
+  assert_int_equal(kelvin_device_open(dev, NULL, KELVIN_DEVICE_CPU), KELVIN_OK);
+  texts *w = calloc(1, sizeof *w);
+  assert_non_null(w);
+  kelvin_grind_set_progress(g, keep_text, w);
+  const double t0 = wall();
+  if (kelvin_grind_optimise(g, dev) != KELVIN_OK) fail_msg("%s", kelvin_grind_errmsg(g));
+  const double took = wall() - t0;
+  assert_true(w->n > 0 && w->n < 512);
+  printf("# %d progress texts in %.2f s, the first '%s'\n", w->n, took, w->t[0]);
+  assert_string_equal(w->t[0], "  screening: 64/64 candidates");
+  char label[3][64] = {"", "", ""};
+  int started[3] = {0, 0, 0}, done[3] = {0, 0, 0};
+  for (int i = 0; i < w->n; ++i) {
+    const char *s = w->t[i];
+    if (strncmp(s, "verification: pass '", 20) != 0) continue;
+    printf("# %s\n", s);
+    const char *q = strchr(s + 20, '\'');
+    assert_non_null(q);
+    char lab[64];
+    assert_true(q - (s + 20) < (int)sizeof lab);
+    snprintf(lab, sizeof lab, "%.*s", (int)(q - (s + 20)), s + 20);
+    int a = 0, b = 0, end = 0;
+    double sec = NAN;
+    if (sscanf(q, "' (%d of %d) started%n", &a, &b, &end) == 2 && q[end] == '\0') {
+      assert_int_equal(b, 2);
+      assert_true(a == 1 || a == 2);
+      assert_int_equal(started[a]++, 0);
+      snprintf(label[a], sizeof label[a], "%s", lab);
+    } else if (sscanf(q, "' done in %lf s%n", &sec, &end) == 1 && q[end] == '\0') {
+      a = strcmp(lab, label[1]) == 0 ? 1 : strcmp(lab, label[2]) == 0 ? 2 : 0;
+      assert_true(a > 0); /* said to be done after it was said to start */
+      assert_int_equal(done[a]++, 0);
+      assert_true(sec >= 0 && sec <= took);
+    } else {
+      fail_msg("unexpected text '%s'", s);
+    }
+  }
+  assert_true(started[1] == 1 && started[2] == 1 && done[1] == 1 && done[2] == 1);
+  assert_true(strcmp(label[1], label[2]) != 0);
+  free(w);
+  kelvin_device_free(dev);
+  kelvin_grind_free(g);
+}
+
+/* A config file at a path of 1000 characters (below the 1024 the handle keeps) still names itself and
+ * the line in a message about its setting: "PATH:3: speed.min ..." (api/grind.c locate). */
+static void test_grind_long_config_path(void **state)
+{
+  (void)state;
+  char path[1001] = "", dir[4][1001];
+  for (int i = 0; i < 4; ++i) { /* four folders of 199 characters each, a file name of 200: 1000 in all */
+    size_t n = strlen(path);
+    memset(path + n, 'a' + i, 199);
+    path[n + 199] = '\0';
+    snprintf(dir[i], sizeof dir[i], "%s", path);
+    assert_int_equal(mkdir(path, 0700) == 0 || errno == EEXIST, 1);
+    strcat(path, "/");
+  }
+  const size_t n = strlen(path);
+  memset(path + n, 'f', 195);
+  snprintf(path + n + 195, sizeof path - n - 195, ".yaml");
+  assert_int_equal(strlen(path), 1000);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("tool: {radius: 6e-3}\nspeed:\n  min: 0.05\n  max: 0.01\n", f);
+  fclose(f);
+  kelvin_grind *g = NULL;
+  assert_int_equal(kelvin_grind_create(&g), KELVIN_OK);
+  assert_int_equal(kelvin_grind_load(g, path), KELVIN_OK);
+  const kelvin_status st = kelvin_grind_prepare(g);
+  char want[1100];
+  snprintf(want, sizeof want, "%s:3: speed.min (0.05) must be < speed.max (0.01)", path);
+  const char *m = kelvin_grind_errmsg(g);
+  const int same = strncmp(m, want, strlen(want)) == 0;
+  printf("# %.*s...%s\n", 20, m, m + (strlen(m) > 60 ? strlen(m) - 60 : 0));
+  kelvin_grind_free(g);
+  remove(path);
+  for (int i = 3; i >= 0; --i) rmdir(dir[i]);
+  assert_int_equal(st, KELVIN_ERR_CONFIG);
+  assert_true(same);
+}
+
+/* kelvin_grind_contact on the plate with the defaults (a 6 mm steel ball, 200 GPa and 0.22, on aluminium,
+ * 70 GPa and 0.33; the Hunt-Crossley family; a constant 5 N; the holder 5000 N/m) against Hertz written
+ * out here: K = 4/3 E* sqrt(R), n = 1.5, the static depth (F/K)^(2/3), the compliance depth / (1.5 F),
+ * the share c / (c + 1/5000); before kelvin_grind_prepare KELVIN_ERR_ARG and the struct zeroed. */
+static void test_grind_contact_info(void **state)
+{
+  (void)state;
+  kelvin_grind *g = plate(41);
+  kelvin_grind_contact_info ci;
+  memset(&ci, 0xff, sizeof ci);
+  assert_int_equal(kelvin_grind_contact(g, &ci), KELVIN_ERR_ARG);
+  assert_true(ci.model == NULL && ci.force == 0 && ci.share == 0);
+  assert_int_equal(kelvin_grind_prepare(g), KELVIN_OK);
+  assert_int_equal(kelvin_grind_contact(g, &ci), KELVIN_OK);
+  const double es = 1 / ((1 - 0.22 * 0.22) / 200e9 + (1 - 0.33 * 0.33) / 70e9), K = 4.0 / 3.0 * es * sqrt(6e-3);
+  const double d = pow(5 / K, 2.0 / 3.0), c = d / 7.5;
+  printf("# %s, K %.6g, force %g N, depth %.4g m, compliance %.4g m/N, share %.4g\n", ci.model, ci.K, ci.force,
+         ci.depth, ci.compliance, ci.share);
+  assert_string_equal(ci.model, "hc");
+  assert_rel(ci.K, K, 1e-12, "K");
+  assert_true(ci.n == 1.5 && ci.D == 0);
+  assert_rel(ci.force, 5, 1e-12, "the mean target force");
+  assert_rel(ci.depth, d, 1e-12, "the static depth");
+  assert_rel(ci.compliance, c, 1e-12, "the compliance");
+  assert_rel(ci.holder_compliance, 1 / 5000.0, 1e-12, "the holder's compliance");
+  assert_rel(ci.share, c / (c + 1 / 5000.0), 1e-12, "the contact's share");
+  kelvin_grind_free(g);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -849,6 +988,8 @@ int main(void)
     cmocka_unit_test(test_grind_settings),     cmocka_unit_test(test_grind_run),
     cmocka_unit_test(test_grind_path_two_points), cmocka_unit_test(test_grind_progress_stop),
     cmocka_unit_test(test_grind_library_knows), cmocka_unit_test(test_grind_read_pass),
+    cmocka_unit_test(test_grind_progress_texts), cmocka_unit_test(test_grind_long_config_path),
+    cmocka_unit_test(test_grind_contact_info),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

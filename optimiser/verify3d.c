@@ -402,7 +402,7 @@ typedef struct v3_mon {
 
 static const char *label_of(const v3_mon *M, int i, char *buf, size_t cap)
 {
-  if (M->w->labels && M->w->labels[i]) return M->w->labels[i];
+  if (M->w && M->w->labels && M->w->labels[i]) return M->w->labels[i];
   snprintf(buf, cap, "pass %d", i + 1);
   return buf;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <omp.h>
 
 #include "kernels/kl_impact.h"
 #include "kernels/kl_rollout.h"
@@ -274,9 +275,52 @@ static void test_own_error(void **state)
   kl_problem_free(tight);
 }
 
+/* kl_verify3d_many returns the first pass's failure (the lowest-numbered pass of those that failed for a
+ * cause, optimiser/verify3d.h), not the last one to end: three passes with a bad command each (pass 0 a
+ * zero speed at sample 7, pass 1 a NaN offset at sample 3, pass 2 a negative speed at sample 5; each is
+ * refused before its scene is built, a stop asked by another pass's failure comes too late for it). One
+ * worker thread runs them in order, where a last-to-end rule would name pass 2; the default team runs
+ * them at once, in any order. */
+static void test_first_failure(void **state)
+{
+  (void)state;
+  kl_problem *pb = flat(0, 0);
+  const int ns = pb->ns;
+  double *o = calloc((size_t)3 * ns, sizeof *o), *v = malloc((size_t)3 * ns * sizeof *v);
+  double *F = calloc((size_t)6 * ns, sizeof *F);
+  assert_non_null(o);
+  assert_non_null(v);
+  assert_non_null(F);
+  for (int k = 0; k < 3 * ns; ++k) v[k] = 0.02;
+  v[7] = 0;
+  o[ns + 3] = NAN;
+  v[2 * ns + 5] = -0.01;
+  kl_v3_out out[3];
+  for (int i = 0; i < 3; ++i)
+    out[i] = (kl_v3_out){F + (size_t)2 * i * ns, F + (size_t)(2 * i + 1) * ns, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
+  const char *want = "pass 0: verify3d: sample 7: offset must be finite and speed > 0 m/s (got 0, 0)";
+  char msg[1024];
+  const int team = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const kelvin_status st = kl_verify3d_many(pb, 3, o, v, out, NULL, msg, sizeof msg);
+  omp_set_num_threads(team);
+  printf("# one thread: %s\n", msg);
+  assert_int_equal(st, KELVIN_ERR_ARG);
+  assert_string_equal(msg, want);
+  for (int rep = 0; rep < 20; ++rep) {
+    assert_int_equal(kl_verify3d_many(pb, 3, o, v, out, NULL, msg, sizeof msg), KELVIN_ERR_ARG);
+    assert_string_equal(msg, want);
+  }
+  free(o);
+  free(v);
+  free(F);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_agree), cmocka_unit_test(test_differ),
-                                     cmocka_unit_test(test_deep_offset), cmocka_unit_test(test_own_error)};
+                                     cmocka_unit_test(test_deep_offset), cmocka_unit_test(test_own_error),
+                                     cmocka_unit_test(test_first_failure)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
