@@ -29,6 +29,15 @@ static void say(const char *fmt, va_list ap)
   fprintf(stderr, "kelvin: %s\n", text);
 }
 
+void kl_cli_puts_safe(FILE *f, const char *text)
+{
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+    if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
+      fprintf(f, "\\x%02x", *p);
+    else
+      fputc(*p, f);
+}
+
 void kl_cli_error(const char *fmt, ...)
 {
   va_list ap;

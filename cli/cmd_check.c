@@ -51,7 +51,7 @@ int kl_cmd_check(int argc, char **argv)
   const kelvin_status st = kelvin_check_file(c, argv[optind]);
   int rc = KL_EXIT_OK;
   if (st == KELVIN_OK)
-    fputs(kelvin_check_summary(c), stdout);
+    kl_cli_puts_safe(stdout, kelvin_check_summary(c)); /* names from the user's files, escaped */
   else {
     kl_cli_error("%s", kelvin_check_errmsg(c));
     rc = st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;

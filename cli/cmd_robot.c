@@ -251,11 +251,13 @@ int kl_cmd_robot(int argc, char **argv)
       mg = fmin(mg, margin[k]);
     }
     kelvin_robot_base(r, base, NULL);
-    printf("kelvin robot: %s, %d joints (%s IK), base at (%g, %g, %g) m\n", kelvin_robot_name(r), ndof,
+    fputs("kelvin robot: ", stdout); /* the name and the path's file name from the user, escaped */
+    kl_cli_puts_safe(stdout, kelvin_robot_name(r));
+    printf(", %d joints (%s IK), base at (%g, %g, %g) m\npath: ", ndof,
            kelvin_robot_closed_ik(r) ? "closed-form spherical-wrist" : "damped least squares", base[0], base[1],
            base[2]);
-    printf("path: %s, %d samples, %.1f mm long\n", o.path ? o.path : "built-in (200 mm line over a curved panel)", ns,
-           1e3 * s[ns - 1]);
+    kl_cli_puts_safe(stdout, o.path ? o.path : "built-in (200 mm line over a curved panel)");
+    printf(", %d samples, %.1f mm long\n", ns, 1e3 * s[ns - 1]);
     printf("reachable within the joint limits: %d of %d samples\n", nreach, ns);
     if (nreach > 0) {
       printf("effective mass along the normal: %.4g kg (s = %.1f mm) .. %.4g kg (s = %.1f mm)\n", mlo, 1e3 * s[kmlo], mhi,

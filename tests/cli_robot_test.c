@@ -318,6 +318,34 @@ static void test_check_robot(void **state)
   }
 }
 
+/* A robot whose name carries ESC and BEL (a terminal title and a colour): `kelvin check` and `kelvin robot`
+ * print it with those bytes written as \x1b and \x07, so nothing reaches the user's terminal as a control
+ * sequence (the bytes, counted here, must not be in stdout; the escaped text, written out here, must). */
+static void test_terminal_safe(void **state)
+{
+  (void)state;
+  char *yaml = slurp(KELVIN_SOURCE_DIR "/examples/robot_er10.yaml");
+  const char *old = "name: er10-illustrative";
+  char *at = strstr(yaml, old);
+  assert_non_null(at);
+  char path[512], text[16384];
+  snprintf(text, sizeof text, "%.*sname: \"evil\\e]0;pwned\\a\\e[31mred\"%s", (int)(at - yaml), yaml, at + strlen(old));
+  free(yaml);
+  snprintf(path, sizeof path, "%s/evil.yaml", tmpdir);
+  spit(path, text);
+  char exe[1024], out[8192], dir[512];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  snprintf(dir, sizeof dir, "%s/evil-out", tmpdir);
+  char *check[] = {exe, (char *)"check", path, NULL}, *robot[] = {exe, (char *)"robot", path, (char *)"--out", dir, NULL};
+  char *const *runs[2] = {check, robot};
+  for (int i = 0; i < 2; ++i) {
+    assert_int_equal(kl_test_run(NULL, NULL, runs[i], 1, out, sizeof out), 0);
+    assert_null(strchr(out, 0x1b));
+    assert_null(strchr(out, 0x07));
+    if (!strstr(out, "evil\\x1b]0;pwned\\x07\\x1b[31mred, ")) fail_msg("%s: the name not escaped: '%s'", runs[i][1], out);
+  }
+}
+
 static void test_help(void **state)
 {
   (void)state;
@@ -334,7 +362,7 @@ int main(void)
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_arm_three_ways), cmocka_unit_test(test_path_file_and_base),
                                      cmocka_unit_test(test_bad_robot_files), cmocka_unit_test(test_bad_path_files),
                                      cmocka_unit_test(test_unreachable), cmocka_unit_test(test_help),
-                                     cmocka_unit_test(test_check_robot)};
+                                     cmocka_unit_test(test_check_robot), cmocka_unit_test(test_terminal_safe)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;
