@@ -598,6 +598,21 @@ double kelvin_grind_pass_value(const kelvin_grind *g, int pass, kelvin_pass_valu
   return NAN;
 }
 
+/* The commanded offsets then speeds of pass p at the ns path samples (2 ns values, the caller frees
+ * them; NULL when memory runs out): its control points expanded, or, after kelvin_grind_evaluate, the
+ * samples themselves. */
+static double *pass_commands(const kelvin_grind *g, const kl_pass *p)
+{
+  const int ns = g->pb->ns;
+  double *o = malloc((size_t)2 * ns * sizeof *o);
+  if (!o) return NULL;
+  if (g->identity)
+    memcpy(o, p->x, (size_t)2 * ns * sizeof *o);
+  else
+    kl_problem_expand(g->pb, p->x, o, o + ns);
+  return o;
+}
+
 kelvin_status kelvin_grind_pass_series(const kelvin_grind *g, int pass, kelvin_series what, double *out)
 {
   const kl_pass *p = pass_of(g, pass);
@@ -615,12 +630,8 @@ kelvin_status kelvin_grind_pass_series(const kelvin_grind *g, int pass, kelvin_s
   if (what == KELVIN_SERIES_SCORED || what == KELVIN_SERIES_SENSOR || what == KELVIN_SERIES_SENSOR_INSTANT) {
     /* the device's measures from its per-sample outputs and the commands (kl_problem_measure) */
     if (!so) return KELVIN_ERR_ARG;
-    double *o = malloc((size_t)2 * ns * sizeof *o);
+    double *o = pass_commands(g, p);
     if (!o) return KELVIN_ERR_NOMEM;
-    if (g->identity)
-      memcpy(o, p->x, (size_t)2 * ns * sizeof *o);
-    else
-      kl_problem_expand(pb, p->x, o, o + ns);
     const int m = what == KELVIN_SERIES_SCORED ? pb->set.measure
                   : what == KELVIN_SERIES_SENSOR ? KL_MEASURE_SENSOR : KL_MEASURE_SENSOR_INSTANT;
     kl_problem_measure(pb, m, so, o, o + ns, out);
@@ -641,12 +652,8 @@ kelvin_status kelvin_grind_pass_series(const kelvin_grind *g, int pass, kelvin_s
   case KELVIN_SERIES_TARGET: memcpy(out, pb->ft, (size_t)ns * sizeof *out); return KELVIN_OK;
   case KELVIN_SERIES_OFFSET:
   case KELVIN_SERIES_SPEED: {
-    double *o = malloc((size_t)2 * ns * sizeof *o);
+    double *o = pass_commands(g, p);
     if (!o) return KELVIN_ERR_NOMEM;
-    if (g->identity)
-      memcpy(o, p->x, (size_t)2 * ns * sizeof *o);
-    else
-      kl_problem_expand(pb, p->x, o, o + ns);
     memcpy(out, o + (what == KELVIN_SERIES_SPEED ? ns : 0), (size_t)ns * sizeof *out);
     free(o);
     return KELVIN_OK;
@@ -695,12 +702,8 @@ kelvin_status kelvin_grind_pass_waypoints(const kelvin_grind *g, int pass, doubl
   const kl_pass *p = pass_of(g, pass);
   if (!p || !t || !pos || !quat) return KELVIN_ERR_ARG;
   const int ns = g->pb->ns;
-  double *o = malloc((size_t)2 * ns * sizeof *o);
+  double *o = pass_commands(g, p);
   if (!o) return KELVIN_ERR_NOMEM;
-  if (g->identity)
-    memcpy(o, p->x, (size_t)2 * ns * sizeof *o);
-  else
-    kl_problem_expand(g->pb, p->x, o, o + ns);
   kl_problem_waypoints(g->pb, o, o + ns, t, pos, quat);
   free(o);
   return KELVIN_OK;

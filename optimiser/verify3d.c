@@ -407,6 +407,17 @@ static const char *label_of(const v3_mon *M, int i, char *buf, size_t cap)
   return buf;
 }
 
+/* pass i's share done and its start and end (0 until started / done), as the passes' threads write them */
+static void pass_state(const v3_mon *M, int i, double *f, double *ts, double *te)
+{
+#pragma omp atomic read
+  *f = M->frac[i];
+#pragma omp atomic read
+  *ts = M->tstart[i];
+#pragma omp atomic read
+  *te = M->tend[i];
+}
+
 /* halt every pass still running with why (1 stop, 2 time limit: v3_ctl) */
 static void halt_all(v3_mon *M, int why)
 {
@@ -428,12 +439,7 @@ static void watch(v3_mon *M)
   char buf[1024], lb[32];
   for (int i = 0; i < M->npass; ++i) {
     double f, ts, te;
-#pragma omp atomic read
-    f = M->frac[i];
-#pragma omp atomic read
-    ts = M->tstart[i];
-#pragma omp atomic read
-    te = M->tend[i];
+    pass_state(M, i, &f, &ts, &te);
     fsum += te > 0 ? 1.0 : f;
     if (ts > 0 && te == 0 && w->time_limit > 0 && now - ts > w->time_limit) {
       int zero = 0;
@@ -476,12 +482,7 @@ static void watch(v3_mon *M)
   int n = snprintf(buf, sizeof buf, "  verification: %.1f s;", now - M->t0);
   for (int i = 0; i < M->npass && n < (int)sizeof buf; ++i) {
     double f, ts, te;
-#pragma omp atomic read
-    f = M->frac[i];
-#pragma omp atomic read
-    ts = M->tstart[i];
-#pragma omp atomic read
-    te = M->tend[i];
+    pass_state(M, i, &f, &ts, &te);
     if (ts > 0 && te == 0)
       n += snprintf(buf + n, sizeof buf - (size_t)n, " '%s' %.0f %%", label_of(M, i, lb, sizeof lb), 100 * f);
   }
