@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kelvin/kelvin.h"
+#include <kelvin/kelvin.h>
 
 /* "kelvin: <message>\n" on stderr */
 static void say(const char *fmt, va_list ap)

@@ -13,8 +13,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "kelvin/ball.h"
-#include "kelvin/contact.h"
+#include <kelvin/ball.h>
+#include <kelvin/contact.h>
 
 #define MAXCASES 16
 #define NFIRST 600 /* samples of the first contact */

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "kelvin/engine.h"
+#include <kelvin/engine.h>
 
 /* seconds on the monotonic clock (only differences mean anything) */
 static double now(void)

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kelvin/kelvin.h"
+#include <kelvin/kelvin.h>
 #include "cli.h"
 #include "commands.h"
 
