@@ -87,6 +87,10 @@ kelvin_status kelvin_ball_check(kelvin_ball *b, const kelvin_ball_model *m, doub
                        "materials)",
                        sag, k.R, k.K);
   const double v2 = vz0 * vz0 + 2.0 * k.g * z0, vin = sqrt(v2), tres = 64.0 * DBL_EPSILON * t_end;
+  if (!isfinite(v2)) /* the fall's time and speed overflow double precision (a height of 1e308 m) */
+    return kl_api_fail(b->msg, KELVIN_ERR_ARG,
+                       "height: %g m at %g m/s gives an impact speed sqrt(v^2 + 2 g h) beyond double precision", z0,
+                       vz0);
   if (!(vin > 0)) return KELVIN_OK;
   const kelvin_impact_in in = {k.m, k.K, k.n, k.cr, vin, k.model == KELVIN_MODEL_KV ? k.m * k.g : 0.0, m->model, m->law,
                                m->rule};

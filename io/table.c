@@ -323,6 +323,10 @@ static kelvin_status path_row(void *vp, const kl_csv_row *r, char *msg, int cap)
     const kelvin_status st = kl_csv_number(c->file, r, &c->col[k], &v[k], msg, cap);
     if (st != KELVIN_OK) return st;
   }
+  for (int k = 0; k < 3; ++k) /* bounded: no sum of squares, arc length or bound overflows downstream */
+    if (!(fabs(v[k]) <= KL_PATH_MAX_COORD))
+      return fail(msg, cap, KELVIN_ERR_CONFIG, "%s:%ld: column '%s': must be within +-%g m (the limit; the path is read "
+                  "in metres), got %.9g", c->file, r->line, c->col[k].names[c->col[k].which], KL_PATH_MAX_COORD, v[k]);
   const double nn = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
   if (!(fabs(nn - 1.0) <= c->tol))
     return fail(msg, cap, KELVIN_ERR_CONFIG, "%s:%ld: columns nx,ny,nz: the normal must be unit length (within %g), got |n| = %.9g",
@@ -354,6 +358,12 @@ kelvin_status kl_read_path_csv(const char *path, double tol_n, int *npt, double 
   kelvin_status st = kl_csv_parse_file(path, KL_CSV_MAX_ROWS, path_row, &c, msg, cap);
   if (st == KELVIN_OK && c.n < 2)
     st = fail(msg, cap, KELVIN_ERR_CONFIG, "%s: the path needs at least 2 points, got %d", path, c.n);
+  int distinct = 0; /* a path of one point repeated has no direction and no length */
+  for (int k = 1; st == KELVIN_OK && k < c.n && !distinct; ++k)
+    distinct = c.p[3 * k] != c.p[0] || c.p[3 * k + 1] != c.p[1] || c.p[3 * k + 2] != c.p[2];
+  if (st == KELVIN_OK && !distinct)
+    st = fail(msg, cap, KELVIN_ERR_CONFIG, "%s:%ld: columns x,y,z: the point repeats the previous sample (line %ld), as "
+              "every point does; the path needs at least 2 distinct points", path, c.lines[1], c.lines[0]);
   if (st != KELVIN_OK) {
     free(c.p);
     free(c.nv);

@@ -64,7 +64,9 @@ int kl_parse_number(const char *s, double *out);
 
 /* Path rows (columns x_m|x, y_m|y, z_m|z, nx, ny, nz; others ignored): *npt points into malloc'd
  * (npt x 3) arrays *pts [m] and *nrms (unit normals within tol_n), and, if lines is not NULL, each
- * point's line. At least 2 rows. KELVIN_ERR_CONFIG/IO/NOMEM with a message; arrays NULL on failure. */
+ * point's line. At least 2 rows, not all at one point; every coordinate within +-KL_PATH_MAX_COORD m.
+ * KELVIN_ERR_CONFIG/IO/NOMEM with a message naming the file and line; arrays NULL on failure. */
+#define KL_PATH_MAX_COORD 1e3 /* m: a path point's coordinates (a kilometre: far beyond any robot's reach) */
 kelvin_status kl_read_path_csv(const char *path, double tol_n, int *npt, double **pts, double **nrms, long **lines,
                                char *msg, int cap);
 
