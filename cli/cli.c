@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -157,53 +159,33 @@ int kl_cli_mkdir(const char *dir)
 
 #define MAXTMP 4096 /* outputs of one run */
 
-/* The run's temporaries and their final names. The signal handler reads tmp[] only: entries are
- * written before the count that publishes them grows. */
+/* The run's temporaries and their final names (and, run_del, final names to remove: kl_out_remove). The
+ * signal handler reads tmp[] only: entries are written before the count that publishes them grows. */
 static char *run_tmp[MAXTMP], *run_final[MAXTMP];
-static volatile sig_atomic_t run_n, run_ready[MAXTMP];
+static volatile sig_atomic_t run_n, run_ready[MAXTMP], run_del[MAXTMP];
 static char run_dir[4096], run_stage[4200]; /* the output folder, and the staging folder inside it */
-static volatile sig_atomic_t run_created;
+static char run_lock[4200];                 /* the output folder's lock file, while this run holds it */
+static volatile sig_atomic_t run_created, run_lockfd = -1;
 
-/* SIGINT/SIGTERM: remove every temporary (unlink is async-signal-safe), say so in one line, and end
- * with the signal's own status */
+/* SIGINT/SIGTERM/SIGHUP/SIGPIPE: remove every temporary and the lock (unlink is async-signal-safe), say so
+ * in one line, and end with the signal's own status. Outside a run (before it, or after its commit) there
+ * is nothing to remove and nothing is said. */
 static void on_signal(int sig)
 {
+  const int active = run_stage[0] != '\0';
   for (sig_atomic_t i = 0; i < run_n; ++i)
     if (run_tmp[i]) unlink(run_tmp[i]);
   if (run_stage[0]) rmdir(run_stage);
+  if (run_lockfd >= 0) unlink(run_lock);
   if (run_created) rmdir(run_dir);
   static const char line[] = "kelvin: interrupted: no output written (temporaries removed)\n";
-  ssize_t w = write(2, line, sizeof line - 1);
-  (void)w;
+  static const char pipe_line[] = "kelvin: a pipe closed (SIGPIPE): no output written (temporaries removed)\n";
+  if (active) {
+    ssize_t w = sig == SIGPIPE ? write(2, pipe_line, sizeof pipe_line - 1) : write(2, line, sizeof line - 1);
+    (void)w; /* (stderr itself may be the closed pipe) */
+  }
   signal(sig, SIG_DFL);
   raise(sig);
-}
-
-int kl_run_begin(const char *dir)
-{
-  struct stat sb;
-  run_created = stat(dir, &sb) != 0;
-  if (kl_cli_mkdir(dir) != 0) return -1;
-  snprintf(run_dir, sizeof run_dir, "%s", dir);
-  /* everything is written into a staging folder inside the output folder (same file system: the
-   * final renames are atomic; figures read their data files there by their final names) */
-  snprintf(run_stage, sizeof run_stage, "%s/.kelvin.tmp.%ld", dir, (long)getpid());
-  if (mkdir(run_stage, 0777) != 0) {
-    kl_cli_error("cannot write in '%s': %s", dir, strerror(errno));
-    run_stage[0] = '\0';
-    if (run_created) rmdir(dir);
-    run_dir[0] = '\0';
-    return -1;
-  }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  signal(SIGXFSZ, SIG_IGN); /* a file-size limit is a write error to report, not a silent death */
-  return 0;
 }
 
 /* block the signals while the list changes */
@@ -214,7 +196,95 @@ static void hold(sigset_t *old)
   sigaddset(&s, SIGINT);
   sigaddset(&s, SIGTERM);
   sigaddset(&s, SIGHUP);
+  sigaddset(&s, SIGPIPE);
   sigprocmask(SIG_BLOCK, &s, old);
+}
+
+/* The output folder's lock: ".kelvin.lock" in it, held with flock for the whole run and holding the pid.
+ * The holder removes the file before it lets go, so a run that opened the old file and then gets its lock
+ * finds the name gone (or another file under it) and tries again. 0, or -1 with one message. */
+static int lock_take(const char *dir)
+{
+  if (snprintf(run_lock, sizeof run_lock, "%s/.kelvin.lock", dir) >= (int)sizeof run_lock) {
+    kl_cli_error("--out: path too long: '%s'", dir);
+    run_lock[0] = '\0';
+    return -1;
+  }
+  for (int tries = 0; tries < 100; ++tries) {
+    const int fd = open(run_lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+      kl_cli_error("cannot write in '%s': %s", dir, strerror(errno));
+      break;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      char pid[32] = "";
+      for (int k = 0; e == EWOULDBLOCK && k < 100 && !pid[0]; ++k) { /* the holder writes it just after locking */
+        if (k) nanosleep(&(struct timespec){0, 2000000}, NULL);
+        const ssize_t r = pread(fd, pid, sizeof pid - 1, 0);
+        pid[r > 0 ? r : 0] = '\0';
+        pid[r > 0 && pid[r - 1] == '\n' ? strspn(pid, "0123456789") : 0] = '\0';
+      }
+      close(fd);
+      if (e != EWOULDBLOCK)
+        kl_cli_error("cannot lock '%s': %s", run_lock, strerror(e));
+      else if (pid[0])
+        kl_cli_error("'%s' is in use by another kelvin run (pid %s); wait for it to end or give another --out", dir,
+                     pid);
+      else
+        kl_cli_error("'%s' is in use by another kelvin run; wait for it to end or give another --out", dir);
+      break;
+    }
+    struct stat a, b;
+    if (fstat(fd, &a) == 0 && stat(run_lock, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+      char pid[32];
+      const int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+      if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        kl_cli_error("cannot write '%s': %s", run_lock, strerror(errno));
+        unlink(run_lock);
+        close(fd);
+        break;
+      }
+      run_lockfd = fd;
+      return 0;
+    }
+    close(fd); /* the run that held it removed it meanwhile: again, on the file that is there now */
+  }
+  run_lock[0] = '\0';
+  return -1;
+}
+
+int kl_run_begin(const char *dir)
+{
+  struct stat sb;
+  run_created = stat(dir, &sb) != 0;
+  if (kl_cli_mkdir(dir) != 0) return -1;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGPIPE, &sa, NULL); /* a closed pipe on stdout or stderr: as an interrupt, nothing left behind */
+  signal(SIGXFSZ, SIG_IGN);      /* a file-size limit is a write error to report, not a silent death */
+  sigset_t old;
+  hold(&old);
+  snprintf(run_dir, sizeof run_dir, "%s", dir);
+  int rc = lock_take(dir);
+  /* everything is written into a staging folder inside the output folder (same file system: the
+   * final renames are atomic; figures read their data files there by their final names) */
+  if (rc == 0) {
+    snprintf(run_stage, sizeof run_stage, "%s/.kelvin.tmp.%ld", dir, (long)getpid());
+    if (mkdir(run_stage, 0777) != 0) {
+      kl_cli_error("cannot write in '%s': %s", dir, strerror(errno));
+      run_stage[0] = '\0';
+      rc = -1;
+    }
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0) kl_run_abort();
+  return rc;
 }
 
 void kl_run_abort(void)
@@ -226,14 +296,54 @@ void kl_run_abort(void)
     free(run_tmp[i]);
     free(run_final[i]);
     run_tmp[i] = run_final[i] = NULL;
+    run_del[i] = 0;
   }
   run_n = 0;
   if (run_stage[0]) rmdir(run_stage);
   run_stage[0] = '\0';
+  if (run_lockfd >= 0) { /* the name goes before the lock: see lock_take */
+    unlink(run_lock);
+    close(run_lockfd);
+    run_lockfd = -1;
+  }
+  run_lock[0] = '\0';
   if (run_created && run_dir[0]) rmdir(run_dir); /* only if this run made it and it is empty */
   run_created = 0;
   run_dir[0] = '\0';
   sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Every target of the commit checked before the first rename, so that what rename could refuse is found
+ * while the earlier folder is still whole: a folder (or anything but a file or a link) under the name, a
+ * name on another file system (a mount point), or, in a sticky folder, a file that another user owns.
+ * 0, or -1 with one message. */
+static int commit_check(void)
+{
+  struct stat ds;
+  if (stat(run_dir, &ds) != 0) {
+    kl_cli_error("cannot write in '%s': %s", run_dir, strerror(errno));
+    return -1;
+  }
+  for (sig_atomic_t i = 0; i < run_n; ++i) {
+    if (!run_tmp[i] && !run_del[i]) continue;
+    struct stat ts;
+    if (lstat(run_final[i], &ts) != 0) {
+      if (errno == ENOENT) continue;
+      kl_cli_error("cannot replace '%s': %s; '%s' is as it was", run_final[i], strerror(errno), run_dir);
+      return -1;
+    }
+    const char *why = S_ISDIR(ts.st_mode)                          ? "it is a folder"
+                      : !S_ISREG(ts.st_mode) && !S_ISLNK(ts.st_mode) ? "it is not a regular file"
+                      : ts.st_dev != ds.st_dev                     ? "it is on another file system"
+                      : (ds.st_mode & S_ISVTX) && geteuid() != 0 && ts.st_uid != geteuid() && ds.st_uid != geteuid()
+                          ? "it belongs to another user in a sticky folder"
+                          : NULL;
+    if (why) {
+      kl_cli_error("cannot replace '%s': %s; no output written, '%s' is as it was", run_final[i], why, run_dir);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int kl_run_commit(void)
@@ -246,7 +356,7 @@ int kl_run_commit(void)
     }
   sigset_t old;
   hold(&old);
-  int rc = 0;
+  int rc = commit_check();
   for (sig_atomic_t i = 0; i < run_n && rc == 0; ++i)
     if (run_tmp[i] && rename(run_tmp[i], run_final[i]) != 0) {
       kl_cli_error("cannot rename '%s' to '%s': %s", run_tmp[i], run_final[i], strerror(errno));
@@ -254,6 +364,11 @@ int kl_run_commit(void)
     } else if (run_tmp[i]) {
       free(run_tmp[i]);
       run_tmp[i] = NULL;
+    }
+  for (sig_atomic_t i = 0; i < run_n && rc == 0; ++i)
+    if (run_del[i] && unlink(run_final[i]) != 0 && errno != ENOENT) {
+      kl_cli_error("cannot remove the earlier '%s': %s", run_final[i], strerror(errno));
+      rc = -1;
     }
   run_created = 0; /* the folder now holds this run's outputs */
   sigprocmask(SIG_SETMASK, &old, NULL);
@@ -281,6 +396,7 @@ static int run_add(const char *tmp, const char *final)
   run_tmp[k] = t;
   run_final[k] = f;
   run_ready[k] = 0;
+  run_del[k] = 0;
   run_n = k + 1;
   sigprocmask(SIG_SETMASK, &old, NULL);
   return k;
@@ -296,6 +412,35 @@ static void run_drop(int k)
   free(run_tmp[k]);
   run_tmp[k] = NULL;
   sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int kl_out_remove(const char *dir, const char *name)
+{
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+    kl_cli_error("output path too long: '%s/%s'", dir, name);
+    return -1;
+  }
+  if (!run_stage[0] || strcmp(dir, run_dir) != 0) return 0; /* outside a run: nothing is replaced either */
+  if (run_n >= MAXTMP) {
+    kl_cli_error("more than %d output files in one run", MAXTMP);
+    return -1;
+  }
+  char *f = strdup(path);
+  if (!f) {
+    kl_cli_error("out of memory");
+    return -1;
+  }
+  sigset_t old;
+  hold(&old);
+  const int k = (int)run_n;
+  run_tmp[k] = NULL;
+  run_final[k] = f;
+  run_ready[k] = 1;
+  run_del[k] = 1;
+  run_n = k + 1;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return 0;
 }
 
 /* the temporary for dir/name: in the staging folder during a run, else "<path>.tmp.<pid>" */
@@ -520,6 +665,24 @@ static int pump(int in, const char *text, int out, char *log, size_t cap)
   return ok;
 }
 
+/* 1 if the file at path is a whole PNG: the signature at its start and the IEND chunk at its end; *size
+ * is its size (-1 if it cannot be read) */
+static int png_whole(const char *path, long *size)
+{
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+  *size = -1;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st;
+  unsigned char head[8], tail[12];
+  const int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 20 && pread(fd, head, 8, 0) == 8 &&
+                 pread(fd, tail, 12, st.st_size - 12) == 12 && memcmp(head, sig, 8) == 0 && memcmp(tail, iend, 12) == 0;
+  if (fstat(fd, &st) == 0) *size = (long)st.st_size;
+  close(fd);
+  return ok;
+}
+
 int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, const char *script)
 {
   char gp[600];
@@ -608,6 +771,16 @@ int kl_cli_gnuplot(const kl_cli_common *c, const char *dir, const char *png, con
     for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"))
       if (strspn(l, " \t^") != strlen(l)) last = l;
     kl_cli_error("gnuplot failed on %s/%s, no %s: %s", dir, gp, png, last ? last : "(it printed nothing)");
+    run_drop(slot);
+    return -1;
+  }
+  /* gnuplot exits 0 when the PNG could not be written in full (a full disk): the file must end with the
+   * PNG end chunk (IEND, its length 0 and its CRC) */
+  long size = -1;
+  const size_t pl = strlen(png);
+  if (pl > 4 && strcmp(png + pl - 4, ".png") == 0 && !png_whole(tmp, &size)) {
+    kl_cli_error("cannot write '%s': gnuplot left it incomplete (%ld bytes, no PNG end chunk); is the disk full?",
+                 final, size);
     run_drop(slot);
     return -1;
   }

@@ -41,16 +41,22 @@ int kl_cli_choice(const char *opt, const char *s, const char *const *names);
 /* Create the output folder (and parents) if needed; 0 on success, -1 with a message. */
 int kl_cli_mkdir(const char *dir);
 
-/* One output transaction per run (all or nothing). kl_run_begin creates the output folder and, inside
- * it, a staging folder ".kelvin.tmp.<pid>", and arms SIGINT/SIGTERM; every output is then written into
- * the staging folder (kl_out_open ... kl_out_commit, which closes it and detects write and close errors
- * such as a full disk); kl_run_commit renames all of them into place at the end of a successful run.
- * Until then the folder of an earlier run is untouched; kl_run_abort (called by main after every
- * command, and by the signal handler) removes the temporaries, the staging folder and, if this run
- * created the output folder and left it empty, the output folder. */
+/* One output transaction per run (all or nothing). kl_run_begin creates the output folder, takes its lock
+ * (".kelvin.lock", flock, holding the run's pid: a second run into the same folder stops at once with a
+ * message naming the folder and the first run's pid, exit 1), creates inside it a staging folder
+ * ".kelvin.tmp.<pid>", and arms SIGINT/SIGTERM/SIGHUP/SIGPIPE; every output is then written into the
+ * staging folder (kl_out_open ... kl_out_commit, which closes it and detects write and close errors such as
+ * a full disk); kl_run_commit checks every target first (a folder in the way, another file system, a
+ * sticky folder's file of another user) and only then renames all of them into place at the end of a
+ * successful run. Until then the folder of an earlier run is untouched; kl_run_abort (called by main after
+ * every command, and by the signal handler) removes the temporaries, the staging folder, the lock and, if
+ * this run created the output folder and left it empty, the output folder. */
 int kl_run_begin(const char *dir);
 int kl_run_commit(void);  /* 0, or -1 with one message (the run's temporaries are then removed) */
 void kl_run_abort(void);
+/* An earlier run's dir/name that this run does not write (a figure it does not draw): removed by
+ * kl_run_commit with the renames, so that no stale output stays beside the new ones. 0, or -1 (message). */
+int kl_out_remove(const char *dir, const char *name);
 
 typedef struct kl_out {
   FILE *f;

@@ -230,9 +230,13 @@ int kl_cmd_robot(int argc, char **argv)
   const int have_kn = kelvin_robot_compliant(r);
   int nreach = 0;
   for (int k = 0; k < ns; ++k) nreach += reach[k] != 0;
-  /* (no sample reachable: nothing to plot, and gnuplot would fail on the empty range) */
+  /* (no sample reachable: nothing to plot, and gnuplot would fail on the empty range; an earlier run's
+   * figure goes, so that none stays beside the new CSV) */
   if (write_csv(&o, ndof, ns, pos, nrm, meff, vmax, reach, margin, kn, q, s, have_kn) != 0 ||
-      (nreach > 0 && figure(&o, kelvin_robot_name(r), have_kn) != 0) || write_json(&o, r, ns, reach) != 0 ||
+      (nreach > 0 && figure(&o, kelvin_robot_name(r), have_kn) != 0) ||
+      (nreach == 0 &&
+       (kl_out_remove(o.c.out, "robot_path.png") != 0 || kl_out_remove(o.c.out, "robot_path.png.gp") != 0)) ||
+      write_json(&o, r, ns, reach) != 0 ||
       kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;

@@ -1,5 +1,10 @@
-/* tests/cli_outdir_test.c: (issue 31, item 6) messages that name the file and line and carry no
- * non-finite number: a path CSV at 1e300 m or of one repeated point, a drop of 1e308 m. */
+/* tests/cli_outdir_test.c: output folders that stay whole (issue 31, items 4-6), as a user meets them:
+ * one run per folder at a time (its lock), a target in the way found before anything is replaced, a
+ * closed stderr pipe, a robot path off every reach leaving no earlier figure beside the new CSV; messages
+ * that name the file and line and carry no non-finite number (a path CSV at 1e300 m or of one repeated
+ * point, a drop of 1e308 m). Each case checks
+ * the exit status, the one line on stderr and the folder of the earlier run, byte for byte (hidden
+ * entries included: no staging folder, no lock left). The full disk is tests/cli_fulldisk_test.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -16,6 +21,67 @@
 
 static char tmp[256];
 
+#define SMALL(n)                                                                                                     \
+  "path: {samples: " #n ", start: -0.02, end: 0.02}\nworkpiece: {extent: [0.06, 0.02], resolution: 1e-3}\n"           \
+  "offset: {control_points: 6}\nspeed: {control_points: 4}\noptimiser: {screening: 16, keep: 1, maxeval: 1}\n"       \
+  "verify: {count: 1}\n"
+#define BOUNCE "bounce --duration 0.2 --cr 0.5 --quiet --out prev"
+
+static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
+
+/* Everything under dir, hidden entries too, appended to *s (length *len): one line per entry, its path and,
+ * for a file, its size and a hash of its bytes (a folder is "path/", then its contents) */
+static void snap(const char *dir, const char *rel, char **s, size_t *len)
+{
+  struct dirent **e = NULL;
+  const int n = scandir(dir, &e, NULL, by_name);
+  assert_true(n >= 0);
+  for (int i = 0; i < n; ++i) {
+    const char *nm = e[i]->d_name;
+    if (strcmp(nm, ".") && strcmp(nm, "..")) {
+      char p[1024], r[1024];
+      snprintf(p, sizeof p, "%s/%s", dir, nm);
+      snprintf(r, sizeof r, "%s%s", rel, nm);
+      struct stat st;
+      assert_int_equal(lstat(p, &st), 0);
+      char line[1200];
+      if (S_ISREG(st.st_mode)) { /* its size and a 64-bit FNV-1a hash of all its bytes */
+        FILE *f = fopen(p, "rb");
+        assert_non_null(f);
+        unsigned long long h = 1469598103934665603ULL;
+        int ch;
+        while ((ch = fgetc(f)) != EOF) h = (h ^ (unsigned char)ch) * 1099511628211ULL;
+        fclose(f);
+        snprintf(line, sizeof line, "%s %lld %016llx\n", r, (long long)st.st_size, h);
+      } else {
+        snprintf(line, sizeof line, "%s%s\n", r, S_ISDIR(st.st_mode) ? "/" : "");
+      }
+      const size_t add = strlen(line);
+      *s = realloc(*s, *len + add);
+      assert_non_null(*s);
+      memcpy(*s + *len - 1, line, add + 1);
+      *len += add;
+      if (S_ISDIR(st.st_mode)) {
+        strcat(r, "/");
+        snap(p, r, s, len);
+      }
+    }
+    free(e[i]);
+  }
+  free(e);
+}
+
+/* Everything under dir as one string (snap): two snapshots are equal only if the folder and every folder in
+ * it are exactly as they were. Malloc'd. */
+static char *snapshot(const char *dir)
+{
+  size_t len = 1;
+  char *s = calloc(1, 1);
+  assert_non_null(s);
+  snap(dir, "", &s, &len);
+  return s;
+}
+
 /* one line on stderr, "kelvin: ..." with must in it, and no non-finite number where a number was meant */
 static int one_line(const char *err, const char *must)
 {
@@ -28,6 +94,228 @@ static void casedir(char *dir, size_t cap, const char *name)
 {
   snprintf(dir, cap, "%s/%s", tmp, name);
   assert_int_equal(mkdir(dir, 0777), 0);
+}
+
+/* kelvin started in cwd with the arguments on one line, stdout to /dev/null, stderr into the file errf;
+ * returns its pid (not waited for) */
+static pid_t start(const char *cwd, const char *args, const char *errf)
+{
+  static char abuf[4096];
+  char *argv[64];
+  char exe[1024];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  argv[0] = exe;
+  kl_test_split(args, abuf, sizeof abuf, argv + 1, 63);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addchdir_np(&fa, cwd);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  extern char **environ;
+  pid_t pid;
+  assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+static int finish(pid_t pid)
+{
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A folder another run holds (its lock taken here, with a pid in it): the second run stops at once, exit 1,
+ * one line naming the folder and the holder's pid, and the folder stays as it was. Let go, the same run
+ * succeeds and leaves no lock behind. */
+static void test_lock(void **state)
+{
+  (void)state;
+  char dir[512], err[4096], lock[700];
+  casedir(dir, sizeof dir, "lock");
+  assert_int_equal(kl_test_kelvin(dir, NULL, BOUNCE, err, sizeof err), 0);
+  char *before = snapshot(dir);
+  snprintf(lock, sizeof lock, "%s/prev/.kelvin.lock", dir);
+  const int fd = open(lock, O_RDWR | O_CREAT, 0666);
+  assert_true(fd >= 0);
+  assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+  assert_int_equal(write(fd, "4242\n", 5), 5);
+  char *held = snapshot(dir);
+  const int rc = kl_test_kelvin(dir, NULL, "bounce --duration 0.2 --cr 0.7 --quiet --out prev", err, sizeof err);
+  printf("# a second run into a locked folder -> %d: %s", rc, err);
+  assert_int_equal(rc, 1);
+  assert_true(one_line(err, "'prev' is in use by another kelvin run (pid 4242)"));
+  char *after = snapshot(dir);
+  assert_string_equal(after, held);
+  free(after);
+  free(held);
+  unlink(lock);
+  close(fd);
+  assert_int_equal(kl_test_kelvin(dir, NULL, BOUNCE, err, sizeof err), 0);
+  assert_int_not_equal(access(lock, F_OK), 0); /* no lock left, the same outputs (summary.json has the run's time) */
+  char p[700];
+  snprintf(p, sizeof p, "%s/prev", dir);
+  assert_false(kl_test_has_tmp(p));
+  assert_int_equal(kl_test_count_files(p), 8);
+  free(before);
+}
+
+/* Two `kelvin optimise` runs into one folder at once, five times: each either runs or stops with the lock's
+ * message, and the folder holds the outputs of one run (report.json names the config whose sample count
+ * trajectory.csv has), never a mix. */
+static void test_concurrent(void **state)
+{
+  (void)state;
+  char dir[512];
+  casedir(dir, sizeof dir, "concurrent");
+  kl_test_write(dir, "a.yaml", SMALL(41));
+  kl_test_write(dir, "b.yaml", SMALL(51));
+  int refused = 0;
+  for (int t = 0; t < 5; ++t) {
+    const pid_t a = start(dir, "optimise a.yaml --cpu --quiet --out o", "a.err");
+    const pid_t b = start(dir, "optimise b.yaml --cpu --quiet --out o", "b.err");
+    const int ra = finish(a), rb = finish(b);
+    char *ea = kl_test_read(dir, "a.err"), *eb = kl_test_read(dir, "b.err");
+    printf("# try %d: a -> %d %s# try %d: b -> %d %s", t, ra, ea[0] ? ea : "\n", t, rb, eb[0] ? eb : "\n");
+    assert_true(ra == 0 || (ra == 1 && one_line(ea, "'o' is in use by another kelvin run (pid ")));
+    assert_true(rb == 0 || (rb == 1 && one_line(eb, "'o' is in use by another kelvin run (pid ")));
+    assert_true(ra == 0 || rb == 0);
+    refused += ra != 0 || rb != 0;
+    free(ea);
+    free(eb);
+    char o[600];
+    snprintf(o, sizeof o, "%s/o", dir);
+    char *rep = kl_test_read(o, "report.json"), *tr = kl_test_read(o, "trajectory.csv");
+    assert_non_null(rep);
+    assert_non_null(tr);
+    const int rows = kl_test_lines(tr) - 1;
+    assert_true(strstr(rep, "\"config\":\t\"a.yaml\"") ? rows == 41 : strstr(rep, "\"config\":\t\"b.yaml\"") && rows == 51);
+    assert_false(kl_test_has_tmp(o));
+    char lock[700];
+    snprintf(lock, sizeof lock, "%s/.kelvin.lock", o);
+    assert_int_not_equal(access(lock, F_OK), 0);
+    free(rep);
+    free(tr);
+  }
+  printf("# %d of 5 tries had one run refused\n", refused);
+}
+
+/* summary.json of the folder is a folder: found before any file is replaced (exit 1, one line naming it),
+ * every earlier file as it was */
+static void test_target_in_the_way(void **state)
+{
+  (void)state;
+  char dir[512], err[4096], p[700];
+  casedir(dir, sizeof dir, "inway");
+  assert_int_equal(kl_test_kelvin(dir, NULL, BOUNCE, err, sizeof err), 0);
+  snprintf(p, sizeof p, "%s/prev/summary.json", dir);
+  assert_int_equal(unlink(p), 0);
+  assert_int_equal(mkdir(p, 0777), 0);
+  char *before = snapshot(dir);
+  const int rc = kl_test_kelvin(dir, NULL, "bounce --duration 0.3 --cr 0.5 --quiet --out prev", err, sizeof err);
+  printf("# summary.json a folder -> %d: %s", rc, err);
+  assert_int_equal(rc, 1);
+  assert_true(one_line(err, "cannot replace 'prev/summary.json': it is a folder"));
+  char *after = snapshot(dir);
+  assert_string_equal(after, before);
+  free(after);
+  free(before);
+}
+
+/* stderr a pipe whose reader goes away in the middle of a run: SIGPIPE ends it as SIGINT would, with the
+ * staging folder and the lock removed and the earlier folder as it was */
+static void test_sigpipe(void **state)
+{
+  (void)state;
+  char dir[512], err[4096];
+  casedir(dir, sizeof dir, "sigpipe");
+  kl_test_write(dir, "sc.yaml", "duration: 1000\noutput_step: 1e-4\nbodies:\n  - name: ground\n    type: static\n"
+                                "    shapes: [{type: plane}]\n  - name: ball\n    position: [0, 0, 0.2]\n"
+                                "    shapes: [{type: sphere, radius: 0.1}]\n");
+  assert_int_equal(kl_test_kelvin(dir, NULL, BOUNCE, err, sizeof err), 0);
+  char *before = snapshot(dir);
+  int fd[2];
+  assert_int_equal(pipe(fd), 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  char exe[1024];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--out", (char *)"prev", NULL};
+  posix_spawnattr_t at; /* SIGPIPE as a shell gives it, whatever this test inherited */
+  posix_spawnattr_init(&at);
+  sigset_t dfl;
+  sigemptyset(&dfl);
+  sigaddset(&dfl, SIGPIPE);
+  posix_spawnattr_setsigdefault(&at, &dfl);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+  extern char **environ;
+  pid_t pid;
+  assert_int_equal(posix_spawn(&pid, exe, &fa, &at, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  close(fd[1]);
+  char stage[700];
+  snprintf(stage, sizeof stage, "%s/prev/.kelvin.tmp.%ld", dir, (long)pid);
+  for (int k = 0; k < 500 && kl_test_count_files(stage) <= 0; ++k) {
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_true(kl_test_count_files(stage) > 0);
+  close(fd[0]); /* the reader goes: the next progress line meets a closed pipe */
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  printf("# stderr closed during simulate -> %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE);
+  char *after = snapshot(dir);
+  assert_string_equal(after, before);
+  free(after);
+  free(before);
+}
+
+/* a robot path no sample of which is reachable: the new CSV, exit 1, and no figure of the earlier run
+ * beside it; a path at 1e300 m: refused (exit 2) naming the CSV and its line, nothing written */
+static void test_robot_stale_figure(void **state)
+{
+  (void)state;
+  char dir[512], err[4096], args[1024], o[600];
+  casedir(dir, sizeof dir, "robot");
+  snprintf(o, sizeof o, "%s/prev", dir);
+  snprintf(args, sizeof args, "robot %s/examples/robot_er10.yaml --quiet --out prev", KELVIN_SOURCE_DIR);
+  assert_int_equal(kl_test_kelvin(dir, NULL, args, err, sizeof err), 0);
+  char png[700], gp[700];
+  snprintf(png, sizeof png, "%s/robot_path.png", o);
+  snprintf(gp, sizeof gp, "%s/robot_path.png.gp", o);
+  assert_int_equal(access(gp, F_OK), 0); /* the figure's script (and the figure, where gnuplot is) */
+  assert_int_equal(access(png, F_OK) == 0, kl_test_have("gnuplot"));
+  kl_test_write(dir, "big.csv", "x,y,z,nx,ny,nz\n0.5,0,0.2,0,0,1\n1e300,0,0.2,0,0,1\n");
+  char *before = snapshot(dir);
+  snprintf(args, sizeof args, "robot %s/examples/robot_er10.yaml --path big.csv --quiet --out prev", KELVIN_SOURCE_DIR);
+  int rc = kl_test_kelvin(dir, NULL, args, err, sizeof err);
+  printf("# robot path at 1e300 m -> %d: %s", rc, err);
+  assert_int_equal(rc, 2);
+  assert_true(one_line(err, "big.csv:3: column 'x': must be within +-1000 m"));
+  char *after = snapshot(dir);
+  assert_string_equal(after, before);
+  free(after);
+  free(before);
+  kl_test_write(dir, "far.csv", "x,y,z,nx,ny,nz\n500,0,0.2,0,0,1\n500.1,0,0.2,0,0,1\n");
+  snprintf(args, sizeof args, "robot %s/examples/robot_er10.yaml --path far.csv --quiet --out prev", KELVIN_SOURCE_DIR);
+  rc = kl_test_kelvin(dir, NULL, args, err, sizeof err);
+  printf("# robot path 500 m away -> %d: %s", rc, err);
+  assert_int_equal(rc, 1);
+  assert_true(one_line(err, "no sample is reachable, so no figure"));
+  char *csv = kl_test_read(o, "robot_path.csv");
+  assert_non_null(csv);
+  assert_non_null(strstr(csv, "\n0,500,0,0.2,")); /* the new path's samples */
+  free(csv);
+  assert_int_not_equal(access(png, F_OK), 0);
+  assert_int_not_equal(access(gp, F_OK), 0);
+  assert_int_equal(kl_test_count_files(o), 2); /* robot_path.csv, summary.json */
 }
 
 /* Messages naming the file and line, with no nan or inf: a path CSV at 1e300 m or of one repeated point
@@ -92,6 +380,8 @@ static int teardown(void **state)
 
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_messages)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_lock),         cmocka_unit_test(test_concurrent),
+                                     cmocka_unit_test(test_target_in_the_way), cmocka_unit_test(test_sigpipe),
+                                     cmocka_unit_test(test_robot_stale_figure), cmocka_unit_test(test_messages)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
