@@ -21,23 +21,66 @@
 
 #include <kelvin/kelvin.h>
 
-/* "kelvin: <message>\n" on stderr */
+/* The length of the UTF-8 sequence at p that a terminal shows as a printable character: 1 for a printable
+ * ASCII byte, 2 to 4 for a well-formed multi-byte character other than the C1 controls U+0080..U+009F
+ * (which some terminals obey as escape sequences); 0 for anything else (a control character, a stray or
+ * malformed byte), which the callers write as \xNN. */
+static int printable(const unsigned char *p)
+{
+  if (*p < 0x80) return *p >= 0x20 && *p != 0x7f;
+  const int n = *p >= 0xc2 && *p <= 0xdf ? 2 : *p >= 0xe0 && *p <= 0xef ? 3 : *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
+  for (int i = 1; i < n; ++i)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) return 0; /* C1 control */
+  return n;
+}
+
+/* text with every control character escaped as \xNN (see printable); blank: line breaks and tabs become
+ * blanks (a message stays one line) instead of being escaped, newline_ok: the newline stays */
+static void escape(char *out, size_t cap, const char *text, int blank, int newline_ok)
+{
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)text; *p && k + 5 < cap;) {
+    const int n = printable(p);
+    if (n > 0) {
+      if (k + (size_t)n + 1 >= cap) break;
+      memcpy(out + k, p, (size_t)n);
+      k += (size_t)n, p += n;
+    } else if ((newline_ok && *p == '\n') || (blank && (*p == '\n' || *p == '\r' || *p == '\t'))) {
+      out[k++] = *p == '\n' && newline_ok ? '\n' : ' ';
+      ++p;
+    } else {
+      k += (size_t)snprintf(out + k, cap - k, "\\x%02x", *p++);
+    }
+  }
+  out[k] = '\0';
+}
+
+/* "kelvin: <message>\n" on stderr: one line, control characters escaped (a file name or a name read from
+ * a file cannot send escape sequences to the terminal) */
 static void say(const char *fmt, va_list ap)
 {
-  char text[8192];
+  char text[8192], safe[4 * sizeof text + 1];
   vsnprintf(text, sizeof text, fmt, ap);
-  for (unsigned char *p = (unsigned char *)text; *p; ++p) /* one line, whatever a file or library put in it */
-    if (*p < 0x20 || *p == 0x7f) *p = ' ';
-  fprintf(stderr, "kelvin: %s\n", text);
+  escape(safe, sizeof safe, text, 1, 0);
+  fprintf(stderr, "kelvin: %s\n", safe);
 }
 
 void kl_cli_puts_safe(FILE *f, const char *text)
 {
-  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
-    if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
-      fprintf(f, "\\x%02x", *p);
-    else
-      fputc(*p, f);
+  char safe[4 * 1024 + 1];
+  size_t n = strlen(text);
+  for (size_t at = 0; at < n;) { /* in pieces, each cut at a character's start */
+    size_t take = n - at < 1024 ? n - at : 1024;
+    while (take < n - at && take > 0 && ((unsigned char)text[at + take] & 0xc0) == 0x80) --take;
+    if (take == 0) take = 1;
+    char piece[1025];
+    memcpy(piece, text + at, take);
+    piece[take] = '\0';
+    escape(safe, sizeof safe, piece, 0, 1);
+    fputs(safe, f);
+    at += take;
+  }
 }
 
 void kl_cli_error(const char *fmt, ...)

@@ -24,8 +24,10 @@ typedef struct kl_cli_common {
 void kl_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "kelvin: <message>" on stderr unless quiet (progress, notices). */
 void kl_cli_note(const kl_cli_common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Print text on f with every control character but the newline (and DEL) written as \xNN, so that a
- * name or file name read from a user's file cannot send escape sequences to the terminal. */
+/* Print text on f with every control character but the newline (DEL, and the C1 controls U+0080..U+009F
+ * and malformed UTF-8 bytes too) written as \xNN, so that a name or file name read from a user's file
+ * cannot send escape sequences to the terminal. kl_cli_error and kl_cli_note escape the same way (line
+ * breaks and tabs there become blanks: a message is one line). */
 void kl_cli_puts_safe(FILE *f, const char *text);
 
 /* Parse a finite double from the whole of s; on failure print "OPTION: must be a number, got 's'"

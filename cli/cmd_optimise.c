@@ -254,9 +254,11 @@ static int run(int argc, char **argv, int evaluate)
   if (!a.c.quiet) {
     int avg;
     const int sens = kl_report_measure(g, &avg);
-    printf("kelvin %s: %s, path %.1f mm in %d samples, target %.3g N (%s force scored), the contact %.3g %% of the "
+    printf("kelvin %s: ", cmd); /* the config's file name from the user, escaped */
+    kl_cli_puts_safe(stdout, a.config ? a.config : "built-in example");
+    printf(", path %.1f mm in %d samples, target %.3g N (%s force scored), the contact %.3g %% of the "
            "compliance there\n\n",
-           cmd, a.config ? a.config : "built-in example", 1e3 * kelvin_grind_length(g), ns,
+           1e3 * kelvin_grind_length(g), ns,
            kelvin_grind_problem_value(g, KELVIN_PROBLEM_FORCE_REF),
            sens ? (avg ? "wrist-sensor step-averaged" : "wrist-sensor") : (avg ? "step-averaged contact" : "contact"),
            100 * kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_SHARE));

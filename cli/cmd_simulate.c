@@ -372,8 +372,10 @@ int kl_cmd_simulate(int argc, char **argv)
     }
     if (kl_json_write(c.out, "summary.json", js) != 0) rc = KL_EXIT_RUNTIME;
     if (rc == KL_EXIT_OK && !c.quiet) {
-      printf("kelvin simulate %s: %g s at output step %g s in %.3f s wall (%.3g simulated s per wall s)\n", path,
-             duration, output_step, wall, wall > 0 ? duration / wall : 0.0);
+      fputs("kelvin simulate ", stdout); /* the scene's file name and the bodies' names from the user, escaped */
+      kl_cli_puts_safe(stdout, path);
+      printf(": %g s at output step %g s in %.3f s wall (%.3g simulated s per wall s)\n", duration, output_step, wall,
+             wall > 0 ? duration / wall : 0.0);
       printf("| sub-steps | onsets | ends | active at end | peak force N | energy start J | energy end J | overflow |\n"
              "|---|---|---|---|---|---|---|---|\n| %ld | %ld | %ld | %d | %.6g | %.9g | %.9g | %ld |\n",
              cnt.substeps, cnt.onsets, cnt.ends, ncon, fpk, e0, e1, cnt.contact_overflow + cnt.event_overflow);
@@ -381,7 +383,8 @@ int kl_cmd_simulate(int argc, char **argv)
         if (kelvin_world_body_type(w, b) == KELVIN_BODY_DYNAMIC) {
           double x[3];
           kelvin_world_body_state(d, b, x, NULL, NULL, NULL);
-          printf("%s: final position (%.9g, %.9g, %.9g) m\n", kelvin_world_body_name(w, b), x[0], x[1], x[2]);
+          kl_cli_puts_safe(stdout, kelvin_world_body_name(w, b));
+          printf(": final position (%.9g, %.9g, %.9g) m\n", x[0], x[1], x[2]);
         }
     }
     if (cnt.contact_overflow > 0) {

@@ -2,7 +2,7 @@
  * one run per folder at a time (its lock), a target in the way found before anything is replaced, a
  * closed stderr pipe, a robot path off every reach leaving no earlier figure beside the new CSV; messages
  * that name the file and line and carry no non-finite number (a path CSV at 1e300 m or of one repeated
- * point, a drop of 1e308 m). Each case checks
+ * point, a drop of 1e308 m); and control characters from names escaped on the terminal. Each case checks
  * the exit status, the one line on stderr and the folder of the earlier run, byte for byte (hidden
  * entries included: no staging folder, no lock left). The full disk is tests/cli_fulldisk_test.c. */
 #include <errno.h>
@@ -361,6 +361,59 @@ static void test_messages(void **state)
   }
 }
 
+/* ESC and BEL (and the C1 control CSI) in a file name and in names inside files: on stdout and in the
+ * messages they arrive as \xNN, never as the bytes */
+static void test_terminal(void **state)
+{
+  (void)state;
+  char dir[512], out[16384], exe[1024];
+  casedir(dir, sizeof dir, "terminal");
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  const char *cfg = "c\x1b[31m\x07\xc2\x9b" "2J.yaml";
+  kl_test_write(dir, cfg, SMALL(41));
+  /* the config's name on the summary line */
+  char *argv[] = {exe, (char *)"optimise", (char *)cfg, (char *)"--cpu", (char *)"--out", (char *)"o", NULL};
+  int rc = kl_test_run(dir, NULL, argv, 1, out, sizeof out);
+  printf("# optimise with ESC/BEL/CSI in the config's name -> %d: %.*s\n", rc, (int)strcspn(out, "\n"), out);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "kelvin optimise: c\\x1b[31m\\x07\\xc2\\x9b2J.yaml, path "));
+  for (const unsigned char *p = (const unsigned char *)out; *p; ++p) assert_true(*p >= 0x20 || *p == '\n');
+  assert_null(strstr(out, "\xc2\x9b"));
+  /* the same name in a message the program writes (kl_cli_error), and in one the library writes */
+  char *argv2[] = {exe, (char *)"bounce", (char *)"--height", (char *)cfg, NULL};
+  rc = kl_test_run(dir, NULL, argv2, 2, out, sizeof out);
+  printf("# --height with ESC/BEL/CSI -> %d: %s", rc, out);
+  assert_int_equal(rc, 2);
+  assert_true(one_line(out, "--height: must be a finite number, got 'c\\x1b[31m\\x07\\xc2\\x9b2J.yaml'"));
+  kl_test_write(dir, "b\x1b]0;x\x07.yaml", "tool:\n  colour: red\n");
+  char *argv3[] = {exe, (char *)"optimise", (char *)"b\x1b]0;x\x07.yaml", (char *)"--out", (char *)"o", NULL};
+  rc = kl_test_run(dir, NULL, argv3, 2, out, sizeof out);
+  printf("# a bad key in a config named with ESC/BEL -> %d: %s", rc, out);
+  assert_int_equal(rc, 2);
+  assert_true(one_line(out, "tool.colour: unknown key"));
+  for (const unsigned char *p = (const unsigned char *)out; *p; ++p) assert_true(*p >= 0x20 || *p == '\n');
+  /* the scene's name on kelvin simulate's first line */
+  const char *scene = "s\x1b[2J\x07.yaml";
+  kl_test_write(dir, scene, "duration: 0.01\nbodies:\n  - name: ground\n    type: static\n    shapes: [{type: plane}]\n"
+                            "  - name: ball\n    position: [0, 0, 0.2]\n    shapes: [{type: sphere, radius: 0.1}]\n");
+  char *argv5[] = {exe, (char *)"simulate", (char *)scene, (char *)"--out", (char *)"s", NULL};
+  rc = kl_test_run(dir, NULL, argv5, 1, out, sizeof out);
+  printf("# simulate a scene named with ESC/BEL -> %d: %.*s\n", rc, (int)strcspn(out, "\n"), out);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "kelvin simulate s\\x1b[2J\\x07.yaml: 0.01 s at output step"));
+  for (const unsigned char *p = (const unsigned char *)out; *p; ++p) assert_true(*p >= 0x20 || *p == '\n');
+  /* a name inside a file: a robot named with ESC, BEL and CSI (YAML escapes) on kelvin robot's first line */
+  kl_test_write(dir, "r.yaml", "robot:\n  name: \"arm\\e]2;owned\\a\\x9b2J\"\n  convention: dh\n  joints:\n"
+                               "    - {a: 0, alpha_deg: 90, d: 0.4, limits_deg: [-170, 170], speed_deg_s: 200, mass: 10, "
+                               "com: [0, 0, 0], inertia: [0.1, 0.1, 0.1, 0, 0, 0]}\n");
+  char *argv4[] = {exe, (char *)"robot", (char *)"r.yaml", (char *)"--out", (char *)"r", NULL};
+  rc = kl_test_run(dir, NULL, argv4, 1, out, sizeof out);
+  printf("# robot named with ESC/BEL/CSI -> %d: %.*s\n", rc, (int)strcspn(out, "\n"), out);
+  assert_non_null(strstr(out, "kelvin robot: arm\\x1b]2;owned\\x07\\xc2\\x9b2J, "));
+  for (const unsigned char *p = (const unsigned char *)out; *p; ++p) assert_true(*p >= 0x20 || *p == '\n');
+  assert_null(strstr(out, "\xc2\x9b"));
+}
+
 static int setup(void **state)
 {
   (void)state;
@@ -382,6 +435,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_lock),         cmocka_unit_test(test_concurrent),
                                      cmocka_unit_test(test_target_in_the_way), cmocka_unit_test(test_sigpipe),
-                                     cmocka_unit_test(test_robot_stale_figure), cmocka_unit_test(test_messages)};
+                                     cmocka_unit_test(test_robot_stale_figure), cmocka_unit_test(test_messages),
+                                     cmocka_unit_test(test_terminal)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
