@@ -1,6 +1,9 @@
 /* cli/main.c: `kelvin COMMAND [options] [file]` */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <kelvin/kelvin.h>
 #include "cli.h"
@@ -36,6 +39,13 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+  /* a closed standard stream (`2>&-`) is given /dev/null: else the next file opened (the output folder's
+   * lock, an output) would take its number, and messages would be written into it */
+  for (int fd = 0; fd < 3; ++fd)
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+      if (n >= 0 && n != fd) close(n);
+    }
   kl_cli_set_argv(argc, argv); /* (GSL errors: the library installs its own handler, engine/gsl_guard.h) */
   if (argc < 2) {
     usage(stderr);

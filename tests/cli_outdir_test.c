@@ -277,6 +277,57 @@ static void test_sigpipe(void **state)
   free(before);
 }
 
+/* stderr closed (`2>&-`): the messages go nowhere, not into the first file the run opens (the folder's lock,
+ * whose pid they overwrote), and the run's lock holds its pid while it runs */
+static void test_stderr_closed(void **state)
+{
+  (void)state;
+  char dir[512], err[4096];
+  casedir(dir, sizeof dir, "closed");
+  kl_test_write(dir, "sc.yaml", "duration: 1000\noutput_step: 1e-4\nbodies:\n  - name: ground\n    type: static\n"
+                                "    shapes: [{type: plane}]\n  - name: ball\n    position: [0, 0, 0.2]\n"
+                                "    shapes: [{type: sphere, radius: 0.1}]\n");
+  assert_int_equal(kl_test_kelvin(dir, NULL, BOUNCE, err, sizeof err), 0);
+  char *before = snapshot(dir);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addclose(&fa, 2);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  char exe[1024];
+  snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
+  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--out", (char *)"prev", NULL};
+  extern char **environ;
+  pid_t pid;
+  assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  char stage[700];
+  snprintf(stage, sizeof stage, "%s/prev/.kelvin.tmp.%ld", dir, (long)pid);
+  for (int k = 0; k < 500 && kl_test_count_files(stage) <= 0; ++k) {
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_true(kl_test_count_files(stage) > 0);
+  struct timespec ts = {1, 500000000}; /* a progress line or two (one a second) */
+  nanosleep(&ts, NULL);
+  char p[700], want[32];
+  snprintf(p, sizeof p, "%s/prev/.kelvin.lock", dir);
+  char *lock = kl_test_read(NULL, p);
+  snprintf(want, sizeof want, "%ld\n", (long)pid);
+  printf("# stderr closed: the lock holds '%.40s'\n", lock ? lock : "(none)");
+  kill(pid, SIGINT);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  assert_non_null(lock);
+  assert_string_equal(lock, want);
+  free(lock);
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+  char *after = snapshot(dir);
+  assert_string_equal(after, before);
+  free(after);
+  free(before);
+}
+
 /* a robot path no sample of which is reachable: the new CSV, exit 1, and no figure of the earlier run
  * beside it; a path at 1e300 m: refused (exit 2) naming the CSV and its line, nothing written */
 static void test_robot_stale_figure(void **state)
@@ -435,6 +486,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_lock),         cmocka_unit_test(test_concurrent),
                                      cmocka_unit_test(test_target_in_the_way), cmocka_unit_test(test_sigpipe),
+                                     cmocka_unit_test(test_stderr_closed),
                                      cmocka_unit_test(test_robot_stale_figure), cmocka_unit_test(test_messages),
                                      cmocka_unit_test(test_terminal)};
   return cmocka_run_group_tests(tests, setup, teardown);
