@@ -400,19 +400,53 @@ int kl_run_commit(void)
   sigset_t old;
   hold(&old);
   int rc = commit_check();
-  for (sig_atomic_t i = 0; i < run_n && rc == 0; ++i)
-    if (run_tmp[i] && rename(run_tmp[i], run_final[i]) != 0) {
-      kl_cli_error("cannot rename '%s' to '%s': %s", run_tmp[i], run_final[i], strerror(errno));
-      rc = -1;
-    } else if (run_tmp[i]) {
-      free(run_tmp[i]);
-      run_tmp[i] = NULL;
+  /* A rename can fail all the same (a mount point on the name, an I/O error): each earlier file is first
+   * hard-linked into the staging folder as .old.N and a removal (kl_out_remove) is a rename there, so that
+   * the renames done can be undone and the folder is left as it was. (Where the file system has no hard
+   * links, the earlier file cannot be kept: the rename goes ahead without it.) */
+  unsigned char *done = calloc((size_t)run_n + 1, 1); /* 1 replaced (kept as .old.N), 2 new, 3 removed (kept) */
+  if (!done && rc == 0) {
+    kl_cli_error("out of memory");
+    rc = -1;
+  }
+  char bak[4300], why[4600] = "";
+  sig_atomic_t i = 0;
+  for (; i < run_n && rc == 0; ++i) {
+    snprintf(bak, sizeof bak, "%s/.old.%d", run_stage, (int)i);
+    if (run_del[i]) {
+      if (rename(run_final[i], bak) == 0)
+        done[i] = 3;
+      else if (errno != ENOENT)
+        snprintf(why, sizeof why, "cannot remove the earlier '%s': %s", run_final[i], strerror(errno)), rc = -1;
+      continue;
     }
-  for (sig_atomic_t i = 0; i < run_n && rc == 0; ++i)
-    if (run_del[i] && unlink(run_final[i]) != 0 && errno != ENOENT) {
-      kl_cli_error("cannot remove the earlier '%s': %s", run_final[i], strerror(errno));
+    if (!run_tmp[i]) continue;
+    const int kept = link(run_final[i], bak) == 0;
+    if (rename(run_tmp[i], run_final[i]) != 0) {
+      snprintf(why, sizeof why, "cannot replace '%s': %s", run_final[i], strerror(errno));
+      if (kept) unlink(bak);
       rc = -1;
+      break;
     }
+    done[i] = kept ? 1 : 2;
+    free(run_tmp[i]);
+    run_tmp[i] = NULL;
+  }
+  int whole = 1;
+  for (sig_atomic_t j = 0; done && j < run_n; ++j) {
+    snprintf(bak, sizeof bak, "%s/.old.%d", run_stage, (int)j);
+    if (rc == 0 && done[j] != 2 && done[j]) /* the earlier files are no longer needed */
+      unlink(bak);
+    else if (rc != 0 && (done[j] == 1 || done[j] == 3)) /* put back */
+      whole &= rename(bak, run_final[j]) == 0;
+    else if (rc != 0 && done[j] == 2)
+      whole &= unlink(run_final[j]) == 0;
+  }
+  free(done);
+  if (why[0])
+    kl_cli_error("%s; %s", why,
+                 whole ? "no output written, the earlier files put back"
+                       : "the folder holds part of this run's outputs");
   run_created = 0; /* the folder now holds this run's outputs */
   sigprocmask(SIG_SETMASK, &old, NULL);
   kl_run_abort();

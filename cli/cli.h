@@ -50,7 +50,7 @@ int kl_cli_mkdir(const char *dir);
  * staging folder (kl_out_open ... kl_out_commit, which closes it and detects write and close errors such as
  * a full disk); kl_run_commit checks every target first (a folder in the way, another file system, a
  * sticky folder's file of another user) and only then renames all of them into place at the end of a
- * successful run. Until then the folder of an earlier run is untouched; kl_run_abort (called by main after
+ * successful run (a rename that fails all the same is undone with those before it: the folder stays whole). Until then the folder of an earlier run is untouched; kl_run_abort (called by main after
  * every command, and by the signal handler) removes the temporaries, the staging folder, the lock and, if
  * this run created the output folder and left it empty, the output folder. */
 int kl_run_begin(const char *dir);
