@@ -403,8 +403,10 @@ int kl_run_commit(void)
   /* A rename can fail all the same (a mount point on the name, an I/O error): each earlier file is first
    * hard-linked into the staging folder as .old.N and a removal (kl_out_remove) is a rename there, so that
    * the renames done can be undone and the folder is left as it was. (Where the file system has no hard
-   * links, the earlier file cannot be kept: the rename goes ahead without it.) */
-  unsigned char *done = calloc((size_t)run_n + 1, 1); /* 1 replaced (kept as .old.N), 2 new, 3 removed (kept) */
+   * links, the earlier file cannot be kept: the rename goes ahead without it, and a later failure says that
+   * the folder holds part of this run's outputs.) */
+  /* 1 replaced (kept as .old.N), 2 new, 3 removed (kept), 4 replaced (the earlier file could not be kept) */
+  unsigned char *done = calloc((size_t)run_n + 1, 1);
   if (!done && rc == 0) {
     kl_cli_error("out of memory");
     rc = -1;
@@ -421,26 +423,28 @@ int kl_run_commit(void)
       continue;
     }
     if (!run_tmp[i]) continue;
-    const int kept = link(run_final[i], bak) == 0;
+    const int kept = link(run_final[i], bak) == 0, none = !kept && errno == ENOENT;
     if (rename(run_tmp[i], run_final[i]) != 0) {
       snprintf(why, sizeof why, "cannot replace '%s': %s", run_final[i], strerror(errno));
       if (kept) unlink(bak);
       rc = -1;
       break;
     }
-    done[i] = kept ? 1 : 2;
+    done[i] = kept ? 1 : none ? 2 : 4;
     free(run_tmp[i]);
     run_tmp[i] = NULL;
   }
   int whole = 1;
   for (sig_atomic_t j = 0; done && j < run_n; ++j) {
     snprintf(bak, sizeof bak, "%s/.old.%d", run_stage, (int)j);
-    if (rc == 0 && done[j] != 2 && done[j]) /* the earlier files are no longer needed */
+    if (rc == 0 && (done[j] == 1 || done[j] == 3)) /* the earlier files are no longer needed */
       unlink(bak);
     else if (rc != 0 && (done[j] == 1 || done[j] == 3)) /* put back */
       whole &= rename(bak, run_final[j]) == 0;
     else if (rc != 0 && done[j] == 2)
       whole &= unlink(run_final[j]) == 0;
+    else if (rc != 0 && done[j] == 4)
+      whole = 0;
   }
   free(done);
   if (why[0])
