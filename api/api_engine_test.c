@@ -462,11 +462,49 @@ static void test_world_diverged(void **state)
   kelvin_world_free(w);
 }
 
+/* The ball's bounded work (kelvin_ball_check, docs/design.md section 8, "Bounded physics"): an elastic
+ * Hunt-Crossley ball dropped 1 m bounces every 2 v/g + tc, v = sqrt(2 g), for 1e6 s: 1.1e6 impacts of
+ * 2 + 1.2 tol^(-1/5) sub-steps (78 at tol 1e-9), 8.6e7 sub-steps, refused with the estimate written out
+ * here; 1e4 s (8.6e5) is not, nor the Kelvin-Voigt ball over 1e6 s (3 sub-steps an impact, 3.3e6), nor a
+ * ball that comes to rest (cr 0.5) over 1e6 s. */
+static void test_ball_work(void **state)
+{
+  (void)state;
+  kelvin_ball *b = NULL;
+  assert_int_equal(kelvin_ball_create(&b), KELVIN_OK);
+  kelvin_ball_model m;
+  kelvin_ball_model_init(&m);
+  m.model = KELVIN_MODEL_HC;
+  m.n = 1.5;
+  m.cr = 1.0;
+  const double v = sqrt(2 * G * 1.0);
+  kelvin_impact_in in = {m.m, m.K, m.n, 1.0, v, 0.0, m.model, m.law, m.rule};
+  kelvin_impact_out io;
+  assert_int_equal(kelvin_impact(&in, &io), KELVIN_OK);
+  const double n = floor((1e6 - v / G) / (2 * v / G + io.tc)) + 1, spi = 2 + 1.2 * pow(m.tol, -0.2);
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e6), KELVIN_ERR_LIMIT);
+  printf("# %s\n", kelvin_ball_errmsg(b));
+  char want[160];
+  snprintf(want, sizeof want, "about %.3g sub-steps over 1e+06 s (%.3g impacts of about %.0f sub-steps each", n * spi,
+           n, spi);
+  assert_non_null(strstr(kelvin_ball_errmsg(b), want));
+  assert_non_null(strstr(kelvin_ball_errmsg(b), "over the work limit 1e+07 sub-steps"));
+  assert_int_equal(kelvin_ball_start(b, &m, 1.0, 0.0, 1e6), KELVIN_ERR_LIMIT);
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e4), KELVIN_OK);
+  m.cr = 0.5;
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e6), KELVIN_OK);
+  kelvin_ball_model_init(&m);
+  m.cr = 1.0;
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e6), KELVIN_OK);
+  kelvin_ball_free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_world_load), cmocka_unit_test(test_world_stop),
                                      cmocka_unit_test(test_ball), cmocka_unit_test(test_ball_checks),
                                      cmocka_unit_test(test_ball_stop), cmocka_unit_test(test_world_work),
-                                     cmocka_unit_test(test_world_diverged)};
+                                     cmocka_unit_test(test_world_diverged),
+                                     cmocka_unit_test(test_ball_work)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
