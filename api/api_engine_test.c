@@ -319,10 +319,192 @@ static void test_ball_stop(void **state)
   kelvin_ball_free(b);
 }
 
+/* Bounded work (kelvin_world_plan, docs/design.md section 3): the estimate is written out here from the
+ * engine's documented sub-steps, and a run beyond the limit is refused before any sub-step.
+ * (1) a 1 g body on a 1e9 N/m holder: h = 1/40 of 2 pi sqrt(m/K) = 1.5708e-7 s, 10 s -> 6.4e7 sub-steps;
+ * (2) a body of inertia 1e-12 kg m^2 whose sphere sits 0.1 m off its centre (reach r = 0.15 m) on a plane:
+ *     effective mass 1 / (1/m + r^2 / I), h = 0.05 of 2 pi sqrt(m_eff / K);
+ * (3) the paper's ball over 1e6 s (outputs every 100 s): h = 0.05 of 2 pi sqrt(1 kg / 1.4e8 N/m), 3.8e10
+ *     sub-steps, refused by the plan and by an advance without one (nothing done); the 3 s scene is not;
+ *     a raised limit lets the long one run. */
+static void test_world_work(void **state)
+{
+  (void)state;
+  const double pi = 3.14159265358979323846;
+  double est = 0;
+  /* (1) */
+  kelvin_world *w = NULL;
+  assert_int_equal(kelvin_world_create(&w), KELVIN_OK);
+  kelvin_body b;
+  kelvin_body_init(&b);
+  b.mass = 1e-3;
+  b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-6;
+  b.holder = 1;
+  b.holder_K[0] = b.holder_K[1] = b.holder_K[2] = 1e9;
+  assert_int_equal(kelvin_world_add_body(w, &b, NULL), KELVIN_OK);
+  assert_int_equal(kelvin_world_compile(w), KELVIN_OK);
+  kelvin_world_data *d = NULL;
+  assert_int_equal(kelvin_world_data_create(w, &d), KELVIN_OK);
+  const double h1 = 0.025 * 2 * pi * sqrt(1e-3 / 1e9);
+  assert_int_equal(kelvin_world_plan(d, 10, 1e-3, 0, &est), KELVIN_ERR_LIMIT);
+  printf("# (1) %s\n", kelvin_world_data_errmsg(d));
+  assert_rel(est, 10 / h1 + 1e4, 1e-12, "estimate of the stiff holder");
+  char want[128];
+  snprintf(want, sizeof want, "sub-step %.3g s, 1/40 of the holder period", h1);
+  assert_non_null(strstr(kelvin_world_data_errmsg(d), want));
+  assert_non_null(strstr(kelvin_world_data_errmsg(d), "holder stiffness 1e+09 N/m"));
+  assert_non_null(strstr(kelvin_world_data_errmsg(d), "over the work limit 1e+07 sub-steps"));
+  assert_int_equal(kelvin_world_plan(d, 1.0, 0, 0, &est), KELVIN_OK); /* 1 s: 6.4e6 */
+  assert_rel(est, 1 / h1 + 1, 1e-12, "estimate over 1 s");
+  kelvin_world_data_free(d);
+  kelvin_world_free(w);
+  /* (2) */
+  assert_int_equal(kelvin_world_create(&w), KELVIN_OK);
+  kelvin_body g;
+  kelvin_body_init(&g);
+  g.type = KELVIN_BODY_STATIC;
+  int ig = -1, ib = -1;
+  assert_int_equal(kelvin_world_add_body(w, &g, &ig), KELVIN_OK);
+  kelvin_shape sh;
+  kelvin_shape_init(&sh);
+  sh.type = KELVIN_SHAPE_PLANE;
+  assert_int_equal(kelvin_world_add_shape(w, ig, &sh, NULL), KELVIN_OK);
+  kelvin_body_init(&b);
+  b.pos[2] = 1;
+  b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-12;
+  assert_int_equal(kelvin_world_add_body(w, &b, &ib), KELVIN_OK);
+  kelvin_shape_init(&sh);
+  sh.size[0] = 0.05;
+  sh.pos[0] = 0.1;
+  assert_int_equal(kelvin_world_add_shape(w, ib, &sh, NULL), KELVIN_OK);
+  assert_int_equal(kelvin_world_compile(w), KELVIN_OK);
+  assert_int_equal(kelvin_world_data_create(w, &d), KELVIN_OK);
+  const double meff = 1 / (1 / 1.0 + 0.15 * 0.15 / 1e-12), h2 = 0.05 * 2 * pi * sqrt(meff / 1e6);
+  assert_int_equal(kelvin_world_plan(d, 1, 1e-3, 0, &est), KELVIN_ERR_LIMIT);
+  printf("# (2) %s\n", kelvin_world_data_errmsg(d));
+  assert_rel(est, 1 / h2 + 1000, 1e-12, "estimate of the light inertia");
+  snprintf(want, sizeof want, "effective mass %.3g kg", meff);
+  assert_non_null(strstr(kelvin_world_data_errmsg(d), want));
+  kelvin_world_data_free(d);
+  kelvin_world_free(w);
+  /* (3) */
+  char text[2048];
+  snprintf(text, sizeof text, "duration: 1e6\noutput_step: 100\n%s", strstr(scene, "contact:"));
+  w = load(text);
+  assert_int_equal(kelvin_world_data_create(w, &d), KELVIN_OK);
+  const double h3 = 0.05 * 2 * pi * sqrt(1.0 / 140e6);
+  assert_int_equal(kelvin_world_plan(d, 1e6, 100, 0, &est), KELVIN_ERR_LIMIT);
+  printf("# (3) %s\n", kelvin_world_data_errmsg(d));
+  assert_rel(est, 1e6 / h3 + 1e4, 1e-12, "estimate of the long scene");
+  assert_non_null(strstr(kelvin_world_data_errmsg(d), "'ball'"));
+  kelvin_world_data *e = NULL;
+  assert_int_equal(kelvin_world_data_create(w, &e), KELVIN_OK);
+  assert_int_equal(kelvin_world_advance(e, 1e6), KELVIN_ERR_LIMIT); /* no plan: the default limit */
+  printf("# (3) advance: %s\n", kelvin_world_data_errmsg(e));
+  assert_true(kelvin_world_time(e) == 0 && kelvin_world_substeps(e) == 0);
+  assert_int_equal(kelvin_world_plan(d, 3, 0.01, 0, &est), KELVIN_OK); /* the example's 3 s */
+  assert_rel(est, 3 / h3 + 300, 1e-12, "estimate of the 3 s scene");
+  assert_int_equal(kelvin_world_plan(d, 1e6, 100, 1e11, &est), KELVIN_OK); /* a raised limit */
+  for (int k = 1; k <= 10; ++k) assert_int_equal(kelvin_world_advance(d, 1e4 * k), KELVIN_OK);
+  printf("# (3) raised limit: %ld sub-steps to t = 1e5 s\n", kelvin_world_substeps(d));
+  kelvin_world_data_free(e);
+  kelvin_world_data_free(d);
+  kelvin_world_free(w);
+}
+
+/* Divergence (KELVIN_ERR_DIVERGED): the paper's ball dropped 1 m meets the plane at t = sqrt(2 / g) =
+ * 0.4515 s with a peak force of some 4.8e4 N; with "force_limit" 1000 N the advance stops there, as
+ * diverged, saying when, which force and the stiffest time scale; without it the run is fine. */
+static void test_world_diverged(void **state)
+{
+  (void)state;
+  kelvin_world *w = NULL;
+  assert_int_equal(kelvin_world_create(&w), KELVIN_OK);
+  char text[2048];
+  snprintf(text, sizeof text, "%s", scene);
+  assert_int_equal(kelvin_world_load_mem(w, "scene.yaml", text, strlen(text)), KELVIN_OK);
+  kelvin_world_data *d = NULL;
+  assert_int_equal(kelvin_world_data_create(w, &d), KELVIN_OK);
+  assert_int_equal(kelvin_world_advance(d, 1.0), KELVIN_OK);
+  kelvin_world_data_free(d);
+  kelvin_world_free(w);
+  assert_int_equal(kelvin_world_create(&w), KELVIN_OK);
+  kelvin_body g, b;
+  kelvin_body_init(&g);
+  g.type = KELVIN_BODY_STATIC;
+  g.K = 140e6, g.cr = 0.8;
+  kelvin_body_init(&b);
+  b.K = 140e6, b.cr = 0.8;
+  b.pos[2] = 1.1;
+  kelvin_shape sp, sb;
+  kelvin_shape_init(&sp);
+  sp.type = KELVIN_SHAPE_PLANE;
+  kelvin_shape_init(&sb);
+  assert_int_equal(kelvin_world_add_body(w, &g, NULL), KELVIN_OK);
+  assert_int_equal(kelvin_world_add_shape(w, 0, &sp, NULL), KELVIN_OK);
+  assert_int_equal(kelvin_world_add_body(w, &b, NULL), KELVIN_OK);
+  assert_int_equal(kelvin_world_add_shape(w, 1, &sb, NULL), KELVIN_OK);
+  assert_int_equal(kelvin_world_set(w, "force_limit", 1000), KELVIN_OK);
+  assert_int_equal(kelvin_world_compile(w), KELVIN_OK);
+  double fl = 0;
+  assert_int_equal(kelvin_world_get(w, "force_limit", &fl), KELVIN_OK);
+  assert_true(fl == 1000);
+  assert_int_equal(kelvin_world_data_create(w, &d), KELVIN_OK);
+  assert_int_equal(kelvin_world_advance(d, 1.0), KELVIN_ERR_DIVERGED);
+  const char *m = kelvin_world_data_errmsg(d);
+  printf("# %s (t = %.9g)\n", m, kelvin_world_time(d));
+  const double t_hit = sqrt(2 * 1.0 / G);
+  assert_true(kelvin_world_time(d) > t_hit && kelvin_world_time(d) < t_hit + 1e-3); /* the contact lasts ~0.3 ms */
+  assert_non_null(strstr(m, "the run diverged at t = 0.451"));
+  assert_non_null(strstr(m, "a contact force of 4.76e+04 N between bodies 1 and 0, beyond the force limit 1e+03 N"));
+  assert_non_null(strstr(m, "the stiffest time scale (the likely cause)"));
+  kelvin_world_data_free(d);
+  kelvin_world_free(w);
+}
+
+/* The ball's bounded work (kelvin_ball_check, docs/design.md section 8, "Bounded physics"): an elastic
+ * Hunt-Crossley ball dropped 1 m bounces every 2 v/g + tc, v = sqrt(2 g), for 1e6 s: 1.1e6 impacts of
+ * 2 + 1.2 tol^(-1/5) sub-steps (78 at tol 1e-9), 8.6e7 sub-steps, refused with the estimate written out
+ * here; 1e4 s (8.6e5) is not, nor the Kelvin-Voigt ball over 1e6 s (3 sub-steps an impact, 3.3e6), nor a
+ * ball that comes to rest (cr 0.5) over 1e6 s. */
+static void test_ball_work(void **state)
+{
+  (void)state;
+  kelvin_ball *b = NULL;
+  assert_int_equal(kelvin_ball_create(&b), KELVIN_OK);
+  kelvin_ball_model m;
+  kelvin_ball_model_init(&m);
+  m.model = KELVIN_MODEL_HC;
+  m.n = 1.5;
+  m.cr = 1.0;
+  const double v = sqrt(2 * G * 1.0);
+  kelvin_impact_in in = {m.m, m.K, m.n, 1.0, v, 0.0, m.model, m.law, m.rule};
+  kelvin_impact_out io;
+  assert_int_equal(kelvin_impact(&in, &io), KELVIN_OK);
+  const double n = floor((1e6 - v / G) / (2 * v / G + io.tc)) + 1, spi = 2 + 1.2 * pow(m.tol, -0.2);
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e6), KELVIN_ERR_LIMIT);
+  printf("# %s\n", kelvin_ball_errmsg(b));
+  char want[160];
+  snprintf(want, sizeof want, "about %.3g sub-steps over 1e+06 s (%.3g impacts of about %.0f sub-steps each", n * spi,
+           n, spi);
+  assert_non_null(strstr(kelvin_ball_errmsg(b), want));
+  assert_non_null(strstr(kelvin_ball_errmsg(b), "over the work limit 1e+07 sub-steps"));
+  assert_int_equal(kelvin_ball_start(b, &m, 1.0, 0.0, 1e6), KELVIN_ERR_LIMIT);
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e4), KELVIN_OK);
+  m.cr = 0.5;
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e6), KELVIN_OK);
+  kelvin_ball_model_init(&m);
+  m.cr = 1.0;
+  assert_int_equal(kelvin_ball_check(b, &m, 1.0, 0.0, 1e6), KELVIN_OK);
+  kelvin_ball_free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_world_load), cmocka_unit_test(test_world_stop),
                                      cmocka_unit_test(test_ball), cmocka_unit_test(test_ball_checks),
-                                     cmocka_unit_test(test_ball_stop)};
+                                     cmocka_unit_test(test_ball_stop), cmocka_unit_test(test_world_work),
+                                     cmocka_unit_test(test_world_diverged),
+                                     cmocka_unit_test(test_ball_work)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@ static void test_version_and_status(void **state)
   assert_string_equal(kelvin_status_str((kelvin_status)42), "KELVIN_ERR_UNKNOWN");
   assert_string_equal(kelvin_status_str(KELVIN_ERR_STOPPED), "KELVIN_ERR_STOPPED");
   assert_string_equal(kelvin_status_str(KELVIN_ERR_LIMIT), "KELVIN_ERR_LIMIT");
+  assert_string_equal(kelvin_status_str(KELVIN_ERR_DIVERGED), "KELVIN_ERR_DIVERGED");
 }
 
 /* The name tables as config files spell them, written out here against the public codes (a swapped,
@@ -980,6 +981,69 @@ static void test_grind_contact_info(void **state)
   kelvin_grind_free(g);
 }
 
+/* Bounded physics in the 3-D verification (docs/design.md section 8, "Bounded physics"), on the
+ * plate: a 1 g tool on a 1e9 N/m holder (sub-step 1/40 of 2 pi sqrt(m/K) = 1.57e-7 s over a pass of some
+ * 7 s: 4e7 sub-steps, over the 2.4e7 that verify.time_limit's 120 s allow at 2e5 a second) and a disc of
+ * inertia 1e-12 kg m^2 (effective mass at its rim 1 / (1/m + R'^2/I), R' = sqrt(R^2 + (w/2)^2) its reach)
+ * are refused up front, within a second; restitution 1e-6 (the exact law's chi 1e8 s/m) diverges, and the
+ * message says so, with the force and the damping's time scale, instead of judging the target: the tool
+ * is flung off at once and its holder's force is what is caught (measured: 4.6e22 N at t = 1e-6 s). */
+static void test_grind_bounded(void **state)
+{
+  (void)state;
+  kelvin_device *dev = NULL;
+  assert_int_equal(kelvin_device_create(&dev), KELVIN_OK);
+  assert_int_equal(kelvin_device_open(dev, NULL, KELVIN_DEVICE_CPU), KELVIN_OK);
+  const double pi = 3.14159265358979323846;
+  char want[160];
+  kelvin_grind *g = plate(41);
+  assert_int_equal(kelvin_grind_set(g, "tool.mass", 1e-3), KELVIN_OK);
+  assert_int_equal(kelvin_grind_set(g, "holder.stiffness", 1e9), KELVIN_OK);
+  double t0 = wall();
+  assert_int_equal(kelvin_grind_optimise(g, dev), KELVIN_ERR_LIMIT);
+  printf("# stiff holder (%.2f s): %s\n", wall() - t0, kelvin_grind_errmsg(g));
+  assert_true(wall() - t0 < 5);
+  snprintf(want, sizeof want, "(sub-step %.3g s, 1/40 of the holder period", 0.025 * 2 * pi * sqrt(1e-3 / 1e9));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "refused up front"));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), want));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "holder stiffness 1e+09 N/m"));
+  assert_int_equal(kelvin_grind_npass(g), 0);
+  kelvin_grind_free(g);
+
+  g = plate(41);
+  const double I[3] = {1e-12, 1e-12, 1e-12};
+  assert_int_equal(kelvin_grind_set_string(g, "tool.shape", "disc"), KELVIN_OK);
+  assert_int_equal(kelvin_grind_set_array(g, "tool.inertia", I, 3), KELVIN_OK);
+  double R = 0, wd = 0, m = 0;
+  assert_int_equal(kelvin_grind_get(g, "tool.radius", &R), KELVIN_OK);
+  assert_int_equal(kelvin_grind_get(g, "tool.width", &wd), KELVIN_OK);
+  assert_int_equal(kelvin_grind_get(g, "tool.mass", &m), KELVIN_OK);
+  t0 = wall();
+  assert_int_equal(kelvin_grind_optimise(g, dev), KELVIN_ERR_LIMIT);
+  printf("# light disc (%.2f s): %s\n", wall() - t0, kelvin_grind_errmsg(g));
+  assert_true(wall() - t0 < 5);
+  snprintf(want, sizeof want, "effective mass %.3g kg", 1 / (1 / m + (R * R + wd * wd / 4) / 1e-12));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "refused up front"));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), want));
+  kelvin_grind_free(g);
+
+  g = plate(41);
+  assert_int_equal(kelvin_grind_set(g, "contact.cr", 1e-6), KELVIN_OK);
+  t0 = wall();
+  assert_int_equal(kelvin_grind_optimise(g, dev), KELVIN_ERR_DIVERGED);
+  printf("# cr 1e-6 (%.2f s): %s\n", wall() - t0, kelvin_grind_errmsg(g));
+  assert_true(wall() - t0 < 5);
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "diverged"));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "a holder force of")); /* the tool flung off: caught at once */
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "beyond the force limit 1e+05 N"));
+  assert_non_null(strstr(kelvin_grind_errmsg(g), "the contact damping (contact.cr 1e-06"));
+  assert_null(strstr(kelvin_grind_errmsg(g), "not reachable"));
+  assert_null(kelvin_grind_diagnosis(g));
+  assert_int_equal(kelvin_grind_npass(g), 0);
+  kelvin_grind_free(g);
+  kelvin_device_free(dev);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -987,6 +1051,7 @@ int main(void)
     cmocka_unit_test(test_impact_batch),       cmocka_unit_test(test_world),
     cmocka_unit_test(test_grind_settings),     cmocka_unit_test(test_grind_run),
     cmocka_unit_test(test_grind_path_two_points), cmocka_unit_test(test_grind_progress_stop),
+    cmocka_unit_test(test_grind_bounded),
     cmocka_unit_test(test_grind_library_knows), cmocka_unit_test(test_grind_read_pass),
     cmocka_unit_test(test_grind_progress_texts), cmocka_unit_test(test_grind_long_config_path),
     cmocka_unit_test(test_grind_contact_info),

@@ -8,6 +8,7 @@
 #include "api/api_impl.h"
 #include "engine/ball.h"
 #include "kelvin/ball.h"
+#include "kelvin/engine.h"
 
 struct kelvin_ball {
   kl_ball_model m;
@@ -107,6 +108,28 @@ kelvin_status kelvin_ball_check(kelvin_ball *b, const kelvin_ball_model *m, doub
                        "the first impact would penetrate %.3g m, more than the ball's radius %.3g m: the contact "
                        "stiffness %.3g is far too low for a %.3g m/s impact",
                        io.dmax, k.R, k.K, vin);
+  /* the work (docs/design.md section 8, "Bounded physics"): the impacts until t_end or until the ball rests
+   * (a bounce's flight 2 v / g shorter than the contact; the rebound speed cr_eff v), times the sub-steps of
+   * one impact: 3 in closed form (Kelvin-Voigt), 2 + 1.2 tol^(-1/5) under the order-5 error control
+   * (Hunt-Crossley, Emden-Fowler: 73 measured at tol 1e-9, 100 s of elastic bounces in 8092 sub-steps) */
+  const double spi = m->model == KELVIN_MODEL_KV ? 3.0 : 2.0 + 1.2 * pow(k.tol, -0.2);
+  const double ce = isfinite(io.cr_eff) && io.cr_eff > 0 && io.cr_eff <= 1 ? io.cr_eff : k.cr;
+  const double nmax = 2.0 * KELVIN_WORK_LIMIT / spi;
+  double n = 1, t = (vz0 + vin) / k.g, v = vin;
+  int capped = 0;
+  if (!(k.g > 0))
+    n = 1;
+  else if (ce == 1.0) /* elastic: a bounce every 2 vin / g + tc until t_end */
+    n = fmax(1.0, floor((t_end - t) / (2.0 * vin / k.g + io.tc)) + 1.0);
+  else
+    for (v *= ce, t += io.tc + 2.0 * v / k.g; t < t_end && 2.0 * v / k.g > io.tc && n < nmax;
+         v *= ce, t += io.tc + 2.0 * v / k.g)
+      capped = (n += 1) >= nmax;
+  if (n * spi > KELVIN_WORK_LIMIT)
+    return kl_api_fail(b->msg, KELVIN_ERR_LIMIT,
+                       "%s%.3g sub-steps over %g s (%.3g impacts of about %.0f sub-steps each, the contact lasting "
+                       "%.3g s, restitution %.9g), over the work limit %.3g sub-steps: shorten the duration",
+                       capped ? "more than " : "about ", n * spi, t_end, n, spi, io.tc, ce, KELVIN_WORK_LIMIT);
   return KELVIN_OK;
 }
 
@@ -153,7 +176,7 @@ kelvin_status kelvin_ball_advance(kelvin_ball *b, double t)
   if (st == KELVIN_ERR_STOPPED)
     return kl_api_fail(b->msg, st, "stopped at t = %.9g s, before %.9g s (the caller asked)", b->d.t, t);
   if (st != KELVIN_OK && !(isfinite(b->d.z) && isfinite(b->d.vz) && isfinite(b->d.t)))
-    return kl_api_fail(b->msg, st, "the state went non-finite at t = %g s", b->d.t);
+    return kl_api_fail(b->msg, KELVIN_ERR_DIVERGED, "the run diverged: the state went non-finite at t = %g s", b->d.t);
   if (st != KELVIN_OK)
     return kl_api_fail(b->msg, st, "more than 1e8 sub-steps before t = %g s (an event storm)", t);
   return KELVIN_OK;

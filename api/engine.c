@@ -36,6 +36,7 @@ struct kelvin_world_data {
   void *ctx;
   double t_call0, t_call1; /* the advance call under way: from, to [s] */
   double wall_last;        /* wall time of the last progress call [s]; -1 before the first */
+  double limit;            /* work limit [sub-steps] (kelvin_world_plan) */
   char msg[KL_API_MSG];
 };
 
@@ -159,6 +160,8 @@ kelvin_status kelvin_world_set(kelvin_world *w, const char *option, double value
     m->onset_tol = value;
   else if (strcmp(option, "hc_tol") == 0)
     m->hc_tol = value;
+  else if (strcmp(option, "force_limit") == 0)
+    m->force_limit = value;
   else if (strcmp(option, "contact_capacity") == 0 || strcmp(option, "event_capacity") == 0) {
     if (value != floor(value) || value > 1e7)
       return kl_api_fail(w->msg, KELVIN_ERR_ARG, "kelvin_world_set: %s must be a whole number in [1, 1e7], got %g",
@@ -170,7 +173,7 @@ kelvin_status kelvin_world_set(kelvin_world *w, const char *option, double value
   } else
     return kl_api_fail(w->msg, KELVIN_ERR_ARG,
                        "kelvin_world_set: unknown option '%s' (friction_vreg, substep_fraction, onset_tol, hc_tol, "
-                       "contact_capacity, event_capacity)",
+                       "contact_capacity, event_capacity, force_limit)",
                        option);
   return KELVIN_OK;
 }
@@ -373,6 +376,8 @@ kelvin_status kelvin_world_get(const kelvin_world *w, const char *option, double
     *value = m->onset_tol;
   else if (strcmp(option, "hc_tol") == 0)
     *value = m->hc_tol;
+  else if (strcmp(option, "force_limit") == 0)
+    *value = m->force_limit > 0 ? m->force_limit : INFINITY;
   else if (strcmp(option, "contact_capacity") == 0)
     *value = m->ncon_max;
   else if (strcmp(option, "event_capacity") == 0)
@@ -398,6 +403,7 @@ kelvin_status kelvin_world_data_create(const kelvin_world *w, kelvin_world_data 
   }
   d->w = w;
   d->wall_last = -1;
+  d->limit = KELVIN_WORK_LIMIT;
   *out = d;
   return KELVIN_OK;
 }
@@ -424,12 +430,49 @@ kelvin_status kelvin_world_advance(kelvin_world_data *d, double t)
   d->msg[0] = '\0';
   if (!(t >= d->d->t) || !isfinite(t))
     return kl_api_fail(d->msg, KELVIN_ERR_ARG, "kelvin_world_advance: t = %g is before the current time %g", t, d->d->t);
-  char m2[2048];
+  char m2[2048], why[512];
+  kl_world_work wk;
+  kl_world_work_estimate(d->w->m, t - d->d->t, 1.0, 0.0, &wk);
+  if ((double)d->d->nsub + wk.steps > d->limit) {
+    kl_world_work_text(&wk, kelvin_world_body_name(d->w, wk.body), why, sizeof why);
+    return kl_api_fail(d->msg, KELVIN_ERR_LIMIT,
+                       "kelvin_world_advance: %ld sub-steps taken and about %.3g more estimated to t = %g s (%s), over "
+                       "the work limit %.3g sub-steps (kelvin_world_plan sets it)",
+                       d->d->nsub, wk.steps, t, why, d->limit);
+  }
   d->t_call0 = d->d->t;
   d->t_call1 = t;
   const kelvin_status st = kl_world_advance(d->w->m, d->d, t, m2, sizeof m2);
+  if (st == KELVIN_ERR_DIVERGED) { /* the likely cause: the stiffest time scale */
+    kl_world_work_estimate(d->w->m, 0.0, 0.0, 0.0, &wk);
+    kl_world_work_text(&wk, kelvin_world_body_name(d->w, wk.body), why, sizeof why);
+    return kl_api_fail(d->msg, st, "%s; the stiffest time scale (the likely cause): %s", m2, why);
+  }
   if (st != KELVIN_OK) return kl_api_fail(d->msg, st, "%s", m2);
   return KELVIN_OK;
+}
+
+kelvin_status kelvin_world_plan(kelvin_world_data *d, double duration, double output_step, double max_substeps,
+                                double *estimate)
+{
+  if (estimate) *estimate = NAN;
+  if (!d) return KELVIN_ERR_ARG;
+  d->msg[0] = '\0';
+  if (!(isfinite(duration) && duration >= 0 && isfinite(output_step) && output_step >= 0 && !isnan(max_substeps)))
+    return kl_api_fail(d->msg, KELVIN_ERR_ARG, "kelvin_world_plan: duration %g s and output_step %g s must be >= 0",
+                       duration, output_step);
+  d->limit = max_substeps > 0 ? max_substeps : KELVIN_WORK_LIMIT;
+  kl_world_work wk;
+  const double nout = output_step > 0 ? ceil(duration / output_step - 1e-9) : 1.0;
+  kl_world_work_estimate(d->w->m, duration, nout, 0.0, &wk);
+  if (estimate) *estimate = wk.steps;
+  if (!(wk.steps > d->limit)) return KELVIN_OK;
+  char why[512];
+  kl_world_work_text(&wk, kelvin_world_body_name(d->w, wk.body), why, sizeof why);
+  return kl_api_fail(d->msg, KELVIN_ERR_LIMIT,
+                     "about %.3g sub-steps estimated over %g s (%s), over the work limit %.3g sub-steps; shorten the "
+                     "duration, soften that stiffness or raise the limit",
+                     wk.steps, duration, why, d->limit);
 }
 
 int kl_api_advance_tick(kelvin_progress_fn fn, void *ctx, double *wall_last, double t0, double t1, double t, long nsub)

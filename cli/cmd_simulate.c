@@ -34,6 +34,8 @@ static void help(void)
     "options:\n"
     "  --out DIR   output folder [kelvin-out/simulate]\n"
     "  --quiet     no progress and no summary table\n"
+    "  --max-substeps N  the work limit: a scene whose sub-steps, estimated up front from its stiffest time\n"
+    "              scale (docs/design.md section 3), exceed N is refused (exit 2) [1e7]\n"
     "  --help      this text\n\n"
     "scene.yaml (SI units; defaults in brackets; unknown keys are errors):\n"
     "  duration: 5            simulated time [1]        output_step: 0.01   output period [1e-3]\n"
@@ -57,13 +59,16 @@ static void help(void)
     "writes, in DIR: body_<name>.csv per moving body (t, position, orientation, velocity, angular\n"
     "velocity, contact force), contacts.csv (every active contact at every output: point, normal,\n"
     "depth, rate, force, step-averaged force, friction), events.csv (each contact from onset to end),\n"
-    "energy.csv, summary.json, contact_forces.png. Exit status 0 ok, 1 runtime failure, 2 bad input.\n");
+    "energy.csv, summary.json, contact_forces.png. Exit status 0 ok, 1 runtime failure (a diverged run among\n"
+    "them: the message gives the time, the force and the stiffest time scale), 2 bad input (and a run over the\n"
+    "work limit).\n");
 }
 
 /* parse options; 0 ok, 1 help shown, -1 usage error */
-static int parse(int argc, char **argv, kl_cli_common *c, const char **scene)
+static int parse(int argc, char **argv, kl_cli_common *c, const char **scene, double *max_substeps)
 {
   static const struct option lo[] = {{"out", required_argument, 0, 'o'},
+                                     {"max-substeps", required_argument, 0, 'm'},
                                      {"quiet", no_argument, 0, 'q'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
@@ -77,6 +82,15 @@ static int parse(int argc, char **argv, kl_cli_common *c, const char **scene)
     switch (ch) {
     case 'o': c->out = optarg; break;
     case 'q': c->quiet = 1; break;
+    case 'm': {
+      char *end = NULL;
+      *max_substeps = strtod(optarg, &end);
+      if (end == optarg || *end != '\0' || !(*max_substeps >= 1 && *max_substeps <= 1e15)) {
+        kl_cli_error("simulate: --max-substeps: must be a number in [1, 1e15], got '%s'", optarg);
+        return -1;
+      }
+      break;
+    }
     case 'h': help(); return 1;
     case ':': kl_cli_error("simulate: option '%s' needs a value (try 'kelvin simulate --help')", argv[optind - 1]); return -1;
     default: kl_cli_error("simulate: unknown option '%s' (try 'kelvin simulate --help')", argv[optind - 1]); return -1;
@@ -259,7 +273,8 @@ int kl_cmd_simulate(int argc, char **argv)
 {
   kl_cli_common c;
   const char *path;
-  const int pr = parse(argc, argv, &c, &path);
+  double max_substeps = 0; /* 0: the library's KELVIN_WORK_LIMIT */
+  const int pr = parse(argc, argv, &c, &path, &max_substeps);
   if (pr > 0) return KL_EXIT_OK;
   if (pr < 0) return KL_EXIT_USAGE;
   kelvin_world *w = NULL;
@@ -273,10 +288,6 @@ int kl_cmd_simulate(int argc, char **argv)
     kelvin_world_free(w);
     return st == KELVIN_ERR_NOMEM ? KL_EXIT_RUNTIME : KL_EXIT_USAGE;
   }
-  if (kl_run_begin(c.out) != 0) {
-    kelvin_world_free(w);
-    return KL_EXIT_RUNTIME;
-  }
   const int nbody = kelvin_world_nbody(w);
   const double duration = kelvin_world_duration(w), output_step = kelvin_world_output_step(w);
   kelvin_world_data *d = NULL;
@@ -288,6 +299,17 @@ int kl_cmd_simulate(int argc, char **argv)
     free(o.body);
     kelvin_world_free(w);
     return KL_EXIT_RUNTIME;
+  }
+  /* the work, estimated from the stiffest time scale and refused up front beyond the limit (docs/design.md
+   * section 8, "Bounded physics"), before the output folder is touched */
+  const kelvin_status sp = kelvin_world_plan(d, duration, output_step, max_substeps, NULL);
+  if (sp != KELVIN_OK || kl_run_begin(c.out) != 0) {
+    if (sp != KELVIN_OK)
+      kl_cli_error("simulate: %s: %s (--max-substeps)", path, kelvin_world_data_errmsg(d));
+    kelvin_world_data_free(d);
+    free(o.body);
+    kelvin_world_free(w);
+    return sp == KELVIN_ERR_LIMIT ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
   }
   int rc = KL_EXIT_OK;
   if (open_all(&c, w, &o) != 0) {

@@ -16,6 +16,7 @@ const char *kelvin_status_str(kelvin_status st)
   case KELVIN_ERR_NODEVICE: return "KELVIN_ERR_NODEVICE";
   case KELVIN_ERR_STOPPED: return "KELVIN_ERR_STOPPED";
   case KELVIN_ERR_LIMIT: return "KELVIN_ERR_LIMIT";
+  case KELVIN_ERR_DIVERGED: return "KELVIN_ERR_DIVERGED";
   }
   return "KELVIN_ERR_UNKNOWN";
 }

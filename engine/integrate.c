@@ -752,10 +752,49 @@ kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double
       if (msg && cap > 0) snprintf(msg, (size_t)cap, "stopped at t = %g s", d->t);
       return KELVIN_ERR_STOPPED;
     }
+    const int nlog0 = d->nlog;
     if (substep(m, d, t_out) != 0) {
       d->warn_nonfinite++;
-      if (msg && cap > 0) snprintf(msg, (size_t)cap, "the state went non-finite at t = %g s", d->t);
-      return KELVIN_ERR_NUMERIC;
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "the run diverged: the state went non-finite at t = %g s", d->t);
+      return KELVIN_ERR_DIVERGED;
+    }
+    for (int i = 0; i < d->ncon; ++i) { /* docs/design.md section 8, "Bounded physics" */
+      const kl_contact *c = &d->con[i];
+      const double f = fmax(fabs(c->force), c->fpeak);
+      if (isfinite(f) && (m->force_limit <= 0 || f <= m->force_limit)) continue;
+      d->warn_nonfinite++;
+      if (msg && cap > 0 && isfinite(f))
+        snprintf(msg, (size_t)cap,
+                 "the run diverged at t = %.6g s: a contact force of %.3g N between bodies %d and %d, beyond the "
+                 "force limit %.3g N", d->t, f, c->body[0], c->body[1], m->force_limit);
+      else if (msg && cap > 0)
+        snprintf(msg, (size_t)cap,
+                 "the run diverged at t = %.6g s: a contact force went non-finite between bodies %d and %d", d->t,
+                 c->body[0], c->body[1]);
+      return KELVIN_ERR_DIVERGED;
+    }
+    for (int i = nlog0; i < d->nlog; ++i) { /* contacts that began and ended inside the sub-step */
+      const kl_contact_event *e = &d->log[i];
+      if (isfinite(e->fpeak) && (m->force_limit <= 0 || e->fpeak <= m->force_limit)) continue;
+      d->warn_nonfinite++;
+      if (msg && cap > 0)
+        snprintf(msg, (size_t)cap,
+                 "the run diverged at t = %.6g s: a contact force of %.3g N between bodies %d and %d, beyond the "
+                 "force limit %.3g N", e->t1, e->fpeak, e->body[0], e->body[1], m->force_limit);
+      return KELVIN_ERR_DIVERGED;
+    }
+    for (int b = 0; b < m->nbody && m->force_limit > 0; ++b) { /* a body flung off pulls on its holder */
+      if (!m->body_holder[b] || m->body_type[b] != KL_BODY_DYNAMIC) continue;
+      double f[3];
+      kl_world_holder(m, d, b, d->t, f, NULL, NULL);
+      const double fh = v3_norm(f);
+      if (fh <= m->force_limit) continue;
+      d->warn_nonfinite++;
+      if (msg && cap > 0)
+        snprintf(msg, (size_t)cap,
+                 "the run diverged at t = %.6g s: a holder force of %.3g N on body %d, beyond the force limit %.3g N",
+                 d->t, fh, b, m->force_limit);
+      return KELVIN_ERR_DIVERGED;
     }
     if (++guard > MAX_SUBSTEPS_PER_CALL) {
       if (msg && cap > 0) snprintf(msg, (size_t)cap, "more than %ld sub-steps before t = %g s (event storm?)", MAX_SUBSTEPS_PER_CALL, t_out);
@@ -767,4 +806,79 @@ kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double
     }
   }
   return KELVIN_OK;
+}
+
+//------------------------------------------------------------------------------------------------------
+// work bound (docs/design.md section 8, "Bounded physics")
+
+void kl_world_work_estimate(const kl_world_model *m, double duration, double nout, double fref, kl_world_work *w)
+{
+  memset(w, 0, sizeof *w);
+  w->h = INFINITY;
+  w->body = -1;
+  double F = fref;
+  if (!(F > 0)) {
+    F = 1.0;
+    for (int b = 0; b < m->nbody; ++b)
+      if (m->body_type[b] == KL_BODY_DYNAMIC) F = fmax(F, m->body_mass[b] * v3_norm(m->gravity));
+  }
+  for (int b = 0; b < m->nbody; ++b) {
+    if (m->body_type[b] != KL_BODY_DYNAMIC) continue;
+    const double mass = m->body_mass[b];
+    if (m->body_holder[b]) { /* as substep() limits it */
+      const double *K = m->body_holder_K + 3 * b;
+      const double kmax = fmax(K[0], fmax(K[1], K[2]));
+      const double h = HOLDER_STEP * 2.0 * KL_PI * sqrt(mass / kmax);
+      if (kmax > 0 && h < w->h) *w = (kl_world_work){h, 0, b, KL_WORK_HOLDER, mass, kmax, HOLDER_STEP};
+    }
+    /* the shapes' reach from the centre of mass (a sphere centred on it: none, its normals pass through it) */
+    double r = 0;
+    int shaped = 0;
+    for (int s = 0; s < m->nshape; ++s) {
+      if (m->shape_body[s] != b) continue;
+      shaped = 1;
+      const double *p = m->shape_pos + 3 * s, rp = v3_norm(p);
+      if (m->shape_type[s] == KL_SHAPE_SPHERE && rp == 0) continue;
+      if (isfinite(m->shape_rbound[s])) r = fmax(r, rp + m->shape_rbound[s]);
+    }
+    if (!shaped) continue;
+    const double *I = m->body_inertia + 3 * b, Imin = fmin(I[0], fmin(I[1], I[2]));
+    const double meff = r > 0 ? 1.0 / (1.0 / mass + r * r / Imin) : mass;
+    double Kmax = 0;
+    for (int c = 0; c < m->nbody; ++c) {
+      if (c == b) continue;
+      int other = 0;
+      for (int s = 0; s < m->nshape && !other; ++s) other = m->shape_body[s] == c;
+      if (!other) continue;
+      double K, cr, D, mu, chi;
+      pair_params(m, b, c, &K, &cr, &D, &mu, &chi);
+      Kmax = fmax(Kmax, K);
+    }
+    if (!(Kmax > 0)) continue;
+    const double n = m->model == KL_MODEL_HC ? m->n : 1.0;
+    const double Kt = n == 1.0 ? Kmax : n * pow(Kmax, 1.0 / n) * pow(F, (n - 1.0) / n);
+    const double h = m->substep_fraction * 2.0 * KL_PI * sqrt(meff / Kt);
+    if (h < w->h) *w = (kl_world_work){h, 0, b, KL_WORK_CONTACT, meff, Kt, m->substep_fraction};
+  }
+  w->steps = (isfinite(w->h) ? duration / w->h : 0.0) + nout;
+}
+
+void kl_world_work_text(const kl_world_work *w, const char *name, char *buf, int cap)
+{
+  if (cap <= 0) return;
+  char nb[48];
+  if (!name) {
+    snprintf(nb, sizeof nb, "body %d", w->body);
+    name = nb;
+  }
+  if (w->kind == KL_WORK_HOLDER)
+    snprintf(buf, (size_t)cap, "sub-step %.3g s, 1/%.0f of the holder period 2 pi sqrt(m/K) of '%s': mass %.3g kg on "
+             "holder stiffness %.3g N/m", w->h, 1.0 / w->fraction, name, w->mass, w->stiffness);
+  else if (w->kind == KL_WORK_CONTACT)
+    snprintf(buf, (size_t)cap,
+             "sub-step %.3g s, %.3g of the contact period 2 pi sqrt(m/K) of '%s': effective mass %.3g kg (its mass "
+             "and inertia at the contact) on contact stiffness %.3g N/m", w->h, w->fraction, name, w->mass,
+             w->stiffness);
+  else
+    snprintf(buf, (size_t)cap, "no stiff time scale (sub-steps end at the outputs and contact events)");
 }

@@ -274,6 +274,7 @@ kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap)
   if (m->law < 0 || m->law >= KL_NLAWS) BAD("law: unknown damping law code %d", m->law);
   if (m->rule != KL_SEP_PENETRATION && m->rule != KL_SEP_FORCE) BAD("separation: unknown rule %d", m->rule);
   if (!(isfinite(m->vreg) && m->vreg > 0)) BAD("friction regularisation velocity: must be > 0 m/s, got %g", m->vreg);
+  if (!(m->force_limit >= 0)) BAD("force limit: must be >= 0 N (0: none), got %g", m->force_limit);
   if (!(m->substep_fraction > 0 && m->substep_fraction <= 0.5)) BAD("substep fraction: must be in (0, 0.5], got %g", m->substep_fraction);
   if (!(isfinite(m->onset_tol) && m->onset_tol > 0)) BAD("onset tolerance: must be > 0 m, got %g", m->onset_tol);
   if (!(m->hc_tol >= 1e-14 && m->hc_tol <= 1e-2)) BAD("Hunt-Crossley tolerance: must be in [1e-14, 1e-2], got %g", m->hc_tol);

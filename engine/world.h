@@ -154,6 +154,8 @@ typedef struct kl_world_model {
                               within onset_tol / 2 of touching and counts its penetration from there
                               (default 1e-12: 1e-9 put each apex of the max-step ball 3e-11 m high) */
   double hc_tol;           /* Hunt-Crossley sub-step error tolerance (relative) */
+  double force_limit;      /* a contact force beyond it [N] stops kl_world_advance as diverged (0: none; docs/design.md
+                              section 8, "Bounded physics") */
   int ncon_max;            /* contact capacity of a data object */
   int nlog_max;            /* contact-event log capacity */
   /* bodies */
@@ -286,11 +288,41 @@ kl_world_data *kl_world_data_create(const kl_world_model *m);
 void kl_world_data_free(kl_world_data *d); /* NULL is a no-op */
 void kl_world_reset(const kl_world_model *m, kl_world_data *d);
 
-/* Advance to t_out >= d->t exactly. Returns KELVIN_OK, or KELVIN_ERR_NUMERIC (msg says where) when
- * the state went non-finite or the sub-step count ran away, or KELVIN_ERR_STOPPED when d->stop asks or
+/* Advance to t_out >= d->t exactly. Returns KELVIN_OK, or KELVIN_ERR_DIVERGED (msg: when, which force)
+ * when the state or a contact force went non-finite or a contact force went beyond m->force_limit,
+ * KELVIN_ERR_NUMERIC when the sub-step count ran away, or KELVIN_ERR_STOPPED when d->stop asks or
  * d->check asked to stop (the state is then that of the last completed sub-step, before t_out). Contact
  * overflow is counted in data. */
 kelvin_status kl_world_advance(const kl_world_model *m, kl_world_data *d, double t_out, char *msg, int cap);
+
+/* The work of a run, estimated up front from the stiffest time scale (docs/design.md section 8,
+ * "Bounded physics"): the sub-step h the engine will take at most (a held body: 1/40 of its holder's translational
+ * period 2 pi sqrt(m / K_max), as integrate.c takes it; a body in contact: substep_fraction of the contact
+ * period 2 pi sqrt(m_eff / K), m_eff = 1 / (1/m + r^2 / I_min) the lightest effective mass at its shapes'
+ * reach r (0 for a sphere centred on the body) against the stiffest pair it has, a Hunt-Crossley contact
+ * with its tangent stiffness n K^(1/n) F^((n-1)/n) at the force scale fref), and steps = duration / h +
+ * outputs: a contact is assumed to last the whole run, coupled. */
+typedef struct kl_world_work {
+  double h;         /* estimated sub-step [s] (INFINITY: no time scale limits it) */
+  double steps;     /* estimated sub-steps */
+  int body;         /* the body whose time scale gives h (-1: none) */
+  int kind;         /* KL_WORK_* */
+  double mass;      /* the (effective) mass of that time scale [kg] */
+  double stiffness; /* its stiffness [N/m] */
+  double fraction;  /* h as a fraction of the period 2 pi sqrt(mass / stiffness) */
+} kl_world_work;
+
+#define KL_WORK_NONE 0
+#define KL_WORK_HOLDER 1  /* a holder's translational stiffness against the body's mass */
+#define KL_WORK_CONTACT 2 /* a contact's stiffness against the body's effective mass */
+
+/* The estimate for compiled m over duration [s] with nout output instants; fref [N] the force scale of
+ * Hunt-Crossley tangent stiffness (<= 0: the largest weight m |g| of a dynamic body, at least 1 N). */
+void kl_world_work_estimate(const kl_world_model *m, double duration, double nout, double fref, kl_world_work *w);
+
+/* What drives the estimate, for a message: "1/40 of the holder period 2 pi sqrt(m/K) of 'tool', m = 0.001 kg
+ * against K = 1e+09 N/m"; name the body's name (NULL: "body <i>"). */
+void kl_world_work_text(const kl_world_work *w, const char *name, char *buf, int cap);
 
 /* Mechanical energy: kinetic + gravity potential + elastic energy in the active contacts [J]. */
 double kl_world_energy(const kl_world_model *m, const kl_world_data *d);

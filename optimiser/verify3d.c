@@ -10,6 +10,7 @@
 
 #include "engine/mesh.h"
 #include "engine/world.h"
+#include "kelvin/engine.h"
 #include "kernels/kl_impact.h"
 
 
@@ -36,6 +37,21 @@ static void quat_z_to(const double a[3], double q[4])
   }
   /* q = (z . h, z x h) / |h| */
   q[0] = h[2] / hn, q[1] = -h[1] / hn, q[2] = h[0] / hn, q[3] = 0;
+}
+
+/* Bounded work and divergence (docs/design.md section 8, "Bounded physics"): a contact force beyond
+ * KL_V3_DIVERGE times the pass's largest plausible force (v3_plausible) stops the pass as diverged, and a pass
+ * whose sub-steps, estimated up front from the stiffest time scale (kl_world_work_estimate), exceed the larger
+ * of KELVIN_WORK_LIMIT and what verify.time_limit allows at KL_V3_SUBSTEPS_PER_S is refused before it runs
+ * (verify.time_limit 0: no limit). */
+#define KL_V3_DIVERGE 1e3
+#define KL_V3_SUBSTEPS_PER_S 2e5 /* engine sub-steps per wall second (1.2e5 measured on the built-in example) */
+
+/* the largest plausible force of a pass [N]: the over-force threshold, the target, the weight, or the holder
+ * pushed through KL_PLAUSIBLE_OFFSET */
+static double v3_plausible(const kl_settings *s)
+{
+  return fmax(fmax(s->max_F, s->target_F), fmax(s->tool_weight, s->holder_K * KL_PLAUSIBLE_OFFSET));
 }
 
 /* the scene of one pass */
@@ -177,6 +193,7 @@ static kelvin_status build(const kl_problem *pb, const double *o, const double *
    * and a friction-coupled sub-step of 1/5 of the contact's time scale by default */
   m->hc_tol = s->verify_hc_tol;
   m->substep_fraction = s->verify_sf;
+  m->force_limit = KL_V3_DIVERGE * v3_plausible(s);
   kl_body_def bd;
   kl_world_default_body(&bd);
   bd.type = KL_BODY_STATIC;
@@ -310,6 +327,21 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
   kl_world_data *d = sc.d;
   const int b = sc.tool;
   const double t_start = omp_get_wtime(), Tp = fmax(sc.wt[ns - 1] - sc.wt[0], 1e-300);
+  const char *label = ctl ? ctl->label : "pass";
+  kl_world_work wk;
+  char why[512];
+  kl_world_work_estimate(m, Tp, ns, v3_plausible(&pb->set), &wk);
+  kl_world_work_text(&wk, "the tool", why, sizeof why);
+  const double tl = pb->set.verify_time_limit, lim = fmax(KELVIN_WORK_LIMIT, tl * KL_V3_SUBSTEPS_PER_S);
+  if (tl > 0 && wk.steps > lim) {
+    snprintf(msg, (size_t)cap, "3-D verification of '%s': refused up front: about %.3g sub-steps estimated for the "
+             "pass's %.3g s (%s), over the work limit %.3g sub-steps (the larger of %.3g and what verify.time_limit, "
+             "%g s, allows at %.3g sub-steps a second). Check the tool's mass and inertia and the holder's and the "
+             "contact's stiffness against their units, or raise verify.time_limit (0: no limit)",
+             label, wk.steps, Tp, why, lim, KELVIN_WORK_LIMIT, tl, KL_V3_SUBSTEPS_PER_S);
+    scene_free(&sc);
+    return KELVIN_ERR_LIMIT;
+  }
   if (ctl) d->stop = ctl->halt; /* the engine stops between its sub-steps when the watch says so */
   out->ncon_max = 0;
   double prev_h = 0, prev_c[3] = {0, 0, 0};
@@ -325,6 +357,21 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
     if (k > 0 && (st = kl_world_advance(m, d, t, msg, cap)) == KELVIN_ERR_STOPPED && ctl) { /* inside a sample interval */
       st = halted(ctl, (d->t - sc.wt[0]) / Tp, omp_get_wtime() - ctl->t0, msg, cap);
       if (st == KELVIN_OK) st = KELVIN_ERR_STOPPED; /* (cannot be: only the watch stops the engine) */
+      break;
+    }
+    if (k > 0 && st == KELVIN_ERR_DIVERGED) { /* not a result: no score, no diagnosis of the 1-D model */
+      char m2[512];
+      snprintf(m2, sizeof m2, "%s", msg);
+      char damp[256] = ""; /* Hunt-Crossley: the damping's time scale m / (chi F) at the plausible force */
+      const double Fp = v3_plausible(&pb->set);
+      const double td = pb->set.model == KL_MODEL_HC && pb->chi > 0 ? wk.mass / (pb->chi * Fp) : INFINITY;
+      if (td < wk.h / wk.fraction)
+        snprintf(damp, sizeof damp, "; stiffer still, the contact damping (contact.cr %g, chi %.3g s/m): m / (chi F) = "
+                 "%.3g s at %.3g N", pb->set.cr, pb->chi, td, Fp);
+      snprintf(msg, (size_t)cap, "3-D verification of '%s' diverged before sample %d: %s (the tool is body 1, the "
+               "part body 0; force limit %g x the largest plausible force %.3g N); the stiffest time scale (the likely "
+               "cause): %s%s",
+               label, k, m2, KL_V3_DIVERGE, Fp, why, damp);
       break;
     }
     if (k > 0 && st != KELVIN_OK) {

@@ -331,7 +331,9 @@ static void test_interrupt(void **state)
   posix_spawn_file_actions_addchdir_np(&fa, dir);
   char exe[1024];
   snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
-  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--quiet", (char *)"--out", (char *)"prev", NULL};
+  /* (1.3e7 sub-steps estimated, over the default work limit: raised, the run is meant to be long) */
+  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--quiet", (char *)"--max-substeps",
+                  (char *)"1e8", (char *)"--out", (char *)"prev", NULL};
   extern char **environ;
   pid_t pid;
   assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, environ), 0);

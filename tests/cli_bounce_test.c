@@ -34,6 +34,9 @@ static void test_bad_input(void **state)
     /* values only the engine's own check (kl_ball_check) refuses */
     {"--model hc --exponent 4", "exponent: must be in [1, 3], got 4"},
     {"--tol 0.5", "tolerance: must be in [1e-14, 1e-2], got 0.5"},
+    /* an elastic Hunt-Crossley ball for 1e6 s: 1.1e6 impacts of 78 sub-steps, over the work limit (docs/design.md
+     * section 8, "Bounded physics"), refused up front */
+    {"--model hc --cr 1 --duration 1e6 --dt 100", "sub-steps over 1e+06 s (1.11e+06 impacts of about 78 sub-steps each"},
   };
   char out[512], args[1024], err[4096];
   snprintf(out, sizeof out, "%s/bad", tmpdir);

@@ -154,6 +154,36 @@ static void test_time_limit(void **state)
   expect("optimise nolimit.yaml --cpu --quiet --out x11", 0, "");
 }
 
+/* Bounded physics (docs/design.md section 8, "Bounded physics"), on the built-in example: a 1 g tool
+ * on a 1e9 N/m holder, and a disc of inertia 1e-12 kg m^2, are refused up front (exit 1, the message names
+ * the time scale, nothing written); restitution 1e-6 diverges within a second (holder forces of 1e21 N)
+ * and says so, exit 1, where the run used to end with the target "not reachable by the 1-D model". */
+static void test_bounded(void **state)
+{
+  (void)state;
+  char out[512];
+  write_file("stiff_holder.yaml", "tool: {mass: 1e-3}\nholder: {stiffness: 1e9}\n");
+  expect("optimise stiff_holder.yaml --cpu --quiet --out x20", 1, "refused up front");
+  expect("optimise stiff_holder.yaml --cpu --quiet --out x20", 1, "1/40 of the holder period 2 pi sqrt(m/K) of 'the "
+                                                                 "tool': mass 0.001 kg on holder stiffness 1e+09 N/m");
+  snprintf(out, sizeof out, "%s/x20", tmp);
+  assert_int_equal(kl_test_count_files(out), -1);
+  write_file("light_disc.yaml", "tool: {shape: disc, inertia: [1e-12, 1e-12, 1e-12]}\n");
+  expect("optimise light_disc.yaml --cpu --quiet --out x21", 1, "refused up front");
+  expect("optimise light_disc.yaml --cpu --quiet --out x21", 1, "of the contact period 2 pi sqrt(m/K) of 'the tool'");
+  write_file("cr.yaml", "contact: {cr: 1e-6}\n");
+  char err[16384];
+  assert_int_equal(kelvin("optimise cr.yaml --cpu --quiet --out x22", err, sizeof err), 1);
+  printf("# cr 1e-6: %s", err);
+  assert_non_null(strstr(err, "3-D verification of 'naive' diverged"));
+  assert_non_null(strstr(err, "a holder force of"));
+  assert_non_null(strstr(err, "the contact damping (contact.cr 1e-06"));
+  assert_null(strstr(err, "not reachable"));
+  assert_int_equal(kl_test_lines(err), 1);
+  snprintf(out, sizeof out, "%s/x22", tmp);
+  assert_int_equal(kl_test_count_files(out), -1);
+}
+
 /* a number field of report.json ("key":<tab>value), NAN if absent */
 static double report_num(const char *json, const char *key)
 {
@@ -208,7 +238,8 @@ int main(void)
   if (!mkdtemp(tmp)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_run_and_reproduce), cmocka_unit_test(test_evaluate),
                                      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_unreachable),
-                                     cmocka_unit_test(test_host_below), cmocka_unit_test(test_time_limit)};
+                                     cmocka_unit_test(test_host_below), cmocka_unit_test(test_time_limit),
+                                     cmocka_unit_test(test_bounded)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmp) != 0) return 1;
   return rc;

@@ -240,12 +240,45 @@ static void test_progress(void **state)
   assert_non_null(strstr(err, "simulate: drawing contact_forces.png from 200001 rows (~0.5 s)"));
 }
 
+/* Bounded work (docs/design.md section 8, "Bounded physics"): the paper's ball over 1e6 s (outputs
+ * every 100 s) is estimated at 1e6 s / (0.05 of 2 pi sqrt(1 kg / 1.4e8 N/m)) = 3.8e10 sub-steps, refused up
+ * front: exit 2, one line naming the scene, the estimate, the limit, the ball and --max-substeps, and no
+ * output folder; --max-substeps 1e11 lets it run (the ball at rest takes some 1e4 sub-steps); a bad
+ * --max-substeps is a usage error. */
+static void test_work_limit(void **state)
+{
+  (void)state;
+  put("long.yaml", "duration: 1e6\noutput_step: 100\nbodies:\n  - name: ground\n    type: static\n"
+                   "    material: {stiffness: 140e6, restitution: 0.8}\n    shapes:\n      - type: plane\n"
+                   "  - name: ball\n    position: [0, 0, 1.1]\n    material: {stiffness: 140e6, restitution: 0.8}\n"
+                   "    shapes:\n      - type: sphere\n        radius: 0.1\n");
+  char args[2048], err[8192], out[1024], want[128];
+  snprintf(out, sizeof out, "%s/long", tmpdir);
+  snprintf(args, sizeof args, "simulate --out '%s' '%s/long.yaml'", out, tmpdir);
+  assert_int_equal(kelvin(args, err, sizeof err), 2);
+  printf("# %s", err);
+  assert_int_equal(kl_test_lines(err), 1);
+  snprintf(want, sizeof want, "about %.3g sub-steps", 1e6 / (0.05 * 2 * 3.14159265358979 * sqrt(1 / 140e6)) + 1e4);
+  assert_non_null(strstr(err, want));
+  assert_non_null(strstr(err, "long.yaml: "));
+  assert_non_null(strstr(err, "over the work limit 1e+07 sub-steps"));
+  assert_non_null(strstr(err, "of 'ball'"));
+  assert_non_null(strstr(err, "--max-substeps"));
+  assert_int_equal(kl_test_count_files(out), -1);
+  snprintf(args, sizeof args, "simulate --quiet --max-substeps 1e11 --out '%s' '%s/long.yaml'", out, tmpdir);
+  assert_int_equal(kelvin(args, err, sizeof err), 0);
+  snprintf(args, sizeof args, "simulate --max-substeps 0 --out '%s' '%s/long.yaml'", out, tmpdir);
+  assert_int_equal(kelvin(args, err, sizeof err), 2);
+  assert_non_null(strstr(err, "--max-substeps: must be a number in [1, 1e15], got '0'"));
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kl_cli_simulate_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_examples), cmocka_unit_test(test_bad_input),
-                                     cmocka_unit_test(test_contact_point), cmocka_unit_test(test_progress)};
+                                     cmocka_unit_test(test_contact_point), cmocka_unit_test(test_progress),
+                                     cmocka_unit_test(test_work_limit)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmpdir) != 0) return 1;
   return rc;

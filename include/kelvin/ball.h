@@ -53,7 +53,10 @@ KELVIN_API const char *kelvin_ball_errmsg(const kelvin_ball *b);
  * must not sink more than its radius under its own weight ((m g / K)^(1/n) < R), and its first impact
  * (the closed form of kelvin_impact at the impact speed from z0 and vz0) must last longer than the time
  * resolution of double precision at t_end (64 eps t_end) and penetrate less than R. KELVIN_OK, or
- * KELVIN_ERR_ARG with a one-line message on b naming the quantity, its value and what to change. */
+ * KELVIN_ERR_ARG with a one-line message on b naming the quantity, its value and what to change; or
+ * KELVIN_ERR_LIMIT when the sub-steps to t_end, estimated from the impacts until the ball rests (or
+ * t_end) and the sub-steps of one impact, exceed KELVIN_WORK_LIMIT (docs/design.md section 8, "Bounded
+ * physics"). */
 KELVIN_API kelvin_status kelvin_ball_check(kelvin_ball *b, const kelvin_ball_model *m, double z0, double vz0,
                                            double t_end);
 

@@ -108,6 +108,7 @@ KELVIN_API kelvin_status kelvin_world_set_gravity(kelvin_world *w, const double 
  *   "hc_tol"            Hunt-Crossley sub-step error tolerance, relative (1e-8)
  *   "contact_capacity"  active contacts a data object holds (64; more are counted as overflow)
  *   "event_capacity"    finished contacts a data object logs (4096)
+ *   "force_limit"       a contact force beyond it [N] stops kelvin_world_advance with KELVIN_ERR_DIVERGED (none)
  * KELVIN_ERR_ARG for an unknown name or a value <= 0. */
 KELVIN_API kelvin_status kelvin_world_set(kelvin_world *w, const char *option, double value);
 
@@ -151,10 +152,29 @@ KELVIN_API const char *kelvin_world_data_errmsg(const kelvin_world_data *d);
 /* Back to the initial state: t = 0, no contacts, empty event log. */
 KELVIN_API void kelvin_world_reset(kelvin_world_data *d);
 
-/* Advance to time t >= the current time [s], exactly (sub-steps are chosen inside). KELVIN_ERR_NUMERIC
- * (message on d) when the state went non-finite or the sub-steps ran away; KELVIN_ERR_ARG for t in the
- * past. */
+/* Advance to time t >= the current time [s], exactly (sub-steps are chosen inside). KELVIN_ERR_DIVERGED
+ * (message on d) when the state or a contact force went non-finite or beyond "force_limit";
+ * KELVIN_ERR_NUMERIC when the sub-steps ran away; KELVIN_ERR_LIMIT beyond the work limit (kelvin_world_plan);
+ * KELVIN_ERR_ARG for t in the past. */
 KELVIN_API kelvin_status kelvin_world_advance(kelvin_world_data *d, double t);
+
+/* Bounded work (docs/design.md section 8, "Bounded physics"): the sub-steps a run may be estimated
+ * to take, by default (about a minute or two of a simple scene at the measured rates). */
+#define KELVIN_WORK_LIMIT 1e7
+
+/* Estimate the work of advancing d by duration [s] with an output every output_step [s] (0: one at the end)
+ * before doing it: the engine's sub-step from the stiffest time scale (a holder's stiffness against its
+ * body's mass; a contact's stiffness against the lightest effective mass, inertia included, as if in
+ * contact the whole run) and the sub-steps it implies, into *estimate (nullable). KELVIN_ERR_LIMIT beyond
+ * max_substeps (<= 0: KELVIN_WORK_LIMIT), with a message giving the estimate, the limit and the body and
+ * parameter that drive it; KELVIN_ERR_ARG for a negative or non-finite duration or output_step. The limit
+ * is kept for d: every later kelvin_world_advance is refused (KELVIN_ERR_LIMIT, nothing done) when the
+ * sub-steps taken since the start (or the last reset) plus its own estimate exceed it. Without this call
+ * the limit is KELVIN_WORK_LIMIT. kelvin_world_advance returns KELVIN_ERR_DIVERGED when the state or a
+ * contact force went non-finite, or a contact force went beyond the option "force_limit" (none by
+ * default); its message gives the time, the force and the stiffest time scale. */
+KELVIN_API kelvin_status kelvin_world_plan(kelvin_world_data *d, double duration, double output_step,
+                                           double max_substeps, double *estimate);
 
 /* Current time [s]. */
 KELVIN_API double kelvin_world_time(const kelvin_world_data *d);

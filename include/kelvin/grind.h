@@ -166,7 +166,10 @@ KELVIN_API void kelvin_grind_set_progress(kelvin_grind *g, kelvin_progress_fn fn
  * rollout program, built by the first batch that runs on the device; the log is in the message),
  * KELVIN_ERR_NOMEM, KELVIN_ERR_STOPPED (kelvin_grind_set_progress), KELVIN_ERR_LIMIT (a pass's 3-D
  * verification ran longer than verify.time_limit seconds, 120 by default: the message says how far it
- * got and how long it would take). A target the bounds do not let it reach is a success with a
+ * got and how long it would take; or its sub-steps, estimated up front from the stiffest time scale,
+ * exceed the larger of KELVIN_WORK_LIMIT and what verify.time_limit allows: refused before it runs),
+ * KELVIN_ERR_DIVERGED (a pass's 3-D verification diverged: the message gives the time, the force and the
+ * likely cause; no results). A target the bounds do not let it reach is a success with a
  * diagnosis (kelvin_grind_diagnosis). */
 KELVIN_API kelvin_status kelvin_grind_optimise(kelvin_grind *g, kelvin_device *dev);
 

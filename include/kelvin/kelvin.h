@@ -42,8 +42,11 @@ typedef enum kelvin_status {
   KELVIN_ERR_NODEVICE = -9, /* no OpenCL device matched */
   KELVIN_ERR_STOPPED = -10, /* the caller asked the operation to stop (its progress callback returned
                                nonzero); the call documents what it leaves */
-  KELVIN_ERR_LIMIT = -11    /* a documented work or time limit would be (or was) exceeded; the message
+  KELVIN_ERR_LIMIT = -11,   /* a documented work or time limit would be (or was) exceeded; the message
                                gives the estimate, the limit and the setting that raises it */
+  KELVIN_ERR_DIVERGED = -12 /* a simulation diverged: a state or force went non-finite, or a force beyond
+                               a documented multiple of the largest plausible one; the message gives the
+                               time, the force and the stiffest time scale (the likely cause) */
 } kelvin_status;
 
 /* Progress of a long operation (a sweep, an optimisation, a verification, a simulation), and the way
