@@ -36,7 +36,7 @@ runs=(built-in examples/optimise*.yaml)
 runs+=("$(variant 3e6 8.0 16.0)" "$(variant 3e6 2.0 16.0)" "$(variant 3e6 20.0 40.0)" "$(variant 5e5 2.0 16.0)" "$(variant 5e5 20.0 40.0)")
 for cfg in "${runs[@]}"; do
   if [ "$cfg" = built-in ]; then args=(); name="built-in"; else args=("$cfg"); name=$(basename "$cfg" .yaml); fi
-  case "$cfg" in "$tmp"/*) name="optimise_stiff, holder ${name#stiff_}"; name="${name/_/ N\/m, }"; name="$name N";; esac
+  case "$cfg" in "$tmp"/*) b=${name#stiff_}; name="optimise_stiff, holder ${b%_*} N/m, ${b##*_} N";; esac
   if ! "$kelvin" optimise "${args[@]}" --out "$tmp/out" "${extra[@]}" > "$tmp/log.txt" 2> "$tmp/err.txt"; then
     echo "| $name | exit $?: $(tail -1 "$tmp/err.txt") | | | | | | | | |"
     [ -f "$tmp/out/report.json" ] || continue
@@ -49,5 +49,4 @@ for cfg in "${runs[@]}"; do
     best=$(awk -F'|' '$2 ~ /\(best\)/ {gsub(/^ +| +$/, "", $4); gsub(/^ +| +$/, "", $5); print $4 " | " $5}' "$tmp/log.txt")
     echo "| $name | ${best%% |*} | ${best##*| } (skipped: the models agree) | | | | 0 | 0 | 0 | $(awk -v t="$total" 'BEGIN {printf "%.2f", t}') |"
   fi
-  note=$(grep -o 'correction: [^\n]*' "$tmp/err.txt" | grep -v '^correction: the check\|^correction: .* iteration' | tail -1 || true)
 done

@@ -26,6 +26,8 @@ static void help_optimise(void)
     "rigid body on a 6-DoF holder whose anchor follows the waypoints, contact with the\n"
     "actual mesh (exact for the ball, libccd for the disc) with friction, the force read as a wrist sensor\n"
     "would; the passes are re-ranked by it and device-vs-3-D disagreement above verify.tolerance is flagged.\n"
+    "Where the verified error exceeds the predicted, the best pass is corrected with the 3-D engine in the loop\n"
+    "and checked once more at reference accuracy (optimiser.correct: auto | off | N iterations).\n"
     "Without a config it runs the built-in example: an aluminium curved panel (R 0.4 m) with a weld bead\n"
     "across the path, tilted 0.3 deg against its CAD, a 6 mm abrasive ball-end on a 5 kN/m compliant\n"
     "holder, target 5 N (examples/optimise.yaml lists every setting with its default).\n\n"

@@ -121,6 +121,51 @@ static void test_known_offset(void **state)
   kl_problem_free(pb);
 }
 
+/* a progress callback that asks to stop at the first correction iteration's line */
+static int stop_at_correction(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  if (strncmp(text, "correction 1:", 13) == 0) ++*(int *)ctx;
+  return *(int *)ctx > 0;
+}
+
+/* the known offset again, stopped by the caller inside the correction: KELVIN_ERR_STOPPED naming the stage */
+static void test_stop(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  const int ns = pb->ns;
+  kl_problem dev = *pb;
+  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
+  assert_non_null(geo);
+  assert_non_null(fg);
+  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
+  for (int k = 0; k < ns; ++k) {
+    geo[k * KL_GG_N + KL_GG_FG] += DW;
+    fg[k] = pb->fg[k] + DW;
+  }
+  dev.geo = geo;
+  dev.fg = fg;
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  int asked = 0;
+  assert_int_equal(kl_optimise(&dev, h, stop_at_correction, &asked, res, msg, sizeof msg), KELVIN_ERR_STOPPED);
+  printf("# %s\n", msg);
+  assert_true(asked == 1 && res->corr.ran == 1);
+  /* at that line's checkpoint: its two 3-D runs done, the step not taken, nothing run after it */
+  assert_true(res->corr.runs == 2 && res->corr.iterations == 0);
+  assert_string_equal(msg, "correction: stopped by the caller");
+  kl_opt_result_free(res);
+  free(res);
+  free(geo);
+  free(fg);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
 /* the two models agree (the same plate, the device told the truth): auto leaves the passes alone */
 static void test_models_agree(void **state)
 {
@@ -153,6 +198,7 @@ static void test_models_agree(void **state)
 
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_known_offset), cmocka_unit_test(test_models_agree)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_known_offset), cmocka_unit_test(test_models_agree),
+                                     cmocka_unit_test(test_stop)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
