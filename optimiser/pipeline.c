@@ -33,6 +33,7 @@ typedef struct run {
   long evals, e0, emax; /* rollouts so far; at the refinement's start and the most it may spend (progress) */
   double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
   int split;           /* the 3-D runs' sample intervals advanced in this many parts (the correction's reference check) */
+  int correcting;      /* inside the correction stage (its 3-D runs say less) */
 } run;
 
 /* a notice; nonzero when the caller asked to stop */
@@ -432,7 +433,7 @@ static kelvin_status verify(run *r, const int *which, int nv)
     out[i].dev = ps->vdev;
     out[i].contact = ps->vc;
   }
-  if (!r->split && r->res->corr.ran == 0 &&
+  if (!r->correcting &&
       say(r, "verification: %d pass%s in the 3-D engine (the tool a rigid %s on a 6-DoF holder following the waypoints, "
             "%s contact with the actual mesh, friction %g; wrist-sensor force scored)",
          nv, nv > 1 ? "es" : "", pb->set.tool_shape == KL_TOOL_DISC ? "disc" : "ball",
@@ -585,6 +586,7 @@ static kelvin_status correct(run *r, int maxit)
   const double t0 = kl_now();
   kelvin_status st = KELVIN_OK;
   c->ran = 1;
+  r->correcting = 1;
   c->from = from;
   c->pass = -1;
   const kl_pass *b0 = &res->pass[from];
@@ -635,7 +637,16 @@ static kelvin_status correct(run *r, int maxit)
     }
     if ((st = predict_all(r)) != KELVIN_OK) goto done;
     const int which[2] = {ia, ib};
-    if ((st = verify(r, which, 2)) != KELVIN_OK) goto done;
+    if ((st = verify(r, which, 2)) != KELVIN_OK) {
+      if (st == KELVIN_ERR_STOPPED || st == KELVIN_ERR_NOMEM) goto done;
+      /* the engine failed on a candidate: the best verified pass so far stays */
+      snprintf(c->note, sizeof c->note, "correction: the 3-D run of a candidate failed (%.200s); the best verified pass "
+               "is kept", r->msg);
+      drop_pass(res, ib);
+      drop_pass(res, ia);
+      st = KELVIN_OK;
+      break;
+    }
     c->runs += 2;
     const int half = res->pass[ib].vobj[KL_OBJ_J] < res->pass[ia].vobj[KL_OBJ_J];
     drop_pass(res, half ? ia : ib);
@@ -675,6 +686,7 @@ static kelvin_status correct(run *r, int maxit)
     kl_problem ref = *pb;
     ref.set.verify_hc_tol = fmax(1e-12, s->verify_hc_tol * KL_CORRECT_TOL);
     ref.set.verify_sf = fmax(1e-3, s->verify_sf * KL_CORRECT_TOL);
+    ref.set.verify_time_limit = s->verify_time_limit * KL_CORRECT_SPLIT; /* (about 10x the sub-steps) */
     r->pb = &ref;
     r->split = KL_CORRECT_SPLIT;
     const int which[2] = {ic, cur};
@@ -683,6 +695,19 @@ static kelvin_status correct(run *r, int maxit)
     st = verify(r, which, cur != from ? 2 : 1);
     r->pb = pb;
     r->split = 0;
+    if (st != KELVIN_OK && st != KELVIN_ERR_STOPPED && st != KELVIN_ERR_NOMEM) {
+      /* the engine failed at reference accuracy: the passes it ran lost their figures, the start stays */
+      snprintf(c->note, sizeof c->note, "correction: the check at reference accuracy failed (%.200s); '%s' is kept as "
+               "verified", r->msg, res->pass[from].label);
+      drop_pass(res, ic);
+      if (cur != from) drop_pass(res, cur);
+      res->best = from;
+      c->rms_after = c->rms_before;
+      c->max_after = c->max_before;
+      c->ref_before = c->ref_max_before = NAN;
+      st = KELVIN_OK;
+      goto done;
+    }
     if (st != KELVIN_OK) goto done;
     c->runs += cur != from ? 2 : 1;
     const kl_pass *pr = &res->pass[ic], *pk = &res->pass[cur];
@@ -708,6 +733,7 @@ static kelvin_status correct(run *r, int maxit)
       res->pass[res->best].label, 100 * c->rms_after, 100 * c->max_after, 100 * c->ref_before, 100 * c->ref_max_before);
   if (c->note[0]) say(r, "%s", c->note);
 done:
+  r->correcting = 0;
   c->seconds = kl_now() - t0;
   free(S);
   free(ft);
