@@ -569,12 +569,15 @@ static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *
              c->iterations == 1 ? "" : "s");
 }
 
-/* The correction stage: from the best verified pass u, the 3-D residual's offset d = S_3d(u) - S_1d(u)
- * shifts the target, F* - d, and the Levenberg-Marquardt refinement (the device's banded Jacobian, the
- * same bounds, robot limits and smoothness rows) fits the device to it from u: the full step u' and the
- * half step (u + u')/2 are run in the 3-D engine in parallel, the better is kept if its verified objective
- * is lower than the best seen, else the stage stops (as it does below a 1 % gain). The pass kept and the
- * start are then run once more at reference accuracy (KL_CORRECT_SPLIT, KL_CORRECT_TOL): the lower
+/* The correction stage: iterative learning control in the device's target. The best verified pass u was
+ * fitted to the target t (F* at first); its 3-D error S_3d(u) - F* moves that target, t' = t - (S_3d(u) - F*),
+ * and the Levenberg-Marquardt refinement (the device's banded Jacobian, the same bounds, robot limits and
+ * smoothness rows) fits the device to t' from u: u' = u - J_1d^+ (S_3d(u) - F*) solved on the device. Where
+ * the device had reached t this is output space mapping (t' = F* - (S_3d(u) - S_1d(u))); where its limits
+ * kept it off t (a sharp feature) the target keeps the rest of the push. The full step u' and the half step
+ * (u + u')/2 (target (t + t')/2) run in the 3-D engine in parallel; the better is kept if its verified
+ * objective is lower than the best seen, else the stage stops (as it does below a 1 % gain). The pass kept
+ * and the start are then run once more at reference accuracy (KL_CORRECT_SPLIT, KL_CORRECT_TOL): the lower
  * verified objective there is the best pass. maxit: the most iterations. */
 static kelvin_status correct(run *r, int maxit)
 {
@@ -593,9 +596,9 @@ static kelvin_status correct(run *r, int maxit)
   c->pred_before = b0->obj[KL_OBJ_RMS];
   c->rms_before = b0->vobj[KL_OBJ_RMS];
   c->max_before = verified_max(pb, b0);
-  double *S = malloc((size_t)ns * sizeof *S), *ft = malloc((size_t)ns * sizeof *ft);
+  double *tc = malloc((size_t)ns * sizeof *tc), *ft = malloc((size_t)ns * sizeof *ft);
   double *xn = malloc((size_t)nc * sizeof *xn), *xh = malloc((size_t)nc * sizeof *xh);
-  if (!S || !ft || !xn || !xh) {
+  if (!tc || !ft || !xn || !xh) {
     snprintf(r->msg, (size_t)r->cap, "out of memory in the correction");
     st = KELVIN_ERR_NOMEM;
     goto done;
@@ -606,8 +609,9 @@ static kelvin_status correct(run *r, int maxit)
     st = stopped(r, "correction");
     goto done;
   }
-  kl_problem q = *pb; /* the device's problem with the shifted target (output space mapping) */
+  kl_problem q = *pb; /* the device's problem with the shifted target */
   q.ft = ft;
+  memcpy(tc, pb->ft, (size_t)ns * sizeof *tc); /* the target the current pass was fitted to */
   int cur = from;
   long rolls = 0; /* the device's rollouts in the correction */
   double Jbest = b0->vobj[KL_OBJ_J];
@@ -616,8 +620,7 @@ static kelvin_status correct(run *r, int maxit)
     if (left <= 0) break;
     const kl_pass *pc = &res->pass[cur];
     const double *S3 = scored3(pb, pc);
-    kl_problem_measure(pb, s->measure, pc->so, pc->x, pc->x + ns, S);
-    for (int k = 0; k < ns; ++k) ft[k] = pb->ft[k] - (S3[k] - S[k]);
+    for (int k = 0; k < ns; ++k) ft[k] = tc[k] - (S3[k] - pb->ft[k]); /* the device's target moved by the 3-D error */
     memcpy(xn, pc->x, (size_t)nc * sizeof *xn);
     kl_lm_stats ls;
     memset(&ls, 0, sizeof ls);
@@ -667,6 +670,7 @@ static kelvin_status correct(run *r, int maxit)
     const double gain = (Jbest - Jw) / Jbest;
     if (cur != from) drop_pass(res, cur); /* (cur < w: w moves down by one) */
     cur = cur != from ? w - 1 : w;
+    for (int k = 0; k < ns; ++k) tc[k] = half ? 0.5 * (tc[k] + ft[k]) : ft[k];
     Jbest = Jw;
     c->iterations++;
     if (gain < 0.01) break;
@@ -735,7 +739,7 @@ static kelvin_status correct(run *r, int maxit)
 done:
   r->correcting = 0;
   c->seconds = kl_now() - t0;
-  free(S);
+  free(tc);
   free(ft);
   free(xn);
   free(xh);
