@@ -32,7 +32,6 @@ typedef struct run {
   nlopt_opt opt;
   long evals, e0, emax; /* rollouts so far; at the refinement's start and the most it may spend (progress) */
   double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
-  int split;           /* the 3-D runs' sample intervals advanced in this many parts (the correction's reference check) */
   int correcting;      /* inside the correction stage (its 3-D runs say less) */
 } run;
 
@@ -444,7 +443,7 @@ static kelvin_status verify(run *r, const int *which, int nv)
   {
     const char *labels[KL_MAXPASS];
     for (int i = 0; i < nv && i < KL_MAXPASS; ++i) labels[i] = r->res->pass[which[i]].label;
-    kl_v3_watch w = {r->prog.fn, r->prog.ctx, r->prog.f0, r->prog.f1, labels, pb->set.verify_time_limit, 0, r->split};
+    kl_v3_watch w = {r->prog.fn, r->prog.ctx, r->prog.f0, r->prog.f1, labels, pb->set.verify_time_limit, 0};
     st = kl_verify3d_many(pb, nv, ov, ov + (size_t)nv * ns, out, &w, r->msg, r->cap);
     if (w.stopped) r->prog.stopped = 1;
   }
@@ -577,7 +576,7 @@ static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *
  * kept it off t (a sharp feature) the target keeps the rest of the push. The full step u' and the half step
  * (u + u')/2 (target (t + t')/2) run in the 3-D engine in parallel; the better is kept if its verified
  * objective is lower than the best seen, else the stage stops (as it does below a 1 % gain). The pass kept
- * and the start are then run once more at reference accuracy (KL_CORRECT_SPLIT, KL_CORRECT_TOL): the lower
+ * and the start are then run once more at reference accuracy (KL_CORRECT_TOL): the lower
  * verified objective there is the best pass. maxit: the most iterations. */
 static kelvin_status correct(run *r, int maxit)
 {
@@ -690,15 +689,13 @@ static kelvin_status correct(run *r, int maxit)
     kl_problem ref = *pb;
     ref.set.verify_hc_tol = fmax(1e-12, s->verify_hc_tol * KL_CORRECT_TOL);
     ref.set.verify_sf = fmax(1e-3, s->verify_sf * KL_CORRECT_TOL);
-    ref.set.verify_time_limit = s->verify_time_limit * KL_CORRECT_SPLIT; /* (about 10x the sub-steps) */
+    ref.set.verify_time_limit = s->verify_time_limit / KL_CORRECT_TOL; /* (about 10x the sub-steps) */
     r->pb = &ref;
-    r->split = KL_CORRECT_SPLIT;
     const int which[2] = {ic, cur};
-    say(r, "correction: the check at reference accuracy (the 3-D engine with %dx the output points, verify.hc_tol and "
-           "verify.substep_fraction x %g)", KL_CORRECT_SPLIT, KL_CORRECT_TOL);
+    say(r, "correction: the check at reference accuracy (the 3-D engine with verify.hc_tol and verify.substep_fraction "
+           "x %g: about ten times the sub-steps)", KL_CORRECT_TOL);
     st = verify(r, which, cur != from ? 2 : 1);
     r->pb = pb;
-    r->split = 0;
     if (st != KELVIN_OK && st != KELVIN_ERR_STOPPED && st != KELVIN_ERR_NOMEM) {
       /* the engine failed at reference accuracy: the passes it ran lost their figures, the start stays */
       snprintf(c->note, sizeof c->note, "correction: the check at reference accuracy failed (%.200s); '%s' is kept as "

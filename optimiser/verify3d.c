@@ -259,7 +259,6 @@ typedef struct v3_ctl {
   const char *label; /* the pass's name for the message */
   void (*inline_watch)(void *w); /* called at each sample when no thread of its own watches */
   void *w;
-  int split;         /* each sample interval advanced in this many parts (kl_v3_watch.split) */
 } v3_ctl;
 
 #define KL_V3_TICK 0.25 /* seconds between the watch's ticks */
@@ -323,10 +322,7 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
       if (ctl->inline_watch) ctl->inline_watch(ctl->w);
       if ((st = halted(ctl, f, omp_get_wtime() - ctl->t0, msg, cap)) != KELVIN_OK) break;
     }
-    for (int j = 1; k > 0 && ctl && j < ctl->split && st == KELVIN_OK; ++j) /* the reference run's parts of the interval */
-      st = kl_world_advance(m, d, sc.wt[k - 1] + (t - sc.wt[k - 1]) * j / ctl->split, msg, cap);
-    if (k > 0 && st == KELVIN_OK) st = kl_world_advance(m, d, t, msg, cap);
-    if (k > 0 && st == KELVIN_ERR_STOPPED && ctl) { /* inside a sample interval */
+    if (k > 0 && (st = kl_world_advance(m, d, t, msg, cap)) == KELVIN_ERR_STOPPED && ctl) { /* inside a sample interval */
       st = halted(ctl, (d->t - sc.wt[0]) / Tp, omp_get_wtime() - ctl->t0, msg, cap);
       if (st == KELVIN_OK) st = KELVIN_ERR_STOPPED; /* (cannot be: only the watch stops the engine) */
       break;
@@ -545,7 +541,7 @@ kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o,
         char m2[1024], lb[32];
         const double t0 = omp_get_wtime();
         v3_ctl ctl = {&M.halt[i], &M.frac[i], w ? w->time_limit : 0.0, t0, label_of(&M, i, lb, sizeof lb),
-                      watched && team == 1 ? watch_inline : NULL, &M, w ? w->split : 0};
+                      watched && team == 1 ? watch_inline : NULL, &M};
 #pragma omp atomic write
         M.tstart[i] = t0;
         const kelvin_status s = run_one(pb, o + (size_t)i * ns, v + (size_t)i * ns, &out[i], w ? &ctl : NULL, m2, sizeof m2);

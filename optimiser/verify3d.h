@@ -54,9 +54,6 @@ typedef struct kl_v3_watch {
   const char *const *labels; /* the passes' names for the text (npass), or NULL */
   double time_limit;         /* wall seconds per pass (verify.time_limit; 0: none) */
   int stopped;               /* out: 1 if fn asked to stop */
-  int split;                 /* the reference-accuracy run (docs/design.md section 5, "Correction"): each sample
-                                interval advanced in this many equal parts, so the engine's sub-steps are at most
-                                that fraction of it (0 or 1: the interval whole) */
 } kl_v3_watch;
 
 /* npass passes at once, OpenMP across passes: o and v (npass x ns). Returns the first failure. With a

@@ -294,9 +294,9 @@ KELVIN_API double kelvin_grind_run_value(const kelvin_grind *g, kelvin_run_value
 
 /* The correction stage of the last kelvin_grind_optimise (optimiser.correct; docs/design.md section 5,
  * "Correction"): the best verified pass corrected with the 3-D engine in the loop, then checked once more
- * by the engine at reference accuracy (ten times the output points, tighter sub-step tolerances), a run
- * the correction never saw; the lower verified objective there is the best pass. Errors are fractions of
- * F_ref: RMS and max of (S_3d - F*) / F_ref over the samples. */
+ * by the engine at reference accuracy (sub-step tolerances a hundred times tighter: about ten times the
+ * sub-steps), a run the correction never saw; the lower verified objective there is the best pass. Errors
+ * are fractions of F_ref: RMS and max of (S_3d - F*) / F_ref over the samples. */
 typedef enum kelvin_correction_value {
   KELVIN_CORRECTION_RAN = 0,          /* 1 if the stage ran, else 0 (then the rest are NaN but the indices, -1) */
   KELVIN_CORRECTION_ITERATIONS,       /* accepted iterations (0: no step improved the verified objective) */
