@@ -726,8 +726,42 @@ double kelvin_grind_run_value(const kelvin_grind *g, kelvin_run_value what)
   case KELVIN_RUN_TIME_REFINEMENT: return r->time.refinement;
   case KELVIN_RUN_TIME_VERIFICATION: return r->time.verification;
   case KELVIN_RUN_TIME_TOTAL: return r->time.total;
+  case KELVIN_RUN_TIME_CORRECTION: return r->time.correction;
   }
   return NAN;
+}
+
+double kelvin_grind_correction_value(const kelvin_grind *g, kelvin_correction_value what)
+{
+  if (!g || !g->res) return NAN;
+  const kl_correction *c = &g->res->corr;
+  switch (what) {
+  case KELVIN_CORRECTION_RAN: return c->ran;
+  case KELVIN_CORRECTION_FROM: return c->ran ? c->from : -1;
+  case KELVIN_CORRECTION_PASS: return c->ran ? c->pass : -1;
+  default: break;
+  }
+  if (!c->ran) return NAN;
+  switch (what) {
+  case KELVIN_CORRECTION_ITERATIONS: return c->iterations;
+  case KELVIN_CORRECTION_RUNS: return c->runs;
+  case KELVIN_CORRECTION_SECONDS: return c->seconds;
+  case KELVIN_CORRECTION_PREDICTED_BEFORE: return c->pred_before;
+  case KELVIN_CORRECTION_PREDICTED_AFTER: return c->pass >= 0 ? c->pred_after : c->pred_before;
+  case KELVIN_CORRECTION_VERIFIED_BEFORE: return c->rms_before;
+  case KELVIN_CORRECTION_MAX_BEFORE: return c->max_before;
+  case KELVIN_CORRECTION_REFERENCE_BEFORE: return c->ref_before;
+  case KELVIN_CORRECTION_REFERENCE_MAX_BEFORE: return c->ref_max_before;
+  case KELVIN_CORRECTION_VERIFIED_LOOP: return c->rms_loop;
+  case KELVIN_CORRECTION_VERIFIED_AFTER: return c->rms_after;
+  case KELVIN_CORRECTION_MAX_AFTER: return c->max_after;
+  default: return NAN;
+  }
+}
+
+const char *kelvin_grind_correction_note(const kelvin_grind *g)
+{
+  return g && g->res && g->res->corr.note[0] ? g->res->corr.note : NULL;
 }
 
 const char *kelvin_grind_pass_warning(const kelvin_grind *g, int pass)

@@ -169,6 +169,33 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
   num(t, "refinement", kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT));
   num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
   num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
+  num(t, "correction", kelvin_grind_run_value(g, KELVIN_RUN_TIME_CORRECTION));
+  if (strcmp(command, "optimise") == 0) { /* the correction stage (kelvin_grind_correction_value) */
+    cJSON *co = cJSON_AddObjectToObject(d, "correction");
+    const int ran = kelvin_grind_correction_value(g, KELVIN_CORRECTION_RAN) == 1;
+    cJSON_AddBoolToObject(co, "ran", ran);
+    cJSON_AddStringToObject(co, "setting", text(g, "optimiser.correct"));
+    if (ran) {
+      const int from = (int)kelvin_grind_correction_value(g, KELVIN_CORRECTION_FROM);
+      const int cp = (int)kelvin_grind_correction_value(g, KELVIN_CORRECTION_PASS);
+      cJSON_AddStringToObject(co, "from", kelvin_grind_pass_label(g, from) ? kelvin_grind_pass_label(g, from) : "");
+      cJSON_AddStringToObject(co, "pass", cp >= 0 ? kelvin_grind_pass_label(g, cp) : "");
+      num(co, "iterations", kelvin_grind_correction_value(g, KELVIN_CORRECTION_ITERATIONS));
+      num(co, "runs_3d", kelvin_grind_correction_value(g, KELVIN_CORRECTION_RUNS));
+      num(co, "seconds", kelvin_grind_correction_value(g, KELVIN_CORRECTION_SECONDS));
+      num(co, "predicted_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_BEFORE));
+      num(co, "predicted_rms_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_AFTER));
+      num(co, "verified_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_BEFORE));
+      num(co, "verified_max_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_BEFORE));
+      num(co, "reference_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_BEFORE));
+      num(co, "reference_max_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_MAX_BEFORE));
+      num(co, "verified_rms_loop", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_LOOP));
+      num(co, "verified_rms_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_AFTER));
+      num(co, "verified_max_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_AFTER));
+    }
+    const char *note = kelvin_grind_correction_note(g);
+    cJSON_AddStringToObject(co, "note", note ? note : "");
+  }
   const int best = kelvin_grind_best(g);
   cJSON_AddStringToObject(d, "best", best >= 0 ? kelvin_grind_pass_label(g, best) : "");
   cJSON *ps = cJSON_AddArrayToObject(d, "passes");
@@ -284,6 +311,25 @@ int kl_report_write(const kelvin_grind *g, const char *dir, const char *command,
   if (trajectory(g, dir) != 0) return -1;
   if (json(g, dir, command, device, cfgfile) != 0) return -1;
   return figure(g, dir, command);
+}
+
+void kl_report_correction(const kelvin_grind *g)
+{
+  if (kelvin_grind_correction_value(g, KELVIN_CORRECTION_RAN) != 1) return;
+  const int from = (int)kelvin_grind_correction_value(g, KELVIN_CORRECTION_FROM), best = kelvin_grind_best(g);
+  const double its = kelvin_grind_correction_value(g, KELVIN_CORRECTION_ITERATIONS);
+  printf("\ncorrection (the 3-D engine in the loop): '%s' verified %.2f %% RMS, max %.2f %% (at reference accuracy "
+         "%.2f %%, max %.2f %%) -> '%s' %.2f %% RMS, max %.2f %% at reference accuracy; predicted %.2f %% -> %.2f %%; "
+         "%g iteration%s, %g 3-D runs, %.2f s\n",
+         kelvin_grind_pass_label(g, from), 100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_BEFORE),
+         100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_BEFORE),
+         100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_BEFORE),
+         100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_MAX_BEFORE), kelvin_grind_pass_label(g, best),
+         100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_AFTER),
+         100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_AFTER),
+         100 * kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_BEFORE),
+         100 * kelvin_grind_pass_value(g, best, KELVIN_PASS_RMS), its, its == 1 ? "" : "s",
+         kelvin_grind_correction_value(g, KELVIN_CORRECTION_RUNS), kelvin_grind_correction_value(g, KELVIN_CORRECTION_SECONDS));
 }
 
 void kl_report_print(const kelvin_grind *g)

@@ -20,4 +20,7 @@ void kl_report_print(const kelvin_grind *g);
  * 1 if it is step-averaged. */
 int kl_report_measure(const kelvin_grind *g, int *avg);
 
+/* The correction stage's line below the table (kelvin optimise; nothing when it did not run). */
+void kl_report_correction(const kelvin_grind *g);
+
 #endif

@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "optimiser/lm.h"
 #include "optimiser/progress.h"
+#include "optimiser/schema.h"
 #include "optimiser/verify3d.h"
 
 typedef struct run {
@@ -31,6 +32,7 @@ typedef struct run {
   nlopt_opt opt;
   long evals, e0, emax; /* rollouts so far; at the refinement's start and the most it may spend (progress) */
   double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
+  int correcting;      /* inside the correction stage (its 3-D runs say less) */
 } run;
 
 /* a notice; nonzero when the caller asked to stop */
@@ -70,21 +72,23 @@ int kl_opt_add(kl_opt_result *res, const char *label, const double *x, int nc)
   return res->npass++;
 }
 
+static void free_pass(kl_pass *p)
+{
+  free(p->x);
+  free(p->so);
+  free(p->vF);
+  free(p->vFavg);
+  free(p->vFc);
+  free(p->vFcavg);
+  free(p->vt);
+  free(p->vdev);
+  free(p->vc);
+  free(p->sF);
+}
+
 void kl_opt_result_free(kl_opt_result *res)
 {
-  for (int i = 0; i < res->npass; ++i) {
-    kl_pass *p = &res->pass[i];
-    free(p->x);
-    free(p->so);
-    free(p->vF);
-    free(p->vFavg);
-    free(p->vFc);
-    free(p->vFcavg);
-    free(p->vt);
-    free(p->vdev);
-    free(p->vc);
-    free(p->sF);
-  }
+  for (int i = 0; i < res->npass; ++i) free_pass(&res->pass[i]);
   res->npass = 0;
 }
 
@@ -428,7 +432,8 @@ static kelvin_status verify(run *r, const int *which, int nv)
     out[i].dev = ps->vdev;
     out[i].contact = ps->vc;
   }
-  if (say(r, "verification: %d pass%s in the 3-D engine (the tool a rigid %s on a 6-DoF holder following the waypoints, "
+  if (!r->correcting &&
+      say(r, "verification: %d pass%s in the 3-D engine (the tool a rigid %s on a 6-DoF holder following the waypoints, "
             "%s contact with the actual mesh, friction %g; wrist-sensor force scored)",
          nv, nv > 1 ? "es" : "", pb->set.tool_shape == KL_TOOL_DISC ? "disc" : "ball",
          pb->set.tool_shape == KL_TOOL_DISC ? "libccd" : "exact sphere-triangle", pb->set.friction)) {
@@ -487,6 +492,7 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   r->cap = cap;
   memset(res, 0, sizeof *res);
   res->naive = res->initial = res->best = -1;
+  res->corr.from = res->corr.pass = -1;
   /* small batches from a GPU to the host's twin (host/rollout_batch.h); the rollout program is built by
    * the first batch that runs on the device, and says so through notice */
   const kl_rollout_def def = {pb->ns, nc, pb->gp, pb->geo, basis, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
@@ -504,6 +510,255 @@ static void teardown(run *r)
   kl_rollout_destroy(r->ro);
   free(r->ctrl);
   free(r->obj);
+}
+
+//------------------------------------------------------------------------------------------------------
+// correction with the 3-D engine in the loop (docs/design.md section 5, "Correction")
+
+/* the 3-D engine's scored measure of a verified pass (target.measure: sensor or contact force, averaged or
+ * at the samples), as score_verified scores it */
+static const double *scored3(const kl_problem *pb, const kl_pass *ps)
+{
+  const int avg = pb->set.measure & KL_MEASURE_AVG_BIT;
+  if (pb->set.measure & KL_MEASURE_SENSOR_BIT) return avg ? ps->vFavg : ps->vF;
+  return avg ? ps->vFcavg : ps->vFc;
+}
+
+/* the largest |S_3d - F*| / F_ref over the samples k >= 1 of a verified pass */
+static double verified_max(const kl_problem *pb, const kl_pass *ps)
+{
+  const double *S3 = scored3(pb, ps);
+  double mx = 0;
+  for (int k = 1; k < pb->ns; ++k) mx = fmax(mx, fabs(S3[k] - pb->ft[k]) / pb->gp[KL_GP_FREF]);
+  return mx;
+}
+
+/* remove pass i from res (the passes after it move down; best, naive and initial follow) */
+static void drop_pass(kl_opt_result *res, int i)
+{
+  free_pass(&res->pass[i]);
+  memmove(&res->pass[i], &res->pass[i + 1], (size_t)(res->npass - i - 1) * sizeof res->pass[0]);
+  res->npass--;
+  if (res->best > i) res->best--;
+  else if (res->best == i) res->best = -1;
+}
+
+/* why the correction leaves the verified error of pass ps where it is, in one line (into c->note) */
+static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *c)
+{
+  const int ns = pb->ns;
+  int lost = 0, lo = 0, hi = 0;
+  for (int k = 1; k < ns; ++k) lost += !ps->vc[k];
+  for (int k = 0; k < ns; ++k) {
+    const double tol = 1e-6 * (pb->hi[k] - pb->lo[k]);
+    lo += ps->x[k] <= pb->lo[k] + tol;
+    hi += ps->x[k] >= pb->hi[k] - tol;
+  }
+  const int n = snprintf(c->note, sizeof c->note, "correction: the verified error is left at %.2f %% RMS (predicted %.2f %%): ",
+                         100 * c->rms_after, 100 * c->pred_before);
+  char *w = c->note + n;
+  const size_t cap = sizeof c->note - (size_t)n;
+  if (lost > 0)
+    snprintf(w, cap, "the 3-D engine loses contact at %d of %d samples, where the device keeps it", lost, ns - 1);
+  else if (lo + hi > 0)
+    snprintf(w, cap, "the offset is at %s at %d samples: the target there lies beyond the offset bounds",
+             hi >= lo ? "offset.max" : "offset.min", lo + hi);
+  else
+    snprintf(w, cap, "the verified objective stopped improving after %d iteration%s", c->iterations,
+             c->iterations == 1 ? "" : "s");
+}
+
+/* The correction stage: iterative learning control in the device's target. The best verified pass u was
+ * fitted to the target t (F* at first); its 3-D error S_3d(u) - F* moves that target, t' = t - (S_3d(u) - F*),
+ * and the Levenberg-Marquardt refinement (the device's banded Jacobian, the same bounds, robot limits and
+ * smoothness rows) fits the device to t' from u: u' = u - J_1d^+ (S_3d(u) - F*) solved on the device. Where
+ * the device had reached t this is output space mapping (t' = F* - (S_3d(u) - S_1d(u))); where its limits
+ * kept it off t (a sharp feature) the target keeps the rest of the push. The full step u' and the half step
+ * (u + u')/2 (target (t + t')/2) run in the 3-D engine in parallel; the better is kept if its verified
+ * objective is lower than the best seen, else the stage stops (as it does below a 1 % gain). The pass kept
+ * and the start are then run once more at reference accuracy (KL_CORRECT_TOL): the lower
+ * verified objective there is the best pass. maxit: the most iterations. */
+static kelvin_status correct(run *r, int maxit)
+{
+  const kl_problem *pb = r->pb;
+  const kl_settings *s = &pb->set;
+  kl_opt_result *res = r->res;
+  kl_correction *c = &res->corr;
+  const int ns = pb->ns, nc = r->nc, from = res->best;
+  const double t0 = kl_now();
+  kelvin_status st = KELVIN_OK;
+  c->ran = 1;
+  r->correcting = 1;
+  c->from = from;
+  c->pass = -1;
+  const kl_pass *b0 = &res->pass[from];
+  c->pred_before = b0->obj[KL_OBJ_RMS];
+  c->rms_before = b0->vobj[KL_OBJ_RMS];
+  c->max_before = verified_max(pb, b0);
+  double *tc = malloc((size_t)ns * sizeof *tc), *ft = malloc((size_t)ns * sizeof *ft);
+  double *xn = malloc((size_t)nc * sizeof *xn), *xh = malloc((size_t)nc * sizeof *xh);
+  if (!tc || !ft || !xn || !xh) {
+    snprintf(r->msg, (size_t)r->cap, "out of memory in the correction");
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  if (say(r, "correction: '%s' verified %.3f %% RMS, max %.2f %% (predicted %.3f %%); at most %d iteration%s with the "
+             "3-D engine in the loop", b0->label, 100 * c->rms_before, 100 * c->max_before, 100 * c->pred_before, maxit,
+          maxit == 1 ? "" : "s")) {
+    st = stopped(r, "correction");
+    goto done;
+  }
+  kl_problem q = *pb; /* the device's problem with the shifted target */
+  q.ft = ft;
+  memcpy(tc, pb->ft, (size_t)ns * sizeof *tc); /* the target the current pass was fitted to */
+  int cur = from;
+  long rolls = 0; /* the device's rollouts in the correction */
+  double Jbest = b0->vobj[KL_OBJ_J];
+  for (int it = 0; it < maxit; ++it) {
+    const double left = s->maxtime - (kl_now() - t0), t1 = kl_now();
+    if (left <= 0) break;
+    const kl_pass *pc = &res->pass[cur];
+    const double *S3 = scored3(pb, pc);
+    for (int k = 0; k < ns; ++k) ft[k] = tc[k] - (S3[k] - pb->ft[k]); /* the device's target moved by the 3-D error */
+    memcpy(xn, pc->x, (size_t)nc * sizeof *xn);
+    kl_lm_stats ls;
+    memset(&ls, 0, sizeof ls);
+    st = kl_lm_solve(&q, r->h, r->ro, xn, s->maxeval, left, &r->prog, &ls, r->msg, r->cap);
+    r->evals += ls.rollouts;
+    rolls += ls.rollouts;
+    if (st == KELVIN_ERR_STOPPED) st = stopped(r, "correction");
+    if (st != KELVIN_OK) goto done;
+    for (int j = 0; j < nc; ++j) xh[j] = 0.5 * (pc->x[j] + xn[j]);
+    char la[32], lb[32];
+    snprintf(la, sizeof la, "corrected-%d", it + 1);
+    snprintf(lb, sizeof lb, "corrected-%d-half", it + 1);
+    const int ia = kl_opt_add(res, la, xn, nc), ib = ia >= 0 ? kl_opt_add(res, lb, xh, nc) : -1;
+    if (ib < 0) {
+      if (ia >= 0) drop_pass(res, ia);
+      break; /* (no room for more passes) */
+    }
+    if ((st = predict_all(r)) != KELVIN_OK) goto done;
+    const int which[2] = {ia, ib};
+    if ((st = verify(r, which, 2)) != KELVIN_OK) {
+      if (st == KELVIN_ERR_STOPPED || st == KELVIN_ERR_NOMEM) goto done;
+      /* the engine failed on a candidate: the best verified pass so far stays */
+      snprintf(c->note, sizeof c->note, "correction: the 3-D run of a candidate failed (%.200s); the best verified pass "
+               "is kept", r->msg);
+      drop_pass(res, ib);
+      drop_pass(res, ia);
+      st = KELVIN_OK;
+      break;
+    }
+    c->runs += 2;
+    const int half = res->pass[ib].vobj[KL_OBJ_J] < res->pass[ia].vobj[KL_OBJ_J];
+    drop_pass(res, half ? ia : ib);
+    const int w = ia; /* the better of the two, where the first was */
+    const kl_pass *pw = &res->pass[w];
+    const double Jw = pw->vobj[KL_OBJ_J];
+    snprintf(res->pass[w].label, sizeof res->pass[w].label, "corrected");
+    if (say(r, "correction %d: verified %.3f %% RMS, max %.2f %% (%s step; predicted %.3f %%), objective %.5g -> %.5g, "
+               "%.2f s", it + 1, 100 * pw->vobj[KL_OBJ_RMS], 100 * verified_max(pb, pw), half ? "half" : "full",
+            100 * pw->obj[KL_OBJ_RMS], Jbest, Jw, kl_now() - t1)) {
+      st = stopped(r, "correction");
+      goto done;
+    }
+    if (!(Jw < Jbest)) {
+      drop_pass(res, w);
+      break;
+    }
+    const double gain = (Jbest - Jw) / Jbest;
+    if (cur != from) drop_pass(res, cur); /* (cur < w: w moves down by one) */
+    cur = cur != from ? w - 1 : w;
+    for (int k = 0; k < ns; ++k) tc[k] = half ? 0.5 * (tc[k] + ft[k]) : ft[k];
+    Jbest = Jw;
+    c->iterations++;
+    if (gain < 0.01) break;
+  }
+  /* the check the correction never saw: the pass kept and the start at reference accuracy */
+  {
+    const kl_pass *ps = &res->pass[cur];
+    c->rms_loop = ps->vobj[KL_OBJ_RMS];
+    c->pred_after = ps->obj[KL_OBJ_RMS];
+    const int ic = kl_opt_add(res, "start (reference)", res->pass[from].x, nc);
+    if (ic < 0) {
+      snprintf(r->msg, (size_t)r->cap, "out of memory in the correction");
+      st = KELVIN_ERR_NOMEM;
+      goto done;
+    }
+    if ((st = predict_all(r)) != KELVIN_OK) goto done;
+    kl_problem ref = *pb;
+    ref.set.verify_hc_tol = fmax(1e-12, s->verify_hc_tol * KL_CORRECT_TOL);
+    ref.set.verify_sf = fmax(1e-3, s->verify_sf * KL_CORRECT_TOL);
+    ref.set.verify_time_limit = s->verify_time_limit / KL_CORRECT_TOL; /* (about 10x the sub-steps) */
+    r->pb = &ref;
+    const int which[2] = {ic, cur};
+    say(r, "correction: the check at reference accuracy (the 3-D engine with verify.hc_tol and verify.substep_fraction "
+           "x %g: about ten times the sub-steps)", KL_CORRECT_TOL);
+    st = verify(r, which, cur != from ? 2 : 1);
+    r->pb = pb;
+    if (st != KELVIN_OK && st != KELVIN_ERR_STOPPED && st != KELVIN_ERR_NOMEM) {
+      /* the engine failed at reference accuracy: the passes it ran lost their figures, the start stays */
+      snprintf(c->note, sizeof c->note, "correction: the check at reference accuracy failed (%.200s); '%s' is kept as "
+               "verified", r->msg, res->pass[from].label);
+      drop_pass(res, ic);
+      if (cur != from) drop_pass(res, cur);
+      res->best = from;
+      c->rms_after = c->rms_before;
+      c->max_after = c->max_before;
+      c->ref_before = c->ref_max_before = NAN;
+      st = KELVIN_OK;
+      goto done;
+    }
+    if (st != KELVIN_OK) goto done;
+    c->runs += cur != from ? 2 : 1;
+    const kl_pass *pr = &res->pass[ic], *pk = &res->pass[cur];
+    c->ref_before = pr->vobj[KL_OBJ_RMS];
+    c->ref_max_before = verified_max(pb, pr);
+    const int keep = cur != from && pk->vobj[KL_OBJ_J] <= pr->vobj[KL_OBJ_J];
+    c->rms_after = keep ? pk->vobj[KL_OBJ_RMS] : c->ref_before;
+    c->max_after = keep ? verified_max(pb, pk) : c->ref_max_before;
+    if (c->rms_after > c->pred_before + KL_CORRECT_GAP) cannot_help(pb, keep ? pk : pr, c);
+    if (cur != from && !keep)
+      snprintf(c->note, sizeof c->note, "correction: the corrected pass is worse at reference accuracy (%.3f %% RMS "
+               "against %.3f %%): '%s' is kept", 100 * pk->vobj[KL_OBJ_RMS], 100 * c->ref_before, res->pass[from].label);
+    drop_pass(res, ic);
+    if (cur != from) {
+      c->pass = cur;
+      res->pass[cur].evals = (int)rolls;
+      res->pass[cur].stop = "correction";
+    }
+    res->best = keep ? cur : from;
+  }
+  say(r, "correction: %d iteration%s, %d 3-D runs in %.2f s; '%s' verified %.3f %% RMS, max %.2f %% at reference accuracy "
+         "(before: %.3f %%, max %.2f %%)", c->iterations, c->iterations == 1 ? "" : "s", c->runs, kl_now() - t0,
+      res->pass[res->best].label, 100 * c->rms_after, 100 * c->max_after, 100 * c->ref_before, 100 * c->ref_max_before);
+  if (c->note[0]) say(r, "%s", c->note);
+done:
+  r->correcting = 0;
+  c->seconds = kl_now() - t0;
+  free(tc);
+  free(ft);
+  free(xn);
+  free(xh);
+  return st;
+}
+
+/* whether the correction runs after the verification, and with how many iterations at most (0: not);
+ * a note in res->corr when it is asked for and cannot */
+static int correction_iterations(const kl_problem *pb, const kl_opt_result *res)
+{
+  const int n = kl_correct_parse(pb->set.correct);
+  kl_correction *c = (kl_correction *)&res->corr;
+  if (n == 0 || res->best < 0) return 0;
+  const kl_pass *b = &res->pass[res->best];
+  const int needed = b->verified && (b->disagree || b->vobj[KL_OBJ_RMS] - b->obj[KL_OBJ_RMS] > KL_CORRECT_GAP);
+  if (n == KL_CORRECT_AUTO && !needed) return 0;
+  if (!b->verified || pb->basis) {
+    snprintf(c->note, sizeof c->note, "correction: %s; the pass is kept as verified",
+             pb->basis ? "needs per-sample commands (optimiser.method lm)" : "the best pass is not verified (verify.count 0)");
+    return 0;
+  }
+  return n == KL_CORRECT_AUTO ? 5 : n;
 }
 
 kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_opt_result *res,
@@ -526,6 +781,13 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn p
   }
   if (!x) {
     st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  const int ncorr = kl_correct_parse(s->correct);
+  if (ncorr == KL_CORRECT_BAD) {
+    snprintf(msg, (size_t)cap, "optimiser.correct: must be auto, off or a whole number of iterations in [1, %d], got '%s'",
+             KL_CORRECT_MAX, s->correct);
+    st = KELVIN_ERR_CONFIG;
     goto done;
   }
   kl_problem_naive(pb, x);
@@ -615,11 +877,20 @@ predict:
     qsort(sc, (size_t)nref, sizeof *sc, by_J);
     if (s->verify > 0) which[nv++] = res->naive;
     for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
-    r.prog.f0 = 0.5, r.prog.f1 = 1;
+    r.prog.f0 = 0.5, r.prog.f1 = ncorr != 0 && !pb->basis ? 0.8 : 1; /* (the correction the rest) */
     if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
   }
   res->time.verification = kl_now() - t3;
   rank(res);
+  {
+    const int maxit = correction_iterations(pb, res);
+    if (maxit > 0) {
+      r.prog.f0 = 0.8, r.prog.f1 = 1;
+      st = correct(&r, maxit);
+      res->time.correction = res->corr.seconds;
+      if (st != KELVIN_OK) goto done;
+    }
+  }
   r.prog.f0 = 1; /* the last call (a stop asked here has nothing left to stop) */
   say(&r, "done: best pass '%s' in %.2f s", res->best >= 0 ? res->pass[res->best].label : "", kl_now() - t0);
 done:

@@ -36,7 +36,30 @@ typedef struct kl_pass {
 
 typedef struct kl_stage_time {
   double setup, screening, refinement, verification, total; /* wall seconds (verification: the 3-D engine) */
+  double correction;        /* the correction stage, its reference check included */
 } kl_stage_time;
+
+/* The correction stage (docs/design.md section 5, "Correction"): the best verified pass corrected with the
+ * 3-D engine in the loop (output space mapping), then checked once more at reference accuracy. Errors
+ * are RMS and max of (S_3d - F*)/F_ref over the samples k >= 1 (the verified objective's RMS term). */
+#define KL_CORRECT_GAP 1e-3 /* auto: the verified RMS above the predicted by more than this (0.1 % of F_ref) */
+#define KL_CORRECT_TOL 1e-2 /* the reference check: verify.hc_tol and verify.substep_fraction times this (about ten
+                              times the engine's sub-steps: 9307 -> 90371 on examples/optimise_stiff.yaml) */
+
+typedef struct kl_correction {
+  int ran;                  /* 1 if the stage ran (iterations may still be 0: no step improved) */
+  int iterations;           /* accepted iterations */
+  int runs;                 /* 3-D runs of candidate steps */
+  int from;                 /* the pass it started from (the best verified pass), -1 if it did not run */
+  int pass;                 /* the corrected pass ("corrected"), -1 if none was kept */
+  double seconds;           /* wall time of the stage, the reference check included */
+  double pred_before, pred_after; /* predicted RMS of the start and of the corrected pass */
+  double rms_before, max_before;  /* the start, verified as the loop verifies (its row in the table) */
+  double ref_before, ref_max_before; /* the start at reference accuracy */
+  double rms_loop;          /* the corrected pass as the loop verified it */
+  double rms_after, max_after; /* the pass handed over at reference accuracy: the reported verified figure */
+  char note[320];           /* one line: why it did not run, or why it cannot help; "" */
+} kl_correction;
 
 typedef struct kl_opt_result {
   int npass;
@@ -51,6 +74,7 @@ typedef struct kl_opt_result {
   double screen_best;       /* best screening objective */
   kl_stage_time time;
   int time_limited;         /* a refinement stopped on maxtime (then runs may differ) */
+  kl_correction corr;       /* the correction stage (kl_optimise) */
 } kl_opt_result;
 
 /* Progress and stop (kelvin/kelvin.h; NULL: none): notices per stage and pass, and ticks (text indented by

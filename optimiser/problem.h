@@ -115,6 +115,7 @@ typedef struct kl_settings {
   double verify_hc_tol;  /* the 3-D engine's Hunt-Crossley sub-step tolerance (relative) */
   double verify_sf;      /* its friction-coupled sub-step, as a fraction of the contact's time scale */
   double verify_time_limit; /* wall seconds per verified pass (0: none) */
+  char correct[16];      /* the correction stage: "auto", "off" or the most iterations (kl_correct_parse, optimiser/schema.h) */
   unsigned long seed;
 } kl_settings;
 

@@ -1,8 +1,10 @@
 /* optimiser/schema.c: the table of grinding settings and what it drives (schema.h). */
 #include "optimiser/schema.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/kl_impact.h"
@@ -139,6 +141,9 @@ static const kl_key table[] = {
   REAL("optimiser.fd_step", fd_step, 1e-4, 1e-10, 0.1, "", "finite-difference step, relative to the bounds"),
   REAL("optimiser.force_tol", ftol, 1e-3, 1e-8, 0.1, "", "sub-step force tolerance of the rollouts, relative"),
   SEED("optimiser.seed", seed, 1, "picks the block of the quasi-random screening sequence (method nlopt); same seed, same result"),
+  /* the correction stage after the refinement (docs/design.md section 5, "Correction") */
+  TEXT("optimiser.correct", correct, "auto", "the correction with the 3-D engine in the loop: auto (when the verified error "
+       "exceeds the predicted by 0.1 % of the target or verify.tolerance flags the pass) | off | N (at most N iterations, 1 to 50)"),
   /* verification */
   INT("verify.count", verify, 2, 0, 64, "winners re-simulated in the 3-D engine (plus the naive pass)"),
   REAL("verify.tolerance", agree_tol, 0.02, 0, 10, "", "device vs 3-D RMS disagreement of the wrist-sensor reading flagged above this"),
@@ -270,6 +275,8 @@ kelvin_status kl_settings_set_text(kl_settings *s, const char *key, const char *
   case KL_KEY_TEXT:
     if (!text[0] || strlen(text) >= k->size || strpbrk(text, " \t\r\n"))
       ARGFAIL("%s: must be one word of at most %zu characters, got '%s'", key, k->size - 1, text);
+    if (k->offset == offsetof(kl_settings, correct) && kl_correct_parse(text) == KL_CORRECT_BAD)
+      ARGFAIL("%s: must be auto, off or a whole number of iterations in [1, %d], got '%s'", key, KL_CORRECT_MAX, text);
     break;
   case KL_KEY_FILE:
   case KL_KEY_ROBOT:
@@ -314,4 +321,15 @@ const char *kl_settings_get_text(const kl_settings *s, const char *key)
   }
   if (k->type == KL_KEY_TEXT || k->type == KL_KEY_FILE || k->type == KL_KEY_ROBOT) return f;
   return NULL;
+}
+
+int kl_correct_parse(const char *text)
+{
+  if (!text) return KL_CORRECT_BAD;
+  if (strcmp(text, "auto") == 0) return KL_CORRECT_AUTO;
+  if (strcmp(text, "off") == 0) return 0;
+  char *end;
+  const long n = strtol(text, &end, 10);
+  if (end == text || *end || n < 1 || n > KL_CORRECT_MAX || !isdigit((unsigned char)text[0])) return KL_CORRECT_BAD;
+  return (int)n;
 }

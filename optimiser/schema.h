@@ -65,4 +65,11 @@ int kl_settings_get_numbers(const kl_settings *s, const char *key, double *v, in
 /* The value of a text, file or choice key (the choice's name); NULL if key is not one. */
 const char *kl_settings_get_text(const kl_settings *s, const char *key);
 
+/* optimiser.correct (docs/design.md section 5, "Correction"): "auto" -> KL_CORRECT_AUTO, "off" -> 0, a
+ * whole number N in [1, KL_CORRECT_MAX] -> N (the most iterations), anything else -> KL_CORRECT_BAD. */
+#define KL_CORRECT_AUTO (-1)
+#define KL_CORRECT_BAD (-2)
+#define KL_CORRECT_MAX 50
+int kl_correct_parse(const char *text);
+
 #endif

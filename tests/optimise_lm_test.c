@@ -39,6 +39,7 @@ static void stiff_step(kl_settings *s)
   s->holder_Krot = 1e4, s->holder_Drot = 4;
   s->cr = 0.3, s->target_F = 8.0, s->max_F = 16.0;
   s->method = KL_METHOD_LM, s->verify = 1;
+  snprintf(s->correct, sizeof s->correct, "off"); /* the refinement's pass (the correction: optimiser/correct_test.c) */
 }
 
 static void outcome(void **state)

@@ -289,10 +289,43 @@ typedef enum kelvin_run_value {
   KELVIN_RUN_TIME_SCREENING,     /* ... screening */
   KELVIN_RUN_TIME_REFINEMENT,    /* ... refinement */
   KELVIN_RUN_TIME_VERIFICATION,  /* ... the 3-D verification */
-  KELVIN_RUN_TIME_TOTAL          /* ... the whole run */
+  KELVIN_RUN_TIME_TOTAL,         /* ... the whole run */
+  KELVIN_RUN_TIME_CORRECTION     /* ... the correction stage, its reference check included (0 when it did not run) */
 } kelvin_run_value;
 
 KELVIN_API double kelvin_grind_run_value(const kelvin_grind *g, kelvin_run_value what);
+
+/* The correction stage of the last kelvin_grind_optimise (optimiser.correct; docs/design.md section 5,
+ * "Correction"): the best verified pass corrected with the 3-D engine in the loop, then checked once more
+ * by the engine at reference accuracy (sub-step tolerances a hundred times tighter: about ten times the
+ * sub-steps), a run the correction never saw; the lower verified objective there is the best pass. Errors
+ * are fractions of F_ref: RMS and max of (S_3d - F*) / F_ref over the samples. */
+typedef enum kelvin_correction_value {
+  KELVIN_CORRECTION_RAN = 0,          /* 1 if the stage ran, else 0 (then the rest are NaN but the indices, -1) */
+  KELVIN_CORRECTION_ITERATIONS,       /* accepted iterations (0: no step improved the verified objective) */
+  KELVIN_CORRECTION_RUNS,             /* 3-D runs: the candidate steps and the reference check */
+  KELVIN_CORRECTION_FROM,             /* the index of the pass it started from (-1: it did not run) */
+  KELVIN_CORRECTION_PASS,             /* the index of the corrected pass "corrected" (-1: none kept) */
+  KELVIN_CORRECTION_SECONDS,          /* its wall time [s] */
+  KELVIN_CORRECTION_PREDICTED_BEFORE, /* predicted RMS error of the start */
+  KELVIN_CORRECTION_PREDICTED_AFTER,  /* predicted RMS error of the corrected pass (the device's view of it) */
+  KELVIN_CORRECTION_VERIFIED_BEFORE,  /* verified RMS error of the start (as the verification stage ran it) */
+  KELVIN_CORRECTION_MAX_BEFORE,       /* ... its largest error */
+  KELVIN_CORRECTION_REFERENCE_BEFORE, /* verified RMS error of the start at reference accuracy */
+  KELVIN_CORRECTION_REFERENCE_MAX_BEFORE, /* ... its largest error */
+  KELVIN_CORRECTION_VERIFIED_LOOP,    /* verified RMS error of the corrected pass as the loop ran it */
+  KELVIN_CORRECTION_VERIFIED_AFTER,   /* verified RMS error of the pass handed over, at reference accuracy */
+  KELVIN_CORRECTION_MAX_AFTER         /* ... its largest error */
+} kelvin_correction_value;
+
+/* One number of the correction stage; NaN without results or for a bad value. */
+KELVIN_API double kelvin_grind_correction_value(const kelvin_grind *g, kelvin_correction_value what);
+
+/* One line when the correction was asked for and could not run (optimiser.method nlopt, no verified pass),
+ * or ran and leaves the verified error above the predicted by more than 0.1 % of F_ref, naming why (the 3-D
+ * engine's contact loss, the offset bounds, no further gain), or kept the start; NULL otherwise. Valid
+ * until the next run. */
+KELVIN_API const char *kelvin_grind_correction_note(const kelvin_grind *g);
 
 /* The warning for a pass whose device prediction and 3-D verification disagree beyond verify.tolerance
  * ("device prediction and 3-D verification of 'refined-1' differ by 3.21 % RMS (> 2.00 %)"), or NULL

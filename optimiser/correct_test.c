@@ -1,0 +1,204 @@
+/* optimiser/correct_test.c: the correction stage of kl_optimise (docs/design.md section 5, "Correction"),
+ * on a mismatch between the device and the 3-D engine known by hand.
+ *
+ * The part is a flat plate (no bead, no tilt, no roughness), the target a constant F = 5 N, the tool the
+ * built-in example's ball on its 5 kN/m holder, where the device and the 3-D engine agree (0.04 % on the
+ * built-in example). The device is then told the tool weighs dW = 0.25 N more than it does (its rollout
+ * constants and its weight per sample; the 3-D engine keeps tool.weight): at rest the device's holder pushes
+ * with F - W - dW where the engine's pushes with F - W, so for any command the engine's wrist sensor reads
+ * the device's prediction less dW (1 - share), share the contact's part of the compliance along the normal
+ * (6e-4 here). The device-optimal pass therefore misses the target in the 3-D engine by dW / F = 5 % RMS,
+ * and the pass that reaches it is the device-optimal one with every offset deeper by dW (1/K_h + c), c the
+ * contact's compliance: dW (1 - share) / K_h / (1 - share) = dW / K_h = 50 um. The correction must find it:
+ * verified RMS at most 0.3 %, worst sample within 3 %, the offsets' mean shift 50 um within 1 %.
+ * Where the two models agree, auto does not run the stage: no iteration, no pass added.
+ * Runs on the OpenMP twin (no OpenCL device needed). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "optimiser/pipeline.h"
+
+#define DW 0.25 /* the device's extra weight [N] */
+
+static void flat_settings(kl_settings *s)
+{
+  kl_settings_default(s);
+  s->surface = KL_SURF_PLANE;
+  s->tilt_deg = 0.0;
+  s->rough_a = 0.0;
+  s->bead_h = 0.0;
+  s->extent[0] = 0.06;
+  s->extent[1] = 0.02;
+  s->resolution = 5e-4;
+  s->path_x0 = -0.02;
+  s->path_x1 = 0.02;
+  s->ns = 61;
+  s->verify = 1;
+}
+
+static void open_flat(kl_problem **pb, kl_host **h)
+{
+  char msg[1024];
+  kl_settings s;
+  flat_settings(&s);
+  if (kl_problem_build(&s, NULL, pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
+  kl_host_opts op;
+  kl_host_opts_default(&op);
+  op.cpu = 1;
+  assert_int_equal(kl_host_create(h), KELVIN_OK);
+  assert_int_equal(kl_host_open(*h, &op), KELVIN_OK);
+}
+
+/* the mean commanded offset of pass p */
+static double mean_offset(const kl_problem *pb, const kl_pass *p)
+{
+  double m = 0;
+  for (int k = 0; k < pb->ns; ++k) m += p->x[k] / pb->ns;
+  return m;
+}
+
+static void test_known_offset(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  const int ns = pb->ns;
+  /* the device's view: dW more weight in its rollout constants and its guess; the 3-D engine reads
+   * tool.weight from the settings, unchanged */
+  kl_problem dev = *pb;
+  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
+  assert_non_null(geo);
+  assert_non_null(fg);
+  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
+  for (int k = 0; k < ns; ++k) {
+    geo[k * KL_GG_N + KL_GG_FG] += DW;
+    fg[k] = pb->fg[k] + DW;
+  }
+  dev.geo = geo;
+  dev.fg = fg;
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  if (kl_optimise(&dev, h, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  const kl_correction *c = &res->corr;
+  const double F = pb->gp[KL_GP_FREF], share = pb->contact_share;
+  const double miss = DW * (1 - share) / F; /* the device-optimal pass's verified error, by hand */
+  printf("# start '%s': predicted %.4f %%, verified %.4f %% (by hand %.4f %%), max %.3f %%; reference %.4f %%\n",
+         res->pass[c->from].label, 100 * c->pred_before, 100 * c->rms_before, 100 * miss, 100 * c->max_before,
+         100 * c->ref_before);
+  assert_true(c->ran == 1);
+  assert_true(c->pred_before < 1e-3);                    /* the device reaches the target ... */
+  assert_true(fabs(c->rms_before - miss) < 0.01 * miss); /* ... and the engine misses it by dW / F */
+  assert_true(c->pass >= 0 && c->pass == res->best && strcmp(res->pass[res->best].label, "corrected") == 0);
+  const kl_pass *b = &res->pass[res->best], *a = &res->pass[c->from];
+  const double shift = mean_offset(pb, b) - mean_offset(pb, a), hand = DW / pb->set.holder_K;
+  printf("# corrected in %d iterations (%d 3-D runs, %.2f s): verified %.4f %% RMS, max %.3f %% at reference accuracy "
+         "(loop %.4f %%); predicted %.3f %%; offsets deeper by %.2f um (by hand %.2f um)\n",
+         c->iterations, c->runs, c->seconds, 100 * c->rms_after, 100 * c->max_after, 100 * c->rms_loop,
+         100 * c->pred_after, 1e6 * shift, 1e6 * hand);
+  assert_true(c->iterations >= 1);
+  assert_true(c->rms_after <= 3e-3 && c->max_after <= 0.03);
+  assert_true(b->verified && b->vobj[KL_OBJ_RMS] == c->rms_after); /* the reported figure is the reference run's */
+  assert_true(c->rms_after <= c->ref_before);                      /* never worse than the start */
+  assert_true(fabs(shift - hand) < 0.01 * hand);
+  /* the device sees the corrected pass off its target by about the mismatch (it is the engine that is right) */
+  assert_true(fabs(c->pred_after - miss) < 0.2 * miss);
+  assert_true(res->time.correction > 0 && res->time.correction <= res->time.total);
+  kl_opt_result_free(res);
+  free(res);
+  free(geo);
+  free(fg);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
+/* a progress callback that asks to stop at the first correction iteration's line */
+static int stop_at_correction(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  if (strncmp(text, "correction 1:", 13) == 0) ++*(int *)ctx;
+  return *(int *)ctx > 0;
+}
+
+/* the known offset again, stopped by the caller inside the correction: KELVIN_ERR_STOPPED naming the stage */
+static void test_stop(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  const int ns = pb->ns;
+  kl_problem dev = *pb;
+  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
+  assert_non_null(geo);
+  assert_non_null(fg);
+  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
+  for (int k = 0; k < ns; ++k) {
+    geo[k * KL_GG_N + KL_GG_FG] += DW;
+    fg[k] = pb->fg[k] + DW;
+  }
+  dev.geo = geo;
+  dev.fg = fg;
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  int asked = 0;
+  assert_int_equal(kl_optimise(&dev, h, stop_at_correction, &asked, res, msg, sizeof msg), KELVIN_ERR_STOPPED);
+  printf("# %s\n", msg);
+  assert_true(asked == 1 && res->corr.ran == 1);
+  /* at that line's checkpoint: its two 3-D runs done, the step not taken, nothing run after it */
+  assert_true(res->corr.runs == 2 && res->corr.iterations == 0);
+  assert_string_equal(msg, "correction: stopped by the caller");
+  kl_opt_result_free(res);
+  free(res);
+  free(geo);
+  free(fg);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
+/* the two models agree (the same plate, the device told the truth): auto leaves the passes alone */
+static void test_models_agree(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  if (kl_optimise(pb, h, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  const kl_pass *b = &res->pass[res->best];
+  printf("# models agree: '%s' predicted %.4f %%, verified %.4f %%; correction ran %d\n", b->label,
+         100 * b->obj[KL_OBJ_RMS], 100 * b->vobj[KL_OBJ_RMS], res->corr.ran);
+  assert_true(b->vobj[KL_OBJ_RMS] - b->obj[KL_OBJ_RMS] <= KL_CORRECT_GAP && !b->disagree);
+  assert_true(res->corr.ran == 0 && res->corr.iterations == 0 && res->corr.pass == -1 && res->corr.note[0] == '\0');
+  assert_true(res->time.correction == 0);
+  for (int i = 0; i < res->npass; ++i) assert_true(strncmp(res->pass[i].label, "corrected", 9) != 0);
+  assert_int_equal(res->npass, 3); /* naive, initial, refined-1 */
+  /* an unknown setting is refused before any work, naming the key */
+  snprintf(pb->set.correct, sizeof pb->set.correct, "sometimes");
+  kl_opt_result_free(res);
+  assert_int_equal(kl_optimise(pb, h, NULL, NULL, res, msg, sizeof msg), KELVIN_ERR_CONFIG);
+  assert_non_null(strstr(msg, "optimiser.correct: must be auto, off or a whole number of iterations in [1, 50], got 'sometimes'"));
+  kl_opt_result_free(res);
+  free(res);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_known_offset), cmocka_unit_test(test_models_agree),
+                                     cmocka_unit_test(test_stop)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
