@@ -244,7 +244,8 @@ static void test_sigpipe(void **state)
   posix_spawn_file_actions_addchdir_np(&fa, dir);
   char exe[1024];
   snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
-  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--out", (char *)"prev", NULL};
+  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--out", (char *)"prev",
+                  (char *)"--max-substeps", (char *)"1e9", NULL}; /* a long run, beyond the default work limit */
   posix_spawnattr_t at; /* SIGPIPE as a shell gives it, whatever this test inherited */
   posix_spawnattr_init(&at);
   sigset_t dfl;
@@ -296,7 +297,8 @@ static void test_stderr_closed(void **state)
   posix_spawn_file_actions_addchdir_np(&fa, dir);
   char exe[1024];
   snprintf(exe, sizeof exe, "%s/kelvin", KELVIN_BINARY_DIR);
-  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--out", (char *)"prev", NULL};
+  char *argv[] = {exe, (char *)"simulate", (char *)"sc.yaml", (char *)"--out", (char *)"prev",
+                  (char *)"--max-substeps", (char *)"1e9", NULL}; /* a long run, beyond the default work limit */
   extern char **environ;
   pid_t pid;
   assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, environ), 0);
