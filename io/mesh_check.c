@@ -63,7 +63,8 @@ static int skip(rd *r, long long n)
   return 1;
 }
 
-/* the next blank-separated token of the current line into t (cap bytes; a longer one is cut and *long_ set);
+/* the next blank-separated token of the current line into t (cap bytes; a longer one, or one holding a NUL
+ * byte, is cut and *long_ set);
  * 0 at the end of the line or file (the newline is not consumed) */
 static int token(rd *r, char *t, size_t cap, int *long_)
 {
@@ -74,9 +75,9 @@ static int token(rd *r, char *t, size_t cap, int *long_)
   *long_ = 0;
   while ((c = peek(r)) >= 0 && c != ' ' && c != '\t' && c != '\r' && c != '\n') {
     next(r);
-    if (n + 1 < cap)
+    if (n + 1 < cap && c != 0)
       t[n++] = (char)c;
-    else
+    else /* too long, or a NUL byte (text a NUL would cut short for a reader of C strings) */
       *long_ = 1;
   }
   t[n] = '\0';
@@ -329,7 +330,10 @@ static kelvin_status ply_data(rd *r, const char *path, int binary, int big, ply_
           char *end = NULL;
           if (!token(r, t, sizeof t, &lng)) goto short_line;
           (void)strtod(t, &end);
-          if (lng || end == t || *end)
+          if (lng)
+            return bad(msg, cap, "%s:%d: '%s' element %lld: a value holding a NUL byte or longer than %d characters", path,
+                       line, x->name, i + 1, (int)sizeof t - 1);
+          if (end == t || *end)
             return bad(msg, cap, "%s:%d: '%s' element %lld: '%.40s' is not a number", path, line, x->name, i + 1, t);
         }
       }

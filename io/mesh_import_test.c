@@ -190,6 +190,10 @@ static void test_declared(void **state)
   refused(dir, "short2.ply", KELVIN_ERR_ARG, "short2.ply:11: 'vertex' element 2 of 4 has fewer values");
   put(dir, "word.ply", PLY_HDR("ascii", "4", "2") "0 0 0\n1 zero 0\n1 1 0\n0 1 0\n3 0 1 2\n3 0 2 3\n");
   refused(dir, "word.ply", KELVIN_ERR_ARG, "word.ply:11: 'vertex' element 2: 'zero' is not a number");
+  /* a NUL byte inside a value (found by fuzz_ply: assimp's PLY reader, which reads C strings, then
+   * corrupted the heap now and then) */
+  put_bin(dir, "nul.ply", PLY_HDR("ascii", "3", "1") "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\0\0?\n", strlen(PLY_HDR("ascii", "3", "1")) + 29);
+  refused(dir, "nul.ply", KELVIN_ERR_ARG, "nul.ply:13: 'face' element 1: a value holding a NUL byte");
   /* binary PLY: whole, then cut inside the last face */
   unsigned char b[512];
   const char *h = PLY_HDR("binary_little_endian", "4", "2");
@@ -255,7 +259,7 @@ static void test_declared(void **state)
   free(o);
   refused(dir, "fan.obj", KELVIN_ERR_ARG, "fan.obj:2: the faces up to this line make more than the limit of 10000000 triangles");
   const char *all[] = {"faces.ply", "faces_bin.ply", "verts.ply", "atlimit.ply", "cut.ply", "fewv.ply", "fewv2.ply",
-                       "short.ply", "short2.ply", "word.ply", "bin.ply", "bincut.ply", "bincutv.ply", "bin.stl",
+                       "short.ply", "short2.ply", "word.ply", "nul.ply", "bin.ply", "bincut.ply", "bincutv.ply", "bin.stl",
                        "short.stl", "long.stl", "many.stl", "huge.stl", "fan.obj"};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     snprintf(p, sizeof p, "%s/%s", dir, all[i]);
