@@ -84,12 +84,14 @@ static int token(rd *r, char *t, size_t cap, int *long_)
   return 1;
 }
 
-/* past the end of the current line; 0 at the end of the file */
-static int eol(rd *r)
+/* past the end of the current line (*nul set if it held a NUL byte); 0 at the end of the file */
+static int eol(rd *r, int *nul)
 {
   int c;
-  while ((c = next(r)) >= 0)
+  while ((c = next(r)) >= 0) {
     if (c == '\n') return 1;
+    if (c == 0) *nul = 1;
+  }
   return 0;
 }
 
@@ -337,7 +339,10 @@ static kelvin_status ply_data(rd *r, const char *path, int binary, int big, ply_
             return bad(msg, cap, "%s:%d: '%s' element %lld: '%.40s' is not a number", path, line, x->name, i + 1, t);
         }
       }
-      eol(r); /* values past the properties are passed over */
+      int nul = 0;
+      eol(r, &nul); /* values past the properties are passed over; a NUL byte is not (text with one is cut
+                     * short for a reader of C strings, assimp's) */
+      if (nul) return bad(msg, cap, "%s:%d: '%s' element %lld: a NUL byte in the line", path, line, x->name, i + 1);
       ++line;
       continue;
     short_line:
@@ -405,7 +410,8 @@ static kelvin_status obj(rd *r, const char *path, char *msg, int cap)
                      (long)KL_MESH_MAX_TRIANGLES);
       }
     }
-    if (!eol(r)) break;
+    int nul = 0;
+    if (!eol(r, &nul)) break;
     ++line;
   }
   return KELVIN_OK;

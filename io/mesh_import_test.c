@@ -194,6 +194,8 @@ static void test_declared(void **state)
    * corrupted the heap now and then) */
   put_bin(dir, "nul.ply", PLY_HDR("ascii", "3", "1") "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\0\0?\n", strlen(PLY_HDR("ascii", "3", "1")) + 29);
   refused(dir, "nul.ply", KELVIN_ERR_ARG, "nul.ply:13: 'face' element 1: a value holding a NUL byte");
+  put_bin(dir, "nul2.ply", PLY_HDR("ascii", "3", "1") "0 0 0\n1 0 0 \0\n0 1 0\n3 0 1 2\n", strlen(PLY_HDR("ascii", "3", "1")) + 28);
+  refused(dir, "nul2.ply", KELVIN_ERR_ARG, "nul2.ply:11: 'vertex' element 2: a NUL byte in the line");
   /* binary PLY: whole, then cut inside the last face */
   unsigned char b[512];
   const char *h = PLY_HDR("binary_little_endian", "4", "2");
@@ -259,7 +261,7 @@ static void test_declared(void **state)
   free(o);
   refused(dir, "fan.obj", KELVIN_ERR_ARG, "fan.obj:2: the faces up to this line make more than the limit of 10000000 triangles");
   const char *all[] = {"faces.ply", "faces_bin.ply", "verts.ply", "atlimit.ply", "cut.ply", "fewv.ply", "fewv2.ply",
-                       "short.ply", "short2.ply", "word.ply", "nul.ply", "bin.ply", "bincut.ply", "bincutv.ply", "bin.stl",
+                       "short.ply", "short2.ply", "word.ply", "nul.ply", "nul2.ply", "bin.ply", "bincut.ply", "bincutv.ply", "bin.stl",
                        "short.stl", "long.stl", "many.stl", "huge.stl", "fan.obj"};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     snprintf(p, sizeof p, "%s/%s", dir, all[i]);
