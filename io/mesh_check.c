@@ -17,6 +17,7 @@
 /* a block reader over fd (pread: the descriptor's offset stays for assimp) */
 typedef struct rd {
   int fd, err;
+  int text, cr, ctl; /* text: flag control characters (ctl) that assimp's line reader takes for line ends */
   long long size, off; /* bytes in the file, bytes read into buf so far */
   size_t pos, len;
   unsigned char buf[1 << 16];
@@ -43,7 +44,16 @@ static int fill(rd *r)
 }
 
 static int peek(rd *r) { return fill(r) ? r->buf[r->pos] : -1; }
-static int next(rd *r) { return fill(r) ? r->buf[r->pos++] : -1; }
+static int next(rd *r)
+{
+  if (!fill(r)) return -1;
+  const int c = r->buf[r->pos++];
+  if (r->text) { /* assimp's PLY reader ends a line at NUL, form feed and a lone carriage return too */
+    if ((r->cr && c != '\n') || c == 0 || c == '\f' || c == '\v') r->ctl = 1;
+    r->cr = c == '\r';
+  }
+  return c;
+}
 
 /* skip n bytes; 0 if the file ends first */
 static int skip(rd *r, long long n)
@@ -128,9 +138,10 @@ static int ply_type(const char *s)
 #define PLY_MAXPROP 128
 
 typedef struct ply_el {
-  char name[64];
+  char name[64], prop[PLY_MAXPROP][48]; /* names (a longer property name is compared by its first 47 bytes) */
   long long count;
   int line, np, tri; /* header line; properties; its lists are faces (face, tristrips) */
+  int pline[PLY_MAXPROP];
   signed char type[PLY_MAXPROP], ctype[PLY_MAXPROP]; /* ctype >= 0: a list of type, its length a ctype */
 } ply_el;
 
@@ -169,7 +180,7 @@ static kelvin_status ply(rd *r, const char *path, char *msg, int cap)
     *e = '\0';
     size_t ll = (size_t)(e - l);
     if (ll && l[ll - 1] == '\r') l[--ll] = '\0';
-    if (strlen(l) != ll) { /* a NUL byte inside a header line */
+    if (strlen(l) != ll || strpbrk(l, "\r\f\v")) { /* a NUL byte, or what assimp takes for a line end, inside a line */
       st = bad(msg, cap, "%s:%d: " PLY_HEADER_MSG, path, line);
       break;
     }
@@ -211,6 +222,15 @@ static kelvin_status ply(rd *r, const char *path, char *msg, int cap)
                  face ? "faces (triangles)" : strcmp(tok[1], "vertex") == 0 ? "vertices" : "elements");
         break;
       }
+      /* an element given twice, or faces and strips: assimp 5.2 sizes its arrays by the first and writes the
+       * second past their end (a heap overflow, assimp PR 5739 and 5651) */
+      for (int k = 0; k < nel; ++k)
+        if (strcmp(el[k].name, tok[1]) == 0 || (face && el[k].tri)) {
+          st = bad(msg, cap, "%s:%d: PLY element '%s' after element '%s' (line %d): %s", path, line, tok[1], el[k].name,
+                   el[k].line, strcmp(el[k].name, tok[1]) == 0 ? "an element given twice" : "faces given twice");
+          break;
+        }
+      if (st != KELVIN_OK) break;
       ply_el *x = &el[nel++];
       memset(x, 0, sizeof *x);
       snprintf(x->name, sizeof x->name, "%s", tok[1]);
@@ -226,6 +246,16 @@ static kelvin_status ply(rd *r, const char *path, char *msg, int cap)
         st = bad(msg, cap, "%s:%d: " PLY_HEADER_MSG, path, line);
         break;
       }
+      const char *pn = tok[list ? 4 : 2];
+      for (int q = 0; q < x->np; ++q)
+        if (strncmp(x->prop[q], pn, sizeof x->prop[q] - 1) == 0) {
+          st = bad(msg, cap, "%s:%d: PLY property '%s' given twice in element '%s' (line %d)", path, line, pn, x->name,
+                   x->pline[q]);
+          break;
+        }
+      if (st != KELVIN_OK) break;
+      snprintf(x->prop[x->np], sizeof x->prop[x->np], "%s", pn);
+      x->pline[x->np] = line;
       x->type[x->np] = (signed char)ty;
       x->ctype[x->np] = (signed char)(list ? ct : -1);
       x->np++;
@@ -246,6 +276,7 @@ static kelvin_status ply(rd *r, const char *path, char *msg, int cap)
   if (st == KELVIN_OK) { /* the data from the end of the header: move the reader there */
     r->pos = r->len = 0;
     r->off = body;
+    r->text = format == 0;
     st = ply_data(r, path, format != 0, format == 2, el, nel, line + 1, msg, cap);
   }
   free(el);
@@ -319,6 +350,7 @@ static kelvin_status ply_data(rd *r, const char *path, int binary, int big, ply_
         if (x->ctype[p] >= 0) {
           char *end = NULL;
           if (!token(r, t, sizeof t, &lng)) goto short_line;
+          if (r->ctl) goto control;
           errno = 0;
           n = strtoll(t, &end, 10);
           if (lng || end == t || *end || errno || n < 0)
@@ -331,6 +363,7 @@ static kelvin_status ply_data(rd *r, const char *path, int binary, int big, ply_
         for (long long k = 0; k < n; ++k) {
           char *end = NULL;
           if (!token(r, t, sizeof t, &lng)) goto short_line;
+          if (r->ctl && !lng) goto control;
           (void)strtod(t, &end);
           if (lng)
             return bad(msg, cap, "%s:%d: '%s' element %lld: a value holding a NUL byte or longer than %d characters", path,
@@ -343,8 +376,12 @@ static kelvin_status ply_data(rd *r, const char *path, int binary, int big, ply_
       eol(r, &nul); /* values past the properties are passed over; a NUL byte is not (text with one is cut
                      * short for a reader of C strings, assimp's) */
       if (nul) return bad(msg, cap, "%s:%d: '%s' element %lld: a NUL byte in the line", path, line, x->name, i + 1);
+      if (r->ctl) goto control;
       ++line;
       continue;
+    control:
+      return bad(msg, cap, "%s:%d: '%s' element %lld: a form feed, vertical tab or carriage return without its line feed "
+                 "in the line", path, line, x->name, i + 1);
     short_line:
       return bad(msg, cap, "%s:%d: '%s' element %lld of %lld has fewer values than the properties declared with it (line %d)",
                  path, line, x->name, i + 1, x->count, x->line);
@@ -422,6 +459,7 @@ kelvin_status kl_mesh_check(int fd, long long size, const char *path, char fmt, 
   rd *r = malloc(sizeof *r);
   if (!r) return bad(msg, cap, "%s: out of memory", path);
   r->fd = fd, r->err = 0, r->size = size, r->off = 0, r->pos = r->len = 0;
+  r->text = r->cr = r->ctl = 0;
   const kelvin_status st = fmt == 'p' ? ply(r, path, msg, cap) : fmt == 's' ? stl(r, path, msg, cap) : obj(r, path, msg, cap);
   const int err = r->err;
   free(r);

@@ -196,6 +196,32 @@ static void test_declared(void **state)
   refused(dir, "nul.ply", KELVIN_ERR_ARG, "nul.ply:13: 'face' element 1: a value holding a NUL byte");
   put_bin(dir, "nul2.ply", PLY_HDR("ascii", "3", "1") "0 0 0\n1 0 0 \0\n0 1 0\n3 0 1 2\n", strlen(PLY_HDR("ascii", "3", "1")) + 28);
   refused(dir, "nul2.ply", KELVIN_ERR_ARG, "nul2.ply:11: 'vertex' element 2: a NUL byte in the line");
+  /* what assimp 5.2 gets wrong: a second vertex element larger than the first (assimp sizes its vertex array
+   * by the first and writes past its end: assimp PR 5739, JVN#42386607, seen under valgrind), faces given
+   * twice (PR 5651), a property given twice (PR 5743), line ends assimp sees and a line reader does not */
+  put(dir, "dupel.ply", "ply\nformat ascii 1.0\nelement vertex 2\nproperty int x\nproperty int nx\nelement vertex 3\n"
+                        "property float x\nproperty float y\nproperty float z\nelement face 1\n"
+                        "property list uchar int vertex_indices\nend_header\n8 8\n8 8\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+  refused(dir, "dupel.ply", KELVIN_ERR_ARG, "dupel.ply:6: PLY element 'vertex' after element 'vertex' (line 3): an element given twice");
+  put(dir, "strips.ply", PLY_HDR("ascii", "3", "1") "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+  {
+    char t[1024];
+    snprintf(t, sizeof t, "%s", PLY_HDR("ascii", "3", "1"));
+    char *e = strstr(t, "end_header\n");
+    snprintf(e, sizeof t - (size_t)(e - t), "element tristrips 1\nproperty list int int vertex_indices\nend_header\n"
+                                             "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n");
+    put(dir, "strips.ply", t);
+  }
+  refused(dir, "strips.ply", KELVIN_ERR_ARG, "strips.ply:9: PLY element 'tristrips' after element 'face' (line 7): faces given twice");
+  put(dir, "dupprop.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float x\n"
+                          "end_header\n0 0 0\n1 0 0\n0 1 0\n");
+  refused(dir, "dupprop.ply", KELVIN_ERR_ARG, "dupprop.ply:6: PLY property 'x' given twice in element 'vertex' (line 4)");
+  put(dir, "ff.ply", PLY_HDR("ascii", "3", "1") "0 0 0\n1 0\f0\n0 1 0\n3 0 1 2\n");
+  refused(dir, "ff.ply", KELVIN_ERR_ARG, "ff.ply:11: 'vertex' element 2: a form feed, vertical tab or carriage return without its line feed");
+  put(dir, "cr.ply", PLY_HDR("ascii", "3", "1") "0 0 0\r\n1 0 0\r1 1 1\n0 1 0\n3 0 1 2\n");
+  refused(dir, "cr.ply", KELVIN_ERR_ARG, "cr.ply:11: 'vertex' element 2: a form feed");
+  put(dir, "hcr.ply", "ply\nformat ascii 1.0\ncomment a\rb\nelement vertex 3\n");
+  refused(dir, "hcr.ply", KELVIN_ERR_ARG, "hcr.ply:3: malformed PLY header");
   /* binary PLY: whole, then cut inside the last face */
   unsigned char b[512];
   const char *h = PLY_HDR("binary_little_endian", "4", "2");
@@ -261,7 +287,7 @@ static void test_declared(void **state)
   free(o);
   refused(dir, "fan.obj", KELVIN_ERR_ARG, "fan.obj:2: the faces up to this line make more than the limit of 10000000 triangles");
   const char *all[] = {"faces.ply", "faces_bin.ply", "verts.ply", "atlimit.ply", "cut.ply", "fewv.ply", "fewv2.ply",
-                       "short.ply", "short2.ply", "word.ply", "nul.ply", "nul2.ply", "bin.ply", "bincut.ply", "bincutv.ply", "bin.stl",
+                       "short.ply", "short2.ply", "word.ply", "nul.ply", "nul2.ply", "dupel.ply", "strips.ply", "dupprop.ply", "ff.ply", "cr.ply", "hcr.ply", "bin.ply", "bincut.ply", "bincutv.ply", "bin.stl",
                        "short.stl", "long.stl", "many.stl", "huge.stl", "fan.obj"};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     snprintf(p, sizeof p, "%s/%s", dir, all[i]);
