@@ -204,6 +204,21 @@ static kelvin_status build(urdf *u, xmlNodePtr robot, kl_robot_spec *s)
         return fail(u, c, "more than %d <%s> elements", MAXELEM, (const char *)c->name);
       char *nm = attr(c, "name");
       if (!nm) return fail(u, c, "<%s> without a name attribute", (const char *)c->name);
+      /* a second element of the same name would be silently shadowed by the first (its mass ignored):
+       * an error naming both lines (docs/design.md section 8.1) */
+      xmlNodePtr *seen = is(c, "link") ? u->link : u->joint;
+      const int nseen = is(c, "link") ? u->nlink : u->njoint;
+      for (int i = 0; i < nseen; ++i) {
+        char *o = attr(seen[i], "name");
+        const int dup = o && strcmp(o, nm) == 0;
+        xmlFree(o);
+        if (dup) {
+          const kelvin_status ds = fail(u, c, "duplicate <%s> name '%s' (first defined at line %ld)",
+                                        (const char *)c->name, nm, xmlGetLineNo(seen[i]));
+          xmlFree(nm);
+          return ds;
+        }
+      }
       xmlFree(nm);
       if (is(c, "link"))
         u->link[u->nlink++] = c;

@@ -120,6 +120,13 @@ static void test_urdf_bad_input(void **state)
     {HEAD JOINT("revolute", LIM) LINK("1", GOODI)
      "<joint name='k' type='revolute'><parent link='a'/><child link='c'/>" LIM "</joint><link name='c'/>\n</robot>\n",
      ":15:", "two child joints", KELVIN_ERR_CONFIG},
+    /* a name given twice: the second definition (its 100 kg) would be silently ignored (issue 31) */
+    {HEAD JOINT("revolute", LIM) LINK("1", GOODI) LINK("100", GOODI) "</robot>\n", ":15:",
+     "duplicate <link> name 'b' (first defined at line 9)", KELVIN_ERR_CONFIG},
+    {HEAD JOINT("revolute", LIM) LINK("1", GOODI) JOINT("revolute", LIM) "</robot>\n", ":15:",
+     "duplicate <joint> name 'j' (first defined at line 3)", KELVIN_ERR_CONFIG},
+    {HEAD JOINT("revolute", LIM) LINK("1", GOODI) "<link name='a'/>\n</robot>\n", ":15:",
+     "duplicate <link> name 'a' (first defined at line 2)", KELVIN_ERR_CONFIG},
   };
   char path[400], msg[600];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -219,8 +219,18 @@ static kelvin_status robot(rd *r, node_t *root, kl_robot_spec *s)
   const int nj = js->n;
   if (nj < 1 || nj > KL_ROBOT_MAXDOF) return fail(r, js, "robot.joints", "need 1 to %d joints, got %d", KL_ROBOT_MAXDOF, nj);
   s->ndof = nj;
-  for (int i = 0; i < nj; ++i)
+  for (int i = 0; i < nj; ++i) {
     if ((st = joint(r, js->items[i], i, &s->joint[i]))) return st;
+    /* two joints of one name: messages and outputs that name a joint would be ambiguous (docs/design.md 8.1) */
+    for (int k = 0; k < i; ++k)
+      if (strcmp(s->joint[k].name, s->joint[i].name) == 0) {
+        node_t *here = get(r, js->items[i], "name"), *there = get(r, js->items[k], "name");
+        char g[64];
+        snprintf(g, sizeof g, "robot.joints[%d].name", i);
+        return fail(r, here ? here : js->items[i], g, "duplicate joint name '%s' (robot.joints[%d], line %d, has it already)",
+                    s->joint[i].name, k, there ? there->line : js->items[k]->line);
+      }
+  }
   if ((v = get(r, rb, "home_deg"))) {
     double h[KL_ROBOT_MAXDOF];
     int got = 0;

@@ -23,6 +23,7 @@
 typedef struct ctx {
   kl_cfg *cfg;        /* the document; messages go on it */
   kl_scene *sc;
+  const kl_cfg_node *bodies; /* the bodies list (for the line of an earlier body) */
 } ctx;
 
 typedef const kl_cfg_node node_t;
@@ -360,7 +361,11 @@ static kelvin_status body(ctx *c, node_t *n, int i)
             (unsigned char)*p >= 0x80)) /* it names the file body_NAME.csv: no '/', '.', space or quote */
         return fail(c, nm, g, "may hold letters (UTF-8 too), digits, '_' and '-' only, got '%s'", s);
     for (int k = 0; k < c->sc->nbody; ++k)
-      if (strcmp(c->sc->body_name[k], s) == 0) return fail(c, nm, g, "'%s' is used by bodies[%d] already", s, k);
+      if (strcmp(c->sc->body_name[k], s) == 0) {
+        node_t *there = c->bodies ? get(c, c->bodies->items[k], "name") : NULL;
+        return fail(c, nm, g, "duplicate body name: '%s' is used by bodies[%d] (line %d) already", s, k,
+                    there ? there->line : 0);
+      }
     snprintf(name, sizeof name, "%s", s);
   }
   char **names = realloc(c->sc->body_name, (size_t)(c->sc->nbody + 1) * sizeof *names);
@@ -467,6 +472,7 @@ static kelvin_status root(ctx *c)
   if (bn->type != KL_CFG_SEQ || bn->n == 0)
     return fail(c, bn, "bodies", "must be a non-empty list");
   int i = 0;
+  c->bodies = bn;
   for (; i < bn->n; ++i) TRY(body(c, bn->items[i], i));
   node_t *pn = get(c, r, "pairs");
   if (pn) TRY(pairs_section(c, pn));
@@ -479,7 +485,7 @@ static kelvin_status root(ctx *c)
 static kelvin_status load(kl_cfg *cfg, kelvin_status st, kl_scene *out, char *msg, int cap)
 {
   if (st == KELVIN_OK) {
-    ctx c = {cfg, out};
+    ctx c = {cfg, out, NULL};
     out->model = kl_world_create();
     st = out->model ? root(&c) : KELVIN_ERR_NOMEM;
   }

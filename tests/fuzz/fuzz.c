@@ -10,6 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(KL_FUZZ_URDF_DUP)
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#endif
+
 #include "io/config.h"
 #include "io/mesh_import.h"
 #include "io/robot_yaml.h"
@@ -46,7 +51,7 @@ static void check_msg(kelvin_status st, const char *msg)
   }
 }
 
-#if defined(KL_FUZZ_MESH)
+#if defined(KL_FUZZ_MESH) || defined(KL_FUZZ_PLY)
 /* assimp allocates a few objects once per process and keeps them (its importer registry): load one small
  * mesh before fuzzing so that LeakSanitizer's per-input check sees only what an input leaks */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -117,6 +122,55 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   kl_mesh *m = NULL;
   st = kl_mesh_load(p, 1.0, &m, msg, sizeof msg);
   kl_mesh_free(m);
+#elif defined(KL_FUZZ_PLY)
+  /* PLY headers and data: the declared counts against the limits and the data against the declarations
+   * (io/mesh_check.c) before assimp, then assimp on what passed */
+  const char *p = input_file(".ply");
+  put(p, data, size);
+  kl_mesh *m = NULL;
+  st = kl_mesh_load(p, 1.0, &m, msg, sizeof msg);
+  kl_mesh_free(m);
+#elif defined(KL_FUZZ_URDF_DUP)
+  /* a URDF that loads must be refused once one of its links or joints is given a second time (the name
+   * repeated on a new element at the end): checked by editing the document with libxml2 */
+  const char *p = input_file(".urdf");
+  put(p, data, size);
+  kl_robot *r = NULL;
+  st = kl_robot_load_urdf(p, &r, msg, sizeof msg);
+  kl_robot_free(r);
+  if (st == KELVIN_OK) {
+    for (int which = 0; which < 2; ++which) {
+      xmlDocPtr doc = xmlReadMemory((const char *)data, (int)size, "x.urdf", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+      if (!doc) abort(); /* it loaded above */
+      xmlNodePtr root = xmlDocGetRootElement(doc), c = root ? root->children : NULL;
+      const char *el = which ? "joint" : "link";
+      for (; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, el) == 0) break;
+      if (!c) { /* a robot with one link has no joint */
+        xmlFreeDoc(doc);
+        continue;
+      }
+      xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+      xmlNodePtr d = xmlNewChild(root, NULL, (const xmlChar *)el, NULL);
+      xmlNewProp(d, (const xmlChar *)"name", name);
+      xmlFree(name);
+      xmlChar *text = NULL;
+      int len = 0;
+      xmlDocDumpMemory(doc, &text, &len);
+      xmlFreeDoc(doc);
+      put(p, text, (size_t)len);
+      xmlFree(text);
+      kl_robot *r2 = NULL;
+      char m2[8192] = "";
+      const kelvin_status s2 = kl_robot_load_urdf(p, &r2, m2, sizeof m2);
+      kl_robot_free(r2);
+      if (s2 == KELVIN_OK || (!strstr(m2, "duplicate") && !strstr(m2, "more than"))) {
+        fprintf(stderr, "a second <%s> of the same name: status %d, '%s'\n", el, (int)s2, m2);
+        abort();
+      }
+      check_msg(s2, m2);
+    }
+  }
 #elif defined(KL_FUZZ_PATH_CSV)
   const char *p = input_file(".csv");
   put(p, data, size);

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-all=(settings sweep_config scenarios scene robot_yaml urdf mesh path_csv target_csv pass_csv)
+all=(settings sweep_config scenarios scene robot_yaml urdf mesh path_csv target_csv pass_csv ply urdf_dup)
 mode=time; amount=20; merge=0; smoke=0; names=()
 while [ $# -gt 0 ]; do
   case "$1" in
