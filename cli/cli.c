@@ -628,8 +628,16 @@ void kl_json_meta(cJSON *doc, const char *cfgfile)
   }
   if (!cfgfile) return;
   cJSON_AddStringToObject(doc, "config", cfgfile);
-  FILE *f = fopen(cfgfile, "rb");
-  if (!f) return;
+  /* opened without blocking and hashed only when a regular file (the readers checked it, but a FIFO swapped
+   * in since would hang here; docs/design.md section 8.1) */
+  const int fd = open(cfgfile, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0) return;
+  FILE *f = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? fdopen(fd, "rb") : NULL;
+  if (!f) {
+    close(fd);
+    return;
+  }
   unsigned long long h = 1469598103934665603ULL; /* FNV-1a, 64 bits */
   int ch;
   while ((ch = fgetc(f)) != EOF) {
