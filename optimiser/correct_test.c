@@ -11,7 +11,9 @@
  * and the pass that reaches it is the device-optimal one with every offset deeper by dW (1/K_h + c), c the
  * contact's compliance: dW (1 - share) / K_h / (1 - share) = dW / K_h = 50 um. The correction must find it:
  * verified RMS at most 0.3 %, worst sample within 3 %, the offsets' mean shift 50 um within 1 %.
- * Where the two models agree, auto does not run the stage: no iteration, no pass added.
+ * Where the two models agree, auto does not run the stage: no iteration, no pass added. A 3-D run that fails
+ * inside the stage (a candidate's, or the reference check's; made to by verify.time_limit set to 1 ns from
+ * the progress callback) ends it with KELVIN_OK, a note and the best verified pass kept.
  * Runs on the OpenMP twin (no OpenCL device needed). */
 #include <math.h>
 #include <setjmp.h>
