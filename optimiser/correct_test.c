@@ -11,7 +11,9 @@
  * and the pass that reaches it is the device-optimal one with every offset deeper by dW (1/K_h + c), c the
  * contact's compliance: dW (1 - share) / K_h / (1 - share) = dW / K_h = 50 um. The correction must find it:
  * verified RMS at most 0.3 %, worst sample within 3 %, the offsets' mean shift 50 um within 1 %.
- * Where the two models agree, auto does not run the stage: no iteration, no pass added.
+ * Where the two models agree, auto does not run the stage: no iteration, no pass added. A 3-D run that fails
+ * inside the stage (a candidate's, or the reference check's; made to by verify.time_limit set to 1 ns from
+ * the progress callback) ends it with KELVIN_OK, a note and the best verified pass kept.
  * Runs on the OpenMP twin (no OpenCL device needed). */
 #include <math.h>
 #include <setjmp.h>
@@ -166,6 +168,131 @@ static void test_stop(void **state)
   kl_problem_free(pb);
 }
 
+/* a progress callback that makes the stage's 3-D runs fail: at the line it waits for (at, said by the stage
+ * between its 3-D runs, so no engine thread reads the settings then) it sets verify.time_limit of the
+ * problem the stage runs to 1 ns, which every 3-D run exceeds at its first checkpoint (KELVIN_ERR_LIMIT);
+ * at the line restore (if not NULL) it puts the limit back */
+typedef struct failing {
+  kl_problem *pb;
+  const char *at, *restore;
+  double limit; /* the limit before */
+  int set, restored;
+} failing;
+
+static int fail_3d(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  failing *f = ctx;
+  if (!f->set && strncmp(text, f->at, strlen(f->at)) == 0) {
+    f->limit = f->pb->set.verify_time_limit;
+    f->pb->set.verify_time_limit = 1e-9;
+    f->set = 1;
+  } else if (f->set && f->restore && !f->restored && strncmp(text, f->restore, strlen(f->restore)) == 0) {
+    f->pb->set.verify_time_limit = f->limit;
+    f->restored = 1;
+  }
+  return 0;
+}
+
+/* the known offset's device problem (dW more weight than the 3-D engine's tool) into dev, its arrays into geo, fg */
+static void heavy_device(const kl_problem *pb, kl_problem *dev, double **geo, double **fg)
+{
+  const int ns = pb->ns;
+  *dev = *pb;
+  *geo = malloc((size_t)ns * KL_GG_N * sizeof **geo);
+  *fg = malloc((size_t)ns * sizeof **fg);
+  assert_non_null(*geo);
+  assert_non_null(*fg);
+  memcpy(*geo, pb->geo, (size_t)ns * KL_GG_N * sizeof **geo);
+  for (int k = 0; k < ns; ++k) {
+    (*geo)[k * KL_GG_N + KL_GG_FG] += DW;
+    (*fg)[k] = pb->fg[k] + DW;
+  }
+  dev->geo = *geo;
+  dev->fg = *fg;
+}
+
+/* The 3-D runs of the second iteration's candidates fail (over verify.time_limit): the stage ends there with
+ * KELVIN_OK and a note naming the failure, the first iteration's pass is kept and checked at reference
+ * accuracy (the limit back by then), and no candidate of the failed iteration is left among the passes. */
+static void test_candidate_fails(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  kl_problem dev;
+  double *geo, *fg;
+  heavy_device(pb, &dev, &geo, &fg);
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  failing f = {&dev, "correction 1:", "correction: the check at reference accuracy", 0, 0, 0};
+  if (kl_optimise(&dev, h, fail_3d, &f, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  const kl_correction *c = &res->corr;
+  printf("# %s\n# kept '%s': %d iteration, %d 3-D runs, %.4f %% RMS at reference accuracy\n", c->note,
+         res->pass[res->best].label, c->iterations, c->runs, 100 * c->rms_after);
+  assert_true(f.set && f.restored);
+  assert_true(strncmp(c->note, "correction: the 3-D run of a candidate failed (", 47) == 0);
+  assert_non_null(strstr(c->note, "over verify.time_limit"));
+  assert_non_null(strstr(c->note, "; the best verified pass is kept"));
+  /* the first iteration's two runs and the reference check's two; the second iteration's runs not counted */
+  assert_true(c->iterations == 1 && c->runs == 4);
+  assert_true(c->pass >= 0 && c->pass == res->best && strcmp(res->pass[res->best].label, "corrected") == 0);
+  const kl_pass *b = &res->pass[res->best];
+  assert_true(b->verified && b->vobj[KL_OBJ_RMS] == c->rms_after && c->rms_after <= 3e-3);
+  assert_true(c->rms_after <= c->ref_before);
+  for (int i = 0; i < res->npass; ++i) assert_true(strncmp(res->pass[i].label, "corrected-", 10) != 0);
+  assert_int_equal(res->npass, 4); /* naive, initial, refined-1, corrected */
+  kl_opt_result_free(res);
+  free(res);
+  free(geo);
+  free(fg);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
+/* One iteration (optimiser.correct 1); the reference check's 3-D runs fail (the limit never put back): the
+ * stage ends with KELVIN_OK and a note, the start is kept with its figures as verified, the corrected pass is
+ * gone (it was never checked) and so is the start's reference copy. */
+static void test_reference_fails(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  kl_problem dev;
+  double *geo, *fg;
+  heavy_device(pb, &dev, &geo, &fg);
+  snprintf(dev.set.correct, sizeof dev.set.correct, "1");
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  failing f = {&dev, "correction 1:", NULL, 0, 0, 0};
+  if (kl_optimise(&dev, h, fail_3d, &f, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  const kl_correction *c = &res->corr;
+  printf("# %s\n", c->note);
+  assert_true(f.set);
+  assert_true(strncmp(c->note, "correction: the check at reference accuracy failed (", 52) == 0);
+  assert_non_null(strstr(c->note, "over verify.time_limit"));
+  assert_true(c->iterations == 1 && c->runs == 2 && c->pass == -1);
+  assert_true(res->best == c->from && strcmp(res->pass[res->best].label, "refined-1") == 0);
+  const kl_pass *b = &res->pass[res->best];
+  assert_true(b->verified && b->vobj[KL_OBJ_RMS] == c->rms_before && c->rms_after == c->rms_before);
+  assert_true(c->max_after == c->max_before && isnan(c->ref_before));
+  for (int i = 0; i < res->npass; ++i) {
+    assert_true(strncmp(res->pass[i].label, "corrected", 9) != 0);
+    assert_true(strcmp(res->pass[i].label, "start (reference)") != 0);
+  }
+  assert_int_equal(res->npass, 3);
+  kl_opt_result_free(res);
+  free(res);
+  free(geo);
+  free(fg);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
 /* the two models agree (the same plate, the device told the truth): auto leaves the passes alone */
 static void test_models_agree(void **state)
 {
@@ -199,6 +326,7 @@ static void test_models_agree(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_known_offset), cmocka_unit_test(test_models_agree),
-                                     cmocka_unit_test(test_stop)};
+                                     cmocka_unit_test(test_stop), cmocka_unit_test(test_candidate_fails),
+                                     cmocka_unit_test(test_reference_fails)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
