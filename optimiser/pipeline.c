@@ -687,11 +687,11 @@ static kelvin_status correct(run *r, int maxit)
     }
     if ((st = predict_all(r)) != KELVIN_OK) goto done;
     say(r, "correction: the check at reference accuracy (the 3-D engine with verify.hc_tol and verify.substep_fraction "
-           "x %g: about ten times the sub-steps)", KL_CORRECT_TOL);
+           "x %g)", KL_CORRECT_TOL);
     kl_problem ref = *pb; /* (after the line above: correct_test changes verify.time_limit at it) */
     ref.set.verify_hc_tol = fmax(1e-12, s->verify_hc_tol * KL_CORRECT_TOL);
     ref.set.verify_sf = fmax(1e-3, s->verify_sf * KL_CORRECT_TOL);
-    ref.set.verify_time_limit = s->verify_time_limit / KL_CORRECT_TOL; /* (about 10x the sub-steps) */
+    ref.set.verify_time_limit = s->verify_time_limit / KL_CORRECT_TOL; /* (more sub-steps: more time) */
     r->pb = &ref;
     const int which[2] = {ic, cur};
     st = verify(r, which, cur != from ? 2 : 1);
