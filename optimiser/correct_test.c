@@ -318,6 +318,21 @@ static void test_models_agree(void **state)
   assert_int_equal(kl_optimise(pb, h, NULL, NULL, res, msg, sizeof msg), KELVIN_ERR_CONFIG);
   assert_non_null(strstr(msg, "optimiser.correct: must be auto, off or a whole number of iterations in [1, 50], got 'sometimes'"));
   kl_opt_result_free(res);
+  /* the stage forced on (two iterations) where the models agree: it runs, the reference check keeps the better
+   * of the start and the corrected pass, and the note says "worse at reference accuracy" exactly when a
+   * corrected pass was made and not kept; nothing else to say (the verified RMS within KL_CORRECT_GAP of the
+   * predicted) */
+  snprintf(pb->set.correct, sizeof pb->set.correct, "2");
+  if (kl_optimise(pb, h, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  const kl_correction *c = &res->corr;
+  const int made = c->pass >= 0, kept = made && res->best == c->pass;
+  printf("# forced: %d iterations, %d 3-D runs; corrected pass made %d, kept %d; %.4f %% -> %.4f %%; note '%s'\n",
+         c->iterations, c->runs, made, kept, 100 * c->ref_before, 100 * c->rms_after, c->note);
+  assert_true(c->ran == 1 && c->runs >= 3); /* two candidates and the reference check, at least */
+  assert_true(c->rms_after <= c->ref_before);
+  assert_true((strstr(c->note, "worse at reference accuracy") != NULL) == (made && !kept));
+  if (!(made && !kept)) assert_true(c->note[0] == '\0');
+  kl_opt_result_free(res);
   free(res);
   kl_host_destroy(h);
   kl_problem_free(pb);
