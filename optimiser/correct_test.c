@@ -293,6 +293,69 @@ static void test_reference_fails(void **state)
   kl_problem_free(pb);
 }
 
+/* The local step (docs/design.md section 5, "Correction"): the device is told the tool weighs DW_LOCAL more at
+ * samples LOCAL_K0..LOCAL_K0+2 only, so the device-optimal pass misses there in the 3-D engine by
+ * DW_LOCAL (1 - share) / F = 9 % by hand and nowhere else. The stage's output-space-mapping candidates are
+ * made to fail (verify.time_limit 1 ns from the stage's first line, put back at the local step's line), so the
+ * local step alone, with the engine's own finite-difference Jacobian, corrects that stretch: kept (counted as
+ * an iteration, its 3-D runs counted), the worst sample within 3 % at reference accuracy, the stretch's
+ * offsets deeper by about DW_LOCAL / K_h = 90 um and the rest of the pass as it was. */
+#define DW_LOCAL 0.45
+#define LOCAL_K0 30
+static void test_local_step(void **state)
+{
+  (void)state;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  open_flat(&pb, &h);
+  const int ns = pb->ns;
+  kl_problem dev = *pb;
+  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
+  assert_non_null(geo);
+  assert_non_null(fg);
+  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
+  memcpy(fg, pb->fg, (size_t)ns * sizeof *fg);
+  for (int k = LOCAL_K0; k < LOCAL_K0 + 3; ++k) {
+    geo[k * KL_GG_N + KL_GG_FG] += DW_LOCAL;
+    fg[k] += DW_LOCAL;
+  }
+  dev.geo = geo;
+  dev.fg = fg;
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_non_null(res);
+  failing f = {&dev, "correction: '", "correction, local step: worst sample", 0, 0, 0};
+  if (kl_optimise(&dev, h, fail_3d, &f, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  const kl_correction *c = &res->corr;
+  const double F = pb->gp[KL_GP_FREF], miss = DW_LOCAL * (1 - pb->contact_share) / F;
+  assert_true(f.set && f.restored && c->ran == 1);
+  assert_true(c->pass >= 0 && c->pass == res->best);
+  const kl_pass *a = &res->pass[c->from], *b = &res->pass[res->best];
+  double shift = 0, rest = 0;
+  for (int k = 0; k < ns; ++k) {
+    const double dk = b->x[k] - a->x[k];
+    if (k >= LOCAL_K0 && k < LOCAL_K0 + 3) shift += dk / 3;
+    else rest = fmax(rest, fabs(dk));
+  }
+  printf("# start: verified max %.3f %% (by hand %.3f %%), RMS %.4f %%; local step over %d offsets: %d iteration, "
+         "%d 3-D runs, %.2f s; verified %.4f %% RMS, max %.3f %% at reference accuracy; the stretch's offsets deeper "
+         "by %.2f um (by hand %.2f um), the others moved at most %.2f um\n# %s\n", 100 * c->max_before, 100 * miss,
+         100 * c->rms_before, c->local_n, c->iterations, c->runs, c->seconds, 100 * c->rms_after, 100 * c->max_after,
+         1e6 * shift, 1e6 * DW_LOCAL / pb->set.holder_K, 1e6 * rest, c->note);
+  assert_true(fabs(c->max_before - miss) < 0.1 * miss); /* the miss the device cannot see */
+  assert_true(c->local == 2 && c->iterations == 1);
+  assert_true(c->local_n >= 3 && c->local_n <= KL_LOCAL_MAXW);
+  assert_true(c->runs == c->local_n + 2 + 2); /* its differences, its two candidates, the reference check */
+  assert_true(c->max_after <= KL_LOCAL_THRESH && c->rms_after < c->ref_before);
+  assert_true(fabs(shift - DW_LOCAL / pb->set.holder_K) < 0.25 * DW_LOCAL / pb->set.holder_K);
+  kl_opt_result_free(res);
+  free(res);
+  free(geo);
+  free(fg);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
 /* the two models agree (the same plate, the device told the truth): auto leaves the passes alone */
 static void test_models_agree(void **state)
 {
@@ -342,6 +405,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_known_offset), cmocka_unit_test(test_models_agree),
                                      cmocka_unit_test(test_stop), cmocka_unit_test(test_candidate_fails),
-                                     cmocka_unit_test(test_reference_fails)};
+                                     cmocka_unit_test(test_reference_fails),
+                                     cmocka_unit_test(test_local_step)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

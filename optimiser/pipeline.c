@@ -568,6 +568,200 @@ static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *
              c->iterations == 1 ? "" : "s");
 }
 
+/* the commanded normal acceleration at sample k (0 < k < ns - 1) of offsets o and speeds v, as lm.c's rows */
+static double normal_accel(const kl_problem *pb, const double *o, const double *v, int k)
+{
+  const double ds = 0.5 * (pb->s[k + 1] - pb->s[k - 1]);
+  return (o[k + 1] - 2 * o[k] + o[k - 1]) * v[k] * v[k] / (ds * ds);
+}
+
+/* x + t d on the offsets of window W (n of them), within the offset bounds, and t halved (at most 10 times)
+ * until no sample next to W commands more normal acceleration than offset.max_accel or than x did */
+static void local_candidate(const kl_problem *pb, const double *x, const int *W, int n, const double *d, double t,
+                            double *y)
+{
+  const int ns = pb->ns;
+  for (int h = 0; h < 10; ++h, t *= 0.5) {
+    memcpy(y, x, (size_t)2 * ns * sizeof *y);
+    for (int i = 0; i < n; ++i) y[W[i]] = fmin(pb->hi[W[i]], fmax(pb->lo[W[i]], x[W[i]] + t * d[i]));
+    int ok = 1;
+    for (int k = W[0] - 1 > 1 ? W[0] - 1 : 1; k <= W[n - 1] + 1 && k + 1 < ns; ++k) {
+      const double a = fabs(normal_accel(pb, y, y + ns, k));
+      ok &= a <= fmax(pb->set.o_acc, fabs(normal_accel(pb, x, x + ns, k)));
+    }
+    if (ok) return;
+  }
+  memcpy(y, x, (size_t)2 * ns * sizeof *y);
+}
+
+/* The local step (docs/design.md section 5, "Correction"): where the verified pass cur still misses by more than
+ * KL_LOCAL_THRESH of F_ref at a sample, the 3-D engine's own sensitivity there. The window W: the samples above
+ * the threshold and KL_LOCAL_BEFORE before each (at most KL_LOCAL_MAXW, the nearest to the worst sample); each
+ * offset of W moved by delta in one 3-D run (all in parallel) gives the engine's Jacobian of the scored reading
+ * over W and KL_LOCAL_MARGIN samples after it; the damped Gauss-Newton step d = -(J'J + lambda diag J'J)^-1 J'e
+ * and its half, within the offset bounds and the normal acceleration limit, run in the 3-D engine, and the
+ * better is kept if its verified objective is lower than *Jbest. *cur: the pass, moved to the new one when kept. */
+static kelvin_status local_step(run *r, int *cur, int from, double *Jbest)
+{
+  const kl_problem *pb = r->pb;
+  kl_opt_result *res = r->res;
+  kl_correction *c = &res->corr;
+  const int ns = pb->ns, nc = r->nc;
+  const double Fr = pb->gp[KL_GP_FREF], t1 = kl_now();
+  const kl_pass *pc = &res->pass[*cur];
+  const double *S3 = scored3(pb, pc);
+  int kw = 1;
+  for (int k = 1; k < ns; ++k)
+    if (fabs(S3[k] - pb->ft[k]) > fabs(S3[kw] - pb->ft[kw])) kw = k;
+  if (fabs(S3[kw] - pb->ft[kw]) <= KL_LOCAL_THRESH * Fr) return KELVIN_OK;
+  /* the window: the samples nearest the worst of those above the threshold and the KL_LOCAL_BEFORE before each */
+  int W[KL_LOCAL_MAXW], n = 0;
+  for (int dist = 0; dist < ns && n < KL_LOCAL_MAXW; ++dist)
+    for (int sg = -1; sg <= 1 && n < KL_LOCAL_MAXW; sg += 2) {
+      const int j = kw + sg * dist;
+      if (j < 0 || j >= ns || (dist == 0 && sg > 0)) continue;
+      int in = 0;
+      for (int k = j; k <= j + KL_LOCAL_BEFORE && k < ns && !in; ++k) in = k >= 1 && fabs(S3[k] - pb->ft[k]) > KL_LOCAL_THRESH * Fr;
+      if (in) W[n++] = j;
+    }
+  for (int i = 1; i < n; ++i) /* ascending */
+    for (int m = i; m > 0 && W[m - 1] > W[m]; --m) {
+      const int t = W[m];
+      W[m] = W[m - 1];
+      W[m - 1] = t;
+    }
+  const int k0 = W[0] - 1 > 1 ? W[0] - 1 : 1, k1 = W[n - 1] + KL_LOCAL_MARGIN < ns - 1 ? W[n - 1] + KL_LOCAL_MARGIN : ns - 1;
+  const int m = k1 - k0 + 1;
+  c->local = 1;
+  c->local_n = n;
+  double *Jm = malloc((size_t)m * n * sizeof *Jm), *y = malloc((size_t)nc * sizeof *y), *del = malloc((size_t)n * sizeof *del);
+  double *e = malloc((size_t)m * sizeof *e);
+  kelvin_status st = KELVIN_OK;
+  int idx[KL_LOCAL_MAXW];
+  int added = 0;
+  if (!Jm || !y || !del || !e) {
+    st = KELVIN_ERR_NOMEM;
+    snprintf(r->msg, (size_t)r->cap, "out of memory in the correction");
+    goto done;
+  }
+  for (int k = k0; k <= k1; ++k) e[k - k0] = (S3[k] - pb->ft[k]) / Fr;
+  if (say(r, "correction, local step: worst sample %d at %.2f %%; the 3-D engine's sensitivity to the offsets of "
+             "samples %d-%d (%d runs)", kw, 100 * (S3[kw] - pb->ft[kw]) / Fr, W[0], W[n - 1], n)) {
+    st = stopped(r, "correction");
+    goto done;
+  }
+  for (int i = 0; i < n; ++i) {
+    const int j = W[i];
+    memcpy(y, res->pass[*cur].x, (size_t)nc * sizeof *y);
+    del[i] = KL_LOCAL_FD * (pb->hi[j] - pb->lo[j]);
+    if (y[j] + del[i] > pb->hi[j]) del[i] = -del[i]; /* stay inside the bounds */
+    y[j] += del[i];
+    char lab[32];
+    snprintf(lab, sizeof lab, "local-fd-%d", j);
+    if ((idx[i] = kl_opt_add(res, lab, y, nc)) < 0) goto room;
+    added++;
+  }
+  if ((st = predict_all(r)) != KELVIN_OK) goto done;
+  if ((st = verify(r, idx, n)) != KELVIN_OK) goto failed;
+  c->runs += n;
+  pc = &res->pass[*cur];
+  S3 = scored3(pb, pc);
+  for (int i = 0; i < n; ++i) {
+    const double *Si = scored3(pb, &res->pass[idx[i]]);
+    for (int k = k0; k <= k1; ++k) Jm[(k - k0) * n + i] = (Si[k] - S3[k]) / Fr / del[i];
+  }
+  for (; added > 0; --added) drop_pass(res, idx[added - 1]);
+  {
+    /* the damped normal equations (n <= KL_LOCAL_MAXW), solved by Gaussian elimination with partial pivoting */
+    double A[KL_LOCAL_MAXW][KL_LOCAL_MAXW + 1], d[KL_LOCAL_MAXW];
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        double sab = 0;
+        for (int k = 0; k < m; ++k) sab += Jm[k * n + a] * Jm[k * n + b];
+        A[a][b] = sab;
+      }
+      double g = 0;
+      for (int k = 0; k < m; ++k) g += Jm[k * n + a] * e[k];
+      A[a][n] = -g;
+    }
+    double dmax = 0;
+    for (int a = 0; a < n; ++a) dmax = fmax(dmax, A[a][a]);
+    for (int a = 0; a < n; ++a) A[a][a] += KL_LOCAL_DAMP * A[a][a] + 1e-9 * dmax + 1e-300;
+    for (int col = 0; col < n; ++col) {
+      int p = col;
+      for (int a = col + 1; a < n; ++a)
+        if (fabs(A[a][col]) > fabs(A[p][col])) p = a;
+      for (int b = 0; b <= n; ++b) {
+        const double t = A[col][b];
+        A[col][b] = A[p][b];
+        A[p][b] = t;
+      }
+      for (int a = col + 1; a < n; ++a) {
+        const double f = A[a][col] / A[col][col];
+        for (int b = col; b <= n; ++b) A[a][b] -= f * A[col][b];
+      }
+    }
+    for (int a = n - 1; a >= 0; --a) {
+      double sum = A[a][n];
+      for (int b = a + 1; b < n; ++b) sum -= A[a][b] * d[b];
+      d[a] = sum / A[a][a];
+    }
+    const double *x = res->pass[*cur].x;
+    int ic[2];
+    local_candidate(pb, x, W, n, d, 1.0, y);
+    if ((ic[0] = kl_opt_add(res, "local", y, nc)) < 0) goto room;
+    local_candidate(pb, res->pass[*cur].x, W, n, d, 0.5, y);
+    if ((ic[1] = kl_opt_add(res, "local-half", y, nc)) < 0) {
+      drop_pass(res, ic[0]);
+      goto room;
+    }
+    added = 0;
+    if ((st = predict_all(r)) != KELVIN_OK) goto done;
+    if ((st = verify(r, ic, 2)) != KELVIN_OK) {
+      idx[0] = ic[0], idx[1] = ic[1], added = 2;
+      goto failed;
+    }
+    c->runs += 2;
+    const int half = res->pass[ic[1]].vobj[KL_OBJ_J] < res->pass[ic[0]].vobj[KL_OBJ_J];
+    drop_pass(res, half ? ic[0] : ic[1]);
+    const int w = ic[0];
+    kl_pass *pw = &res->pass[w];
+    const double Jw = pw->vobj[KL_OBJ_J];
+    if (say(r, "correction, local step: verified %.3f %% RMS, max %.2f %% (%s step), objective %.5g -> %.5g, %.2f s",
+            100 * pw->vobj[KL_OBJ_RMS], 100 * verified_max(pb, pw), half ? "half" : "full", *Jbest, Jw, kl_now() - t1)) {
+      drop_pass(res, w);
+      st = stopped(r, "correction");
+      goto done;
+    }
+    if (!(Jw < *Jbest)) {
+      drop_pass(res, w);
+      goto done;
+    }
+    snprintf(pw->label, sizeof pw->label, "corrected");
+    if (*cur != from) drop_pass(res, *cur); /* (cur < w: w moves down by one) */
+    *cur = *cur != from ? w - 1 : w;
+    *Jbest = Jw;
+    c->iterations++;
+    c->local = 2;
+  }
+  goto done;
+room: /* no room for more passes: the step is not tried */
+  for (; added > 0; --added) drop_pass(res, idx[added - 1]);
+  goto done;
+failed:
+  for (; added > 0; --added) drop_pass(res, idx[added - 1]);
+  if (st == KELVIN_ERR_STOPPED || st == KELVIN_ERR_NOMEM) goto done;
+  snprintf(c->note, sizeof c->note, "correction: the 3-D run of a local-step candidate failed (%.200s); the best "
+           "verified pass is kept", r->msg);
+  st = KELVIN_OK;
+done:
+  free(Jm);
+  free(y);
+  free(del);
+  free(e);
+  return st;
+}
+
 /* The correction stage: iterative learning control in the device's target. The best verified pass u was
  * fitted to the target t (F* at first); its 3-D error S_3d(u) - F* moves that target, t' = t - (S_3d(u) - F*),
  * and the Levenberg-Marquardt refinement (the device's banded Jacobian, the same bounds, robot limits and
@@ -575,7 +769,9 @@ static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *
  * the device had reached t this is output space mapping (t' = F* - (S_3d(u) - S_1d(u))); where its limits
  * kept it off t (a sharp feature) the target keeps the rest of the push. The full step u' and the half step
  * (u + u')/2 (target (t + t')/2) run in the 3-D engine in parallel; the better is kept if its verified
- * objective is lower than the best seen, else the stage stops (as it does below a 1 % gain). The pass kept
+ * objective is lower than the best seen, else the stage stops (as it does below a 1 % gain). Where the worst
+ * sample is still above KL_LOCAL_THRESH then, the local step (local_step) tries the 3-D engine's own
+ * sensitivity there under the same rule. The pass kept
  * and the start are then run once more at reference accuracy (KL_CORRECT_TOL): the lower
  * verified objective there is the best pass. maxit: the most iterations. */
 static kelvin_status correct(run *r, int maxit)
@@ -674,6 +870,8 @@ static kelvin_status correct(run *r, int maxit)
     c->iterations++;
     if (gain < 0.01) break;
   }
+  /* where the worst sample is still above KL_LOCAL_THRESH: the local step with the engine's own sensitivity */
+  if (kl_now() - t0 < s->maxtime && (st = local_step(r, &cur, from, &Jbest)) != KELVIN_OK) goto done;
   /* the check the correction never saw: the pass kept and the start at reference accuracy */
   {
     const kl_pass *ps = &res->pass[cur];

@@ -43,6 +43,16 @@ typedef struct kl_stage_time {
  * 3-D engine in the loop (output space mapping), then checked once more at reference accuracy. Errors
  * are RMS and max of (S_3d - F*)/F_ref over the samples k >= 1 (the verified objective's RMS term). */
 #define KL_CORRECT_GAP 1e-3 /* auto: the verified RMS above the predicted by more than this (0.1 % of F_ref) */
+/* the correction's local step (docs/design.md section 5, "Correction"): it runs where the worst verified sample
+ * is above KL_LOCAL_THRESH of F_ref, on at most KL_LOCAL_MAXW offsets (KL_LOCAL_BEFORE before each such sample),
+ * with the 3-D engine's forward differences of step KL_LOCAL_FD x (offset.max - offset.min) and the residual
+ * over the window and KL_LOCAL_MARGIN samples after it */
+#define KL_LOCAL_THRESH 3e-2
+#define KL_LOCAL_MAXW 8
+#define KL_LOCAL_BEFORE 3
+#define KL_LOCAL_MARGIN 4
+#define KL_LOCAL_FD 1e-3
+#define KL_LOCAL_DAMP 1e-2 /* the Marquardt damping lambda of the local step */
 #define KL_CORRECT_TOL 3e-2 /* the reference check: verify.hc_tol and verify.substep_fraction times this; converged to
                               0.006 % RMS against 0.003 on examples/optimise_stiff.yaml (docs/design.md section 5) */
 
@@ -59,6 +69,8 @@ typedef struct kl_correction {
   double rms_loop;          /* the corrected pass as the loop verified it */
   double rms_after, max_after; /* the pass handed over at reference accuracy: the reported verified figure */
   char note[320];           /* one line: why it did not run, or why it cannot help; "" */
+  int local;                /* the local step: 0 not run, 1 its step not kept, 2 kept (counted in iterations) */
+  int local_n;              /* the offsets it moved (its window) */
 } kl_correction;
 
 typedef struct kl_opt_result {
