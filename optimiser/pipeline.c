@@ -705,6 +705,7 @@ static kelvin_status local_step(run *r, int *cur, int from, double *Jbest)
       double sum = A[a][n];
       for (int b = a + 1; b < n; ++b) sum -= A[a][b] * d[b];
       d[a] = sum / A[a][a];
+      if (!isfinite(d[a])) d[a] = 0; /* (an offset the window's readings do not feel) */
     }
     const double *x = res->pass[*cur].x;
     int ic[2];
