@@ -194,7 +194,9 @@ static void test_bounded(void **state)
   char err[16384];
   assert_int_equal(kelvin("optimise cr.yaml --cpu --quiet --out x22", err, sizeof err), 1);
   printf("# cr 1e-6: %s", err);
-  assert_non_null(strstr(err, "3-D verification of 'naive' diverged"));
+  /* both passes diverge; the naive and the initial pass run side by side, and the one that diverges first
+   * stops the other (under AddressSanitizer it can be either) */
+  assert_true(strstr(err, "3-D verification of 'naive' diverged") || strstr(err, "3-D verification of 'initial' diverged"));
   assert_non_null(strstr(err, "a holder force of"));
   assert_non_null(strstr(err, "the contact damping (contact.cr 1e-06"));
   assert_null(strstr(err, "not reachable"));
