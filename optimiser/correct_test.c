@@ -177,6 +177,7 @@ typedef struct failing {
   const char *at, *restore;
   double limit; /* the limit before */
   int set, restored;
+  char line[256]; /* the progress text the limit was put back at */
 } failing;
 
 static int fail_3d(void *ctx, double fraction, const char *text)
@@ -190,6 +191,7 @@ static int fail_3d(void *ctx, double fraction, const char *text)
   } else if (f->set && f->restore && !f->restored && strncmp(text, f->restore, strlen(f->restore)) == 0) {
     f->pb->set.verify_time_limit = f->limit;
     f->restored = 1;
+    snprintf(f->line, sizeof f->line, "%s", text);
   }
   return 0;
 }
@@ -227,7 +229,7 @@ static void test_candidate_fails(void **state)
   heavy_device(pb, &dev, &geo, &fg);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
-  failing f = {&dev, "correction 1:", "correction: the check at reference accuracy", 0, 0, 0};
+  failing f = {&dev, "correction 1:", "correction: the check at reference accuracy", 0, 0, 0, ""};
   if (kl_optimise(&dev, h, fail_3d, &f, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
   const kl_correction *c = &res->corr;
   printf("# %s\n# kept '%s': %d iteration, %d 3-D runs, %.4f %% RMS at reference accuracy\n", c->note,
@@ -268,7 +270,7 @@ static void test_reference_fails(void **state)
   snprintf(dev.set.correct, sizeof dev.set.correct, "1");
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
-  failing f = {&dev, "correction 1:", NULL, 0, 0, 0};
+  failing f = {&dev, "correction 1:", NULL, 0, 0, 0, ""};
   if (kl_optimise(&dev, h, fail_3d, &f, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
   const kl_correction *c = &res->corr;
   printf("# %s\n", c->note);
@@ -324,7 +326,7 @@ static void test_local_step(void **state)
   dev.fg = fg;
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
-  failing f = {&dev, "correction: '", "correction, local step: worst sample", 0, 0, 0};
+  failing f = {&dev, "correction: '", "correction, local step: worst sample", 0, 0, 0, ""};
   if (kl_optimise(&dev, h, fail_3d, &f, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
   const kl_correction *c = &res->corr;
   const double F = pb->gp[KL_GP_FREF], miss = DW_LOCAL * (1 - pb->contact_share) / F;
@@ -343,11 +345,29 @@ static void test_local_step(void **state)
          100 * c->rms_before, c->local_n, c->iterations, c->runs, c->seconds, 100 * c->rms_after, 100 * c->max_after,
          1e6 * shift, 1e6 * DW_LOCAL / pb->set.holder_K, 1e6 * rest, c->note);
   assert_true(fabs(c->max_before - miss) < 0.1 * miss); /* the miss the device cannot see */
+  /* the local step's line names the worst sample (in the stretch) and its signed error: the start's, since
+   * the candidates before it failed (the engine's tool lighter: a force below the target) */
+  int kw = -1;
+  double pct = NAN;
+  printf("# %s\n", f.line);
+  assert_int_equal(sscanf(f.line, "correction, local step: worst sample %d at %lf %%", &kw, &pct), 2);
+  assert_true(kw >= LOCAL_K0 && kw <= LOCAL_K0 + 3);
+  assert_true(fabs(fabs(pct) - 100 * c->max_before) < 0.006 && pct < 0);
   assert_true(c->local == 2 && c->iterations == 1);
   assert_true(c->local_n >= 3 && c->local_n <= KL_LOCAL_MAXW);
   assert_true(c->runs == c->local_n + 2 + 2); /* its differences, its two candidates, the reference check */
   assert_true(c->max_after <= KL_LOCAL_THRESH && c->rms_after < c->ref_before);
   assert_true(fabs(shift - DW_LOCAL / pb->set.holder_K) < 0.25 * DW_LOCAL / pb->set.holder_K);
+  kl_opt_result_free(res);
+  /* the same with the limit never put back: the local step is tried (its 3-D runs fail), not kept, and the
+   * start is the pass handed over */
+  failing g = {&dev, "correction: '", NULL, 0, 0, 0, ""};
+  dev.set.verify_time_limit = f.limit;
+  if (kl_optimise(&dev, h, fail_3d, &g, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
+  printf("# the local step's runs failing: local %d, iterations %d, best '%s'; %s\n", c->local, c->iterations,
+         res->pass[res->best].label, c->note);
+  assert_true(g.set && c->ran == 1 && c->local == 1 && c->iterations == 0);
+  assert_true(res->best == c->from && c->note[0] != '\0');
   kl_opt_result_free(res);
   free(res);
   free(geo);
