@@ -67,6 +67,26 @@ static double mean_offset(const kl_problem *pb, const kl_pass *p)
   return m;
 }
 
+/* the device's view of the plate: dw more weight at samples k0..k1-1 in its rollout constants and its guess
+ * (dev, its arrays into geo and fg); the 3-D engine reads tool.weight from the settings, unchanged */
+static void heavy_device(const kl_problem *pb, double dw, int k0, int k1, kl_problem *dev, double **geo, double **fg)
+{
+  const int ns = pb->ns;
+  *dev = *pb;
+  *geo = malloc((size_t)ns * KL_GG_N * sizeof **geo);
+  *fg = malloc((size_t)ns * sizeof **fg);
+  assert_non_null(*geo);
+  assert_non_null(*fg);
+  memcpy(*geo, pb->geo, (size_t)ns * KL_GG_N * sizeof **geo);
+  memcpy(*fg, pb->fg, (size_t)ns * sizeof **fg);
+  for (int k = k0; k < k1; ++k) {
+    (*geo)[k * KL_GG_N + KL_GG_FG] += dw;
+    (*fg)[k] += dw;
+  }
+  dev->geo = *geo;
+  dev->fg = *fg;
+}
+
 static void test_known_offset(void **state)
 {
   (void)state;
@@ -75,19 +95,9 @@ static void test_known_offset(void **state)
   char msg[1024];
   open_flat(&pb, &h);
   const int ns = pb->ns;
-  /* the device's view: dW more weight in its rollout constants and its guess; the 3-D engine reads
-   * tool.weight from the settings, unchanged */
-  kl_problem dev = *pb;
-  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
-  assert_non_null(geo);
-  assert_non_null(fg);
-  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
-  for (int k = 0; k < ns; ++k) {
-    geo[k * KL_GG_N + KL_GG_FG] += DW;
-    fg[k] = pb->fg[k] + DW;
-  }
-  dev.geo = geo;
-  dev.fg = fg;
+  kl_problem dev;
+  double *geo, *fg;
+  heavy_device(pb, DW, 0, ns, &dev, &geo, &fg);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
   if (kl_optimise(&dev, h, NULL, NULL, res, msg, sizeof msg) != KELVIN_OK) fail_msg("optimise: %s", msg);
@@ -140,17 +150,9 @@ static void test_stop(void **state)
   char msg[1024];
   open_flat(&pb, &h);
   const int ns = pb->ns;
-  kl_problem dev = *pb;
-  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
-  assert_non_null(geo);
-  assert_non_null(fg);
-  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
-  for (int k = 0; k < ns; ++k) {
-    geo[k * KL_GG_N + KL_GG_FG] += DW;
-    fg[k] = pb->fg[k] + DW;
-  }
-  dev.geo = geo;
-  dev.fg = fg;
+  kl_problem dev;
+  double *geo, *fg;
+  heavy_device(pb, DW, 0, ns, &dev, &geo, &fg);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
   int asked = 0;
@@ -196,24 +198,6 @@ static int fail_3d(void *ctx, double fraction, const char *text)
   return 0;
 }
 
-/* the known offset's device problem (dW more weight than the 3-D engine's tool) into dev, its arrays into geo, fg */
-static void heavy_device(const kl_problem *pb, kl_problem *dev, double **geo, double **fg)
-{
-  const int ns = pb->ns;
-  *dev = *pb;
-  *geo = malloc((size_t)ns * KL_GG_N * sizeof **geo);
-  *fg = malloc((size_t)ns * sizeof **fg);
-  assert_non_null(*geo);
-  assert_non_null(*fg);
-  memcpy(*geo, pb->geo, (size_t)ns * KL_GG_N * sizeof **geo);
-  for (int k = 0; k < ns; ++k) {
-    (*geo)[k * KL_GG_N + KL_GG_FG] += DW;
-    (*fg)[k] = pb->fg[k] + DW;
-  }
-  dev->geo = *geo;
-  dev->fg = *fg;
-}
-
 /* The 3-D runs of the second iteration's candidates fail (over verify.time_limit): the stage ends there with
  * KELVIN_OK and a note naming the failure, the first iteration's pass is kept and checked at reference
  * accuracy (the limit back by then), and no candidate of the failed iteration is left among the passes. */
@@ -226,7 +210,7 @@ static void test_candidate_fails(void **state)
   open_flat(&pb, &h);
   kl_problem dev;
   double *geo, *fg;
-  heavy_device(pb, &dev, &geo, &fg);
+  heavy_device(pb, DW, 0, pb->ns, &dev, &geo, &fg);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
   failing f = {&dev, "correction 1:", "correction: the check at reference accuracy", 0, 0, 0, ""};
@@ -266,7 +250,7 @@ static void test_reference_fails(void **state)
   open_flat(&pb, &h);
   kl_problem dev;
   double *geo, *fg;
-  heavy_device(pb, &dev, &geo, &fg);
+  heavy_device(pb, DW, 0, pb->ns, &dev, &geo, &fg);
   snprintf(dev.set.correct, sizeof dev.set.correct, "1");
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
@@ -312,18 +296,9 @@ static void test_local_step(void **state)
   char msg[1024];
   open_flat(&pb, &h);
   const int ns = pb->ns;
-  kl_problem dev = *pb;
-  double *geo = malloc((size_t)ns * KL_GG_N * sizeof *geo), *fg = malloc((size_t)ns * sizeof *fg);
-  assert_non_null(geo);
-  assert_non_null(fg);
-  memcpy(geo, pb->geo, (size_t)ns * KL_GG_N * sizeof *geo);
-  memcpy(fg, pb->fg, (size_t)ns * sizeof *fg);
-  for (int k = LOCAL_K0; k < LOCAL_K0 + 3; ++k) {
-    geo[k * KL_GG_N + KL_GG_FG] += DW_LOCAL;
-    fg[k] += DW_LOCAL;
-  }
-  dev.geo = geo;
-  dev.fg = fg;
+  kl_problem dev;
+  double *geo, *fg;
+  heavy_device(pb, DW_LOCAL, LOCAL_K0, LOCAL_K0 + 3, &dev, &geo, &fg);
   kl_opt_result *res = calloc(1, sizeof *res);
   assert_non_null(res);
   failing f = {&dev, "correction: '", "correction, local step: worst sample", 0, 0, 0, ""};
