@@ -476,17 +476,9 @@ static kelvin_status diagnose(kelvin_grind *g)
   if (!(err > 0.1)) return KELVIN_OK;
   char *d = malloc(1024), e1[32], e2[32];
   if (!d) return kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
-  int at_lo = 0, at_hi = 0, vlo = 0, vhi = 0;
-  for (int j = 0; j < pb->nc; ++j) {
-    const double tol = 1e-6 * (pb->hi[j] - pb->lo[j]);
-    if (j < pb->set.n_o) {
-      at_lo += b->x[j] <= pb->lo[j] + tol;
-      at_hi += b->x[j] >= pb->hi[j] - tol;
-    } else {
-      vlo += b->x[j] <= pb->lo[j] + tol;
-      vhi += b->x[j] >= pb->hi[j] - tol;
-    }
-  }
+  int at_lo, at_hi, vlo, vhi;
+  kl_problem_at_bounds(pb, b->x, 0, pb->set.n_o, &at_lo, &at_hi);  /* the offsets' control points */
+  kl_problem_at_bounds(pb, b->x, pb->set.n_o, pb->nc, &vlo, &vhi); /* the speeds' */
   if (b->verified && b->disagree && b->obj[KL_OBJ_RMS] < 0.5 * err) /* the device reaches it, the 3-D engine not */
     snprintf(d, 1024, "target not reachable: the best pass ('%s') misses the target by %s %% RMS in the 3-D engine "
              "while the device model reaches %.2f %%: the two disagree by %s %% RMS (over verify.tolerance %.1f %%), "

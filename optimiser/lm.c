@@ -101,8 +101,8 @@ static void regularisation(const kl_problem *pb, const double *x, gn *q)
   const weights w = weights_of(pb);
   const double A = s->o_acc, vmax = s->v_max, amax = s->a_max;
   for (int k = 1; k + 1 < ns; ++k) {
-    const double ds = 0.5 * (pb->s[k + 1] - pb->s[k - 1]), c = v[k] * v[k] / (ds * ds);
-    const double a = (o[k + 1] - 2 * o[k] + o[k - 1]) * c;
+    double c;
+    const double a = kl_lm_normal_accel(pb, o, v, k, &c);
     /* idx ascending: o_{k-1}, o_k, v_k, o_{k+1} */
     const int idx[4] = {IO(k - 1), IO(k), IV(k), IO(k + 1)};
     const double da[4] = {c, -2 * c, 2 * a / v[k], c};

@@ -31,6 +31,17 @@
 #include "optimiser/problem.h"
 #include "optimiser/progress.h"
 
+/* The normal acceleration a pass commands at an interior sample k (0 < k < ns - 1): the offsets' second
+ * difference over the arc length times the feed squared, o'' v_k^2 (the regularisation rows here, and the
+ * correction's local step, docs/design.md section 5); *c (unless NULL) gets v_k^2 / ds^2, its derivative in
+ * the offsets. */
+static inline double kl_lm_normal_accel(const kl_problem *pb, const double *o, const double *v, int k, double *c)
+{
+  const double ds = 0.5 * (pb->s[k + 1] - pb->s[k - 1]), ck = v[k] * v[k] / (ds * ds);
+  if (c) *c = ck;
+  return (o[k + 1] - 2 * o[k] + o[k - 1]) * ck;
+}
+
 typedef struct kl_lm_stats {
   int iterations;   /* accepted steps */
   long rollouts;    /* device rollouts */

@@ -366,14 +366,22 @@ static void device_sensor(const kl_problem *pb, const kl_pass *ps, const double 
 
 /* objective terms of the 3-D engine's wrist-sensor force, scored with the same functions as the
  * device rollout, and the agreement with the device's sensor equivalent */
+/* the 3-D engine's scored measure of a verified pass (target.measure: sensor or contact force, averaged or
+ * at the samples) */
+static const double *scored3(const kl_problem *pb, const kl_pass *ps)
+{
+  const int avg = pb->set.measure & KL_MEASURE_AVG_BIT;
+  if (pb->set.measure & KL_MEASURE_SENSOR_BIT) return avg ? ps->vFavg : ps->vF;
+  return avg ? ps->vFcavg : ps->vFc;
+}
+
 static void score_verified(const run *r, kl_pass *ps, const double *o, const double *v)
 {
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
   /* the sensor's reading (compared with the device's), and the scored measure: the sensor or the contact force */
   const int avg = pb->set.measure & KL_MEASURE_AVG_BIT;
-  const double *F3 = avg ? ps->vFavg : ps->vF, *Fc = avg ? ps->vFcavg : ps->vFc;
-  const double *Fs = (pb->set.measure & KL_MEASURE_SENSOR_BIT) ? F3 : Fc;
+  const double *F3 = avg ? ps->vFavg : ps->vF, *Fc = avg ? ps->vFcavg : ps->vFc, *Fs = scored3(pb, ps);
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   for (int k = 1; k < ns; ++k) {
@@ -515,14 +523,6 @@ static void teardown(run *r)
 //------------------------------------------------------------------------------------------------------
 // correction with the 3-D engine in the loop (docs/design.md section 5, "Correction")
 
-/* the 3-D engine's scored measure of a verified pass (target.measure: sensor or contact force, averaged or
- * at the samples), as score_verified scores it */
-static const double *scored3(const kl_problem *pb, const kl_pass *ps)
-{
-  const int avg = pb->set.measure & KL_MEASURE_AVG_BIT;
-  if (pb->set.measure & KL_MEASURE_SENSOR_BIT) return avg ? ps->vFavg : ps->vF;
-  return avg ? ps->vFcavg : ps->vFc;
-}
 
 /* the largest |S_3d - F*| / F_ref over the samples k >= 1 of a verified pass */
 static double verified_max(const kl_problem *pb, const kl_pass *ps)
@@ -547,13 +547,9 @@ static void drop_pass(kl_opt_result *res, int i)
 static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *c)
 {
   const int ns = pb->ns;
-  int lost = 0, lo = 0, hi = 0;
+  int lost = 0, lo, hi;
   for (int k = 1; k < ns; ++k) lost += !ps->vc[k];
-  for (int k = 0; k < ns; ++k) {
-    const double tol = 1e-6 * (pb->hi[k] - pb->lo[k]);
-    lo += ps->x[k] <= pb->lo[k] + tol;
-    hi += ps->x[k] >= pb->hi[k] - tol;
-  }
+  kl_problem_at_bounds(pb, ps->x, 0, ns, &lo, &hi); /* the offsets */
   const int n = snprintf(c->note, sizeof c->note, "correction: the verified error is left at %.2f %% RMS (predicted %.2f %%): ",
                          100 * c->rms_after, 100 * c->pred_before);
   char *w = c->note + n;
@@ -569,11 +565,6 @@ static void cannot_help(const kl_problem *pb, const kl_pass *ps, kl_correction *
 }
 
 /* the commanded normal acceleration at sample k (0 < k < ns - 1) of offsets o and speeds v, as lm.c's rows */
-static double normal_accel(const kl_problem *pb, const double *o, const double *v, int k)
-{
-  const double ds = 0.5 * (pb->s[k + 1] - pb->s[k - 1]);
-  return (o[k + 1] - 2 * o[k] + o[k - 1]) * v[k] * v[k] / (ds * ds);
-}
 
 /* x + t d on the offsets of window W (n of them), within the offset bounds, and t halved (at most 10 times)
  * until no sample next to W commands more normal acceleration than offset.max_accel or than x did */
@@ -586,8 +577,8 @@ static void local_candidate(const kl_problem *pb, const double *x, const int *W,
     for (int i = 0; i < n; ++i) y[W[i]] = fmin(pb->hi[W[i]], fmax(pb->lo[W[i]], x[W[i]] + t * d[i]));
     int ok = 1;
     for (int k = W[0] - 1 > 1 ? W[0] - 1 : 1; k <= W[n - 1] + 1 && k + 1 < ns; ++k) {
-      const double a = fabs(normal_accel(pb, y, y + ns, k));
-      ok &= a <= fmax(pb->set.o_acc, fabs(normal_accel(pb, x, x + ns, k)));
+      const double a = fabs(kl_lm_normal_accel(pb, y, y + ns, k, NULL));
+      ok &= a <= fmax(pb->set.o_acc, fabs(kl_lm_normal_accel(pb, x, x + ns, k, NULL)));
     }
     if (ok) return;
   }

@@ -1015,3 +1015,13 @@ void kl_problem_measure(const kl_problem *pb, int m, const double *so, const dou
     }
   }
 }
+
+void kl_problem_at_bounds(const kl_problem *pb, const double *x, int j0, int j1, int *at_lo, int *at_hi)
+{
+  *at_lo = *at_hi = 0;
+  for (int j = j0; j < j1; ++j) {
+    const double tol = 1e-6 * (pb->hi[j] - pb->lo[j]);
+    *at_lo += x[j] <= pb->lo[j] + tol;
+    *at_hi += x[j] >= pb->hi[j] - tol;
+  }
+}

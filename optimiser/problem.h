@@ -215,6 +215,10 @@ const char *kl_length_unit(double f);
 /* Check a pass for kl_evaluate: per sample (ns each) a finite offset within [offset.min, offset.max] and
  * a speed within [speed.min, speed.max] (the problem's bounds); KELVIN_ERR_ARG with a message naming the
  * sample, the value and the bounds, and the likely unit mistake (mm, mm/s) where the value is far out. */
+/* How many of the controls x[j0..j1) sit at their lower (*at_lo) and at their upper bound (*at_hi), within
+ * 1e-6 of each bound's range: what limits a pass (kelvin_grind_diagnosis; the correction's note). */
+void kl_problem_at_bounds(const kl_problem *pb, const double *x, int j0, int j1, int *at_lo, int *at_hi);
+
 kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *offset, const double *speed, char *msg,
                                     size_t cap);
 
