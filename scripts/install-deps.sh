@@ -24,7 +24,7 @@ core=(
   python3-mpmath                                               # tools/regen (regen_test): the generated tables
 )
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
-  nodejs)
+  nodejs python3-h5py python3-pandas)   # python3-*: benchmarks/sweep_e2e.sh reads the tables back
 command -v npm >/dev/null 2>&1 || bench+=(npm) # a nodejs that ships its own npm conflicts with Debian's
 fuzz=(clang libclang-rt-14-dev)                                # libFuzzer harnesses (tests/fuzz/)
 
