@@ -52,20 +52,27 @@ EOF
 # rows drawn at random (seeded) as a scenarios file (the input columns) and their metrics
 readback() {
   "$py" - "$1" "$2" "$tmp" <<'EOF'
-import sys, h5py, pandas as pd
+import sys, h5py, numpy as np, pandas as pd
 path, fmt, tmp = sys.argv[1:4]
+rng = np.random.default_rng(20261128)
 if fmt == "hdf5":
     with h5py.File(path, "r") as f:
-        df = pd.DataFrame({k: f[k][:] for k in f})
+        cols = f.attrs["columns"]
+        names = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(",")
+        status = f["status"][:]
+        idx = np.sort(rng.choice(len(status), size=min(20, len(status)), replace=False))
+        col = lambda k: f[k][idx] if f[k].dtype.kind != "O" else f[k].asstr()[idx]
+        pick = pd.DataFrame({k: col(k) for k in names})
 else:
     df = pd.read_csv(path, float_precision="round_trip")
+    status = df["status"].values
+    idx = np.sort(rng.choice(len(status), size=min(20, len(status)), replace=False))
+    pick = df.iloc[idx].copy()
 for c in ("model", "law", "rule"):
-    if df[c].dtype == object and len(df) and isinstance(df[c].iloc[0], bytes):
-        df[c] = df[c].str.decode("utf-8")
-pick = df.sample(n=min(20, len(df)), random_state=20261128)
+    pick[c] = [v.decode() if isinstance(v, bytes) else v for v in pick[c]]
 pick[["m_kg", "K", "n", "cr", "v0_m_s", "fe_N", "model", "law", "rule"]].to_csv(tmp + "/pick.csv", index=False)
 pick.to_pickle(tmp + "/pick.pkl")
-print(len(df), int((df["status"] != 0).sum()))
+print(len(status), int((status != 0).sum()))
 EOF
 }
 # the 20 rows recomputed by the OpenMP twin (--cpu): 0 if every metric is equal to the last bit
