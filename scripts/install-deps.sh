@@ -18,7 +18,7 @@ core=(
   libcjson-dev                                                 # JSON reports (cli/)
   libxml2-dev                                                  # URDF robot files (engine/robot_urdf.c)
   libgsl-dev                                                   # reference integrator, Lambert W reference, Sobol
-  libhdf5-dev zlib1g-dev                                       # kelvin sweep --format hdf5 (io/batch_out.c)
+  libhdf5-dev libdeflate-dev                                   # kelvin sweep --format hdf5 (io/batch_out.c)
   libcmocka-dev                                                # unit tests
   gnuplot-nox                                                  # figures
   oclgrind                                                     # OpenCL device simulator: tests/oclgrind_test.sh
