@@ -7,6 +7,7 @@
 
 #include "api/api_impl.h"
 #include "host/impact_batch.h"
+#include "io/batch_out.h"
 #include "io/sweep_config.h"
 
 _Static_assert(KELVIN_SWEEP_MAX == MAXP, "KELVIN_SWEEP_MAX mirrors MAXP (io/sweep_config.h)");
@@ -260,6 +261,25 @@ kelvin_status kelvin_impact_batch_sample(const kelvin_impact_batch *b, size_t i,
   if (d) *d = smp[((size_t)KL_SMP_D * M + (size_t)j) * P + i];
   if (f) *f = smp[((size_t)KL_SMP_F * M + (size_t)j) * P + i];
   return KELVIN_OK;
+}
+
+kelvin_status kelvin_impact_batch_write(kelvin_impact_batch *b, const char *path, kelvin_format format)
+{
+  if (!b) return KELVIN_ERR_ARG;
+  b->msg[0] = '\0';
+  if (!path || !path[0]) return kl_api_fail(b->msg, KELVIN_ERR_ARG, "kelvin_impact_batch_write: path NULL or empty");
+  if (format == KELVIN_FORMAT_CSV) return kl_batch_write_csv(b->b, path, b->progress, b->ctx, b->msg, KL_API_MSG);
+  if (format == KELVIN_FORMAT_HDF5) return kl_batch_write_hdf5(b->b, path, b->progress, b->ctx, b->msg, KL_API_MSG);
+  return kl_api_fail(b->msg, KELVIN_ERR_ARG, "kelvin_impact_batch_write: unknown format %d", (int)format);
+}
+
+int kelvin_impact_batch_column(int i, const char **name, const char **unit, const char **doc)
+{
+  const int ok = i >= 0 && i < KL_BATCH_NCOL;
+  if (name) *name = ok ? kl_batch_cols[i].name : NULL;
+  if (unit) *unit = ok ? kl_batch_cols[i].unit : NULL;
+  if (doc) *doc = ok ? kl_batch_cols[i].doc : NULL;
+  return ok;
 }
 
 const char *kelvin_impact_batch_errmsg(const kelvin_impact_batch *b) { return b ? b->msg : ""; }

@@ -592,6 +592,26 @@ int kl_out_commit(kl_out *o)
   return settle(o->slot);
 }
 
+int kl_out_reserve(kl_out *o, const char *dir, const char *name)
+{
+  if (kl_out_open(o, dir, name) != 0) return -1;
+  if (fclose(o->f) != 0) {
+    o->f = NULL;
+    kl_cli_error("cannot write '%s': %s", o->path, strerror(errno));
+    kl_out_abort(o);
+    return -1;
+  }
+  o->f = NULL;
+  return 0;
+}
+
+int kl_out_adopt(kl_out *o)
+{
+  if (o->f || !o->tmp[0]) return -1;
+  o->tmp[0] = '\0';
+  return settle(o->slot);
+}
+
 void kl_out_abort(kl_out *o)
 {
   if (o->f) fclose(o->f);

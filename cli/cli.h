@@ -69,6 +69,11 @@ typedef struct kl_out {
 int kl_out_open(kl_out *o, const char *dir, const char *name);
 int kl_out_commit(kl_out *o); /* fflush + fclose, errors checked; the file waits for kl_run_commit */
 void kl_out_abort(kl_out *o); /* fclose + unlink; safe on an unopened kl_out */
+/* An output that a library writer fills (kelvin_impact_batch_write, itself atomic): kl_out_open, then the
+ * stream closed unused; the writer writes o->tmp; kl_out_adopt then takes the file as kl_out_commit would
+ * (kl_out_abort if the writer failed). 0, or -1 with a message. */
+int kl_out_reserve(kl_out *o, const char *dir, const char *name);
+int kl_out_adopt(kl_out *o);
 
 /* A JSON document (cJSON) into dir/name through kl_out; the document is freed. 0 or -1 (message). */
 struct cJSON;

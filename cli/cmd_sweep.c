@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <kelvin/batch.h>
@@ -64,21 +66,6 @@ static void phase_tick(phase *ph, size_t done, size_t total)
 
 //------- output -------
 
-/* "ok" or the names of the status bits joined by '|' into buf. */
-static const char *status_text(int st, char *buf, size_t cap)
-{
-  static const char *const bits[] = {"bad_mass", "bad_stiffness", "bad_cr",   "bad_speed",     "bad_exponent",
-                                     "bad_law",  "no_converge",   "bad_input", "no_separation", "unsupported"};
-  if (st == 0) return "ok";
-  buf[0] = '\0';
-  for (int i = 0; i < 10; ++i)
-    if (st & (1 << i)) {
-      if (buf[0]) strncat(buf, "|", cap - strlen(buf) - 1);
-      strncat(buf, bits[i], cap - strlen(buf) - 1);
-    }
-  return buf;
-}
-
 #define NVARIANT 8
 /* Variant of a row: 0-1 kv rules, 2-6 hc laws, 7 ef. */
 static int variant(kelvin_impact_in in)
@@ -112,29 +99,74 @@ static kelvin_impact_out result(const kelvin_impact_batch *b, size_t p)
   return out;
 }
 
-/* sweep.csv: one row per scenario, inputs, metrics and status, full precision; progress every `every` s. */
-static int write_csv(const kl_cli_common *c, const kelvin_impact_batch *b, double every)
+/* Rows above which a CSV sweep says once that --format hdf5 suits it better (docs/design.md section 8). */
+#define CSV_HINT_ROWS 1000000
+
+/* kelvin_impact_batch_write's progress (kelvin_progress_fn): the rows written through the phase; never stops. */
+static int write_progress(void *ctx, double fraction, const char *text)
 {
-  kl_out o;
-  if (kl_out_open(&o, c->out, "sweep.csv") != 0) return -1;
-  fprintf(o.f, "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,status,status_text\n");
-  const size_t P = kelvin_impact_batch_size(b);
-  char sbuf[256];
-  phase ph;
-  phase_start(&ph, c, every, "sweep: writing sweep.csv", "rows");
-  for (size_t p = 0; p < P; ++p) {
-    const kelvin_impact_in in = input(b, p);
-    const kelvin_impact_out y = result(b, p);
-    const int okm = in.model >= 0 && in.model < 3;
-    fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kelvin_model_name(in.model) : "?",
-            in.model == KELVIN_MODEL_HC ? kelvin_law_name(in.law) : "-",
-            in.model == KELVIN_MODEL_KV ? kelvin_rule_name(in.rule) : "-", in.m, in.K, in.n, in.cr, in.v0, in.fe);
-    fprintf(o.f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", y.dmax, y.tmax, y.fpeak, y.tc, y.cr_eff, y.ediss,
-            y.damp);
-    fprintf(o.f, ",%d,%s\n", y.flags, status_text(y.flags, sbuf, sizeof sbuf));
-    if ((p + 1) % TICK_ROWS == 0 || p + 1 == P) phase_tick(&ph, p + 1, P);
+  (void)text;
+  void **pc = ctx; /* the phase, the batch */
+  const size_t P = kelvin_impact_batch_size(pc[1]);
+  phase_tick(pc[0], (size_t)(fraction * (double)P + 0.5), P);
+  return 0;
+}
+
+/* msg with every occurrence of from (the staging folder's path) replaced by to, into buf */
+static const char *replace_path(const char *msg, const char *from, const char *to, char *buf, size_t cap)
+{
+  size_t n = 0;
+  const size_t lf = strlen(from);
+  buf[0] = '\0';
+  for (const char *p = msg; *p && n + 1 < cap;) {
+    if (lf && strncmp(p, from, lf) == 0) {
+      n += (size_t)snprintf(buf + n, cap - n, "%s", to);
+      if (n >= cap) n = cap - 1;
+      p += lf;
+    } else
+      buf[n++] = *p++, buf[n] = '\0';
   }
-  return kl_out_commit(&o);
+  return buf;
+}
+
+/* sweep.csv or sweep.h5: one row per scenario, inputs, metrics and status, full precision, written by the
+ * library's writer (kelvin_impact_batch_write) into the run's staging folder; progress every `every` s. */
+static int write_table(const kl_cli_common *c, kelvin_impact_batch *b, int format, double every)
+{
+  const char *name = format == KELVIN_FORMAT_HDF5 ? "sweep.h5" : "sweep.csv";
+  kl_out o, guard;
+  /* an earlier run's table in the other format goes with the renames: no stale table stays beside the new one */
+  if (kl_out_remove(c->out, format == KELVIN_FORMAT_HDF5 ? "sweep.csv" : "sweep.h5") != 0) return -1;
+  if (kl_out_reserve(&o, c->out, name) != 0) return -1;
+  /* the writer's own temporary, "<tmp>.tmp.<pid>", registered too, so that a signal removes it with the rest */
+  char gname[128];
+  snprintf(gname, sizeof gname, "%s.tmp.%ld", name, (long)getpid());
+  if (kl_out_reserve(&guard, c->out, gname) != 0) {
+    kl_out_abort(&o);
+    return -1;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "sweep: writing %s", name);
+  phase ph;
+  phase_start(&ph, c, every, what, "rows");
+  void *pc[2] = {&ph, b};
+  if (!c->quiet) kelvin_impact_batch_set_progress(b, write_progress, pc);
+  const double t0 = now();
+  const kelvin_status st = kelvin_impact_batch_write(b, o.tmp, (kelvin_format)format);
+  const double t1 = now();
+  kelvin_impact_batch_set_progress(b, NULL, NULL);
+  kl_out_abort(&guard); /* renamed onto o.tmp, or removed by the writer: forgotten either way */
+  if (st != KELVIN_OK) {
+    char buf[2048];
+    kl_cli_error("%s", replace_path(kelvin_impact_batch_errmsg(b), o.tmp, o.path, buf, sizeof buf));
+    kl_out_abort(&o);
+    return -1;
+  }
+  struct stat sb;
+  if (stat(o.tmp, &sb) == 0 && t1 - t0 >= 0.5)
+    kl_cli_note(c, "sweep: %s: %.1f MB in %.1f s (%.0f MB/s, %.3g rows/s)", name, (double)sb.st_size * 1e-6, t1 - t0,
+                (double)sb.st_size * 1e-6 / (t1 - t0), (double)kelvin_impact_batch_size(b) / (t1 - t0));
+  return kl_out_adopt(&o);
 }
 
 /* samples.csv: id, j, abscissa (time [s] for kv, phase in [0, 2] otherwise), penetration, force. */
@@ -226,7 +258,7 @@ static int write_figure(const kl_cli_common *c, const kelvin_impact_batch *b)
   }
   if (n < nok)
     kl_cli_note(c, "sweep: the figure draws a sample of %zu of the %zu scenarios without a status (%zu of the %zu at "
-                "c_r = %.3g; all are in sweep.csv; --no-plot skips the figure)",
+                "c_r = %.3g; all are in the table; --no-plot skips the figure)",
                 n, nok, nsl, nslice, crsel);
   qsort(idx, n, sizeof *idx, by_variant);
   kl_out o;
@@ -261,13 +293,17 @@ static int write_figure(const kl_cli_common *c, const kelvin_impact_batch *b)
     kl_cli_note(c, "no scenario without a status: no figure");
     return 1;
   }
+  char sample[160] = "";
+  if (n < nok)
+    snprintf(sample, sizeof sample, " (a sample of %zu of the %zu scenarios without a status; all are in the table)", n,
+             nok);
   char script[4096];
   snprintf(script, sizeof script,
            "# kelvin sweep figure; data in figure.dat (one block per model/law)\n"
            "if (!exists('OUTPUT')) OUTPUT = 'sweep.png'\n"
            "set terminal pngcairo size 1800,560 font ',11'\nset output OUTPUT\n"
            "titles = '%s'\nN = %d\n"
-           "set multiplot layout 1,3 title 'kelvin sweep: impact metrics by contact model and damping law'\n"
+           "set multiplot layout 1,3 title 'kelvin sweep: impact metrics by contact model and damping law%s'\n"
            "set key left top font ',9'\nset grid\n"
            "set xlabel 'nominal coefficient of restitution c_r'\nset ylabel 'effective restitution v_{out}/v_0'\n"
            "set title '(a) restitution actually reached (all speeds)'\n"
@@ -282,7 +318,7 @@ static int write_figure(const kl_cli_common *c, const kelvin_impact_batch *b)
            "plot for [i=0:N-1] 'figure.dat' index i using ($6 == 1 ? $4 : 1/0):5 with linespoints pt 7 ps 0.5 "
            "title word(titles, i+1)\n"
            "unset multiplot\n",
-           titles, nblk, crsel);
+           titles, nblk, sample, crsel);
   if (n >= FIG_MAX / 2) kl_cli_note(c, "sweep: drawing sweep.png from %zu points (gnuplot)", n);
   return kl_cli_gnuplot(c, c->out, "sweep.png", script);
 }
@@ -369,6 +405,9 @@ static void help(void)
          "  --device SPEC   OpenCL device: PLATFORM:DEVICE (e.g. 0:1), gpu, cpu, or part of its name\n"
          "                  [env var KELVIN_DEVICE; default: the first GPU with double precision, else the\n"
          "                  first device with it; see 'kelvin devices']\n"
+         "  --format F      the table's format: csv (sweep.csv) or hdf5 (sweep.h5: one dataset per column,\n"
+         "                  compressed; h5py and pandas read it, see docs/api.md) [csv]; above %d\n"
+         "                  scenarios hdf5 is the better choice (a notice says so)\n"
          "  --no-plot       no figure (figure.dat, sweep.png); above %d scenarios the figure draws a\n"
          "                  sample of that many\n"
          "  --progress S    a progress line every S seconds at most [1] (0: at every check)\n"
@@ -379,7 +418,7 @@ static void help(void)
          "    model: [kv, hc, ef]        models (kv Kelvin-Voigt, hc Hunt-Crossley, ef Emden-Fowler)\n"
          "    law: [hunt-crossley, lankarani-nikravesh, flores, gonthier, exact]   hc damping laws\n"
          "    rule: [penetration, force] kv separation rules (contact ends at d = 0 / at zero force)\n",
-         FIG_MAX);
+         CSV_HINT_ROWS, FIG_MAX);
   const char *key, *def, *doc;
   for (int i = 0; kelvin_sweep_param(i, &key, &def, &doc); ++i) {
     char kv[80];
@@ -399,7 +438,7 @@ static void help(void)
          "  A parameter is a number, a list [a, b, c] or a range {min: A, max: B, n: N, scale: lin|log};\n"
          "  the sweep is the cartesian product. n and law apply to hc (n to ef too); fe and rule to kv.\n"
          "  The defaults above are the built-in sweep. See examples/sweep.yaml.\n\n"
-         "writes, in DIR: sweep.csv (one row per scenario: inputs, metrics, status), samples.csv (with\n"
+         "writes, in DIR: sweep.csv or sweep.h5 (one row per scenario: inputs, metrics, status), samples.csv (with\n"
          "samples > 0), summary.json, figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"
          "evaluate gets zeros and a status (e.g. no_separation), never NaN.\n"
          "Exit status 0 ok, 1 runtime failure (OpenCL, build, I/O), 2 bad option, config or device.\n");
@@ -409,6 +448,7 @@ typedef struct opts {
   kl_cli_common c;
   const char *config;
   int no_plot;
+  int format;   /* --format: KELVIN_FORMAT_CSV, KELVIN_FORMAT_HDF5 */
   double every; /* --progress */
 } opts;
 
@@ -418,7 +458,8 @@ static int parse(int argc, char **argv, opts *o)
   static const struct option lo[] = {{"out", required_argument, 0, 'o'},    {"cpu", no_argument, 0, 'c'},
                                      {"device", required_argument, 0, 'd'}, {"quiet", no_argument, 0, 'q'},
                                      {"help", no_argument, 0, 'h'},         {"no-plot", no_argument, 0, 'n'},
-                                     {"progress", required_argument, 0, 'p'}, {0, 0, 0, 0}};
+                                     {"progress", required_argument, 0, 'p'}, {"format", required_argument, 0, 'f'},
+                                     {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   o->c.out = "kelvin-out/sweep";
   o->every = 1.0;
@@ -432,6 +473,11 @@ static int parse(int argc, char **argv, opts *o)
     case 'd': o->c.device = optarg; break;
     case 'q': o->c.quiet = 1; break;
     case 'n': o->no_plot = 1; break;
+    case 'f': {
+      static const char *const formats[] = {"csv", "hdf5", NULL}; /* indexed by kelvin_format */
+      if ((o->format = kl_cli_choice("--format", optarg, formats)) < 0) return -1;
+      break;
+    }
     case 'p':
       if (kl_cli_double("--progress", optarg, &o->every) != 0) return -1;
       if (o->every < 0) {
@@ -552,11 +598,22 @@ int kl_cmd_sweep(int argc, char **argv)
     goto done;
   }
   /* 4. outputs */
-  if (write_csv(&o.c, b, o.every) != 0 || (M && write_samples(&o.c, b, o.every) != 0)) {
+  if (o.format == KELVIN_FORMAT_CSV && P > CSV_HINT_ROWS)
+    kl_cli_note(&o.c, "sweep: %zu scenarios: --format hdf5 suits a sweep this large: it writes the same table "
+                "several times faster, into a file several times smaller (sweep.csv takes about %.0f MB), and "
+                "h5py and pandas read it",
+                P, (double)P * 230e-6);
+  if (write_table(&o.c, b, o.format, o.every) != 0 || (M && write_samples(&o.c, b, o.every) != 0)) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
-  if ((!o.no_plot && write_figure(&o.c, b) < 0) || write_json(&o, b) != 0 || kl_run_commit() != 0) {
+  const double t3 = now();
+  if (!o.no_plot && write_figure(&o.c, b) < 0) {
+    rc = KL_EXIT_RUNTIME;
+    goto done;
+  }
+  if (!o.no_plot && now() - t3 >= 0.5) kl_cli_note(&o.c, "sweep: the figure took %.1f s", now() - t3);
+  if (write_json(&o, b) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -567,7 +624,8 @@ int kl_cmd_sweep(int argc, char **argv)
            kelvin_device_describe(dev));
     summary(b);
     fflush(stdout);
-    kl_cli_note(&o.c, "sweep: wrote %s/{sweep.csv%s, summary.json%s}", o.c.out, M ? ", samples.csv" : "",
+    kl_cli_note(&o.c, "sweep: wrote %s/{%s%s, summary.json%s}", o.c.out,
+                o.format == KELVIN_FORMAT_HDF5 ? "sweep.h5" : "sweep.csv", M ? ", samples.csv" : "",
                 o.no_plot ? "" : ", figure.dat, sweep.png");
   }
 done:

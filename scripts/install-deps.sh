@@ -18,10 +18,12 @@ core=(
   libcjson-dev                                                 # JSON reports (cli/)
   libxml2-dev                                                  # URDF robot files (engine/robot_urdf.c)
   libgsl-dev                                                   # reference integrator, Lambert W reference, Sobol
+  libhdf5-dev libdeflate-dev                                   # kelvin sweep --format hdf5 (io/batch_out.c)
   libcmocka-dev                                                # unit tests
   gnuplot-nox                                                  # figures
   oclgrind                                                     # OpenCL device simulator: tests/oclgrind_test.sh
   python3-mpmath                                               # tools/regen (regen_test): the generated tables
+  python3-h5py python3-pandas                                  # h5py_read_test (skipped without them)
 )
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
   nodejs python3-h5py python3-pandas)   # python3-*: benchmarks/sweep_e2e.sh reads the tables back

@@ -231,9 +231,10 @@ static void test_streams_and_no_plot(void **state)
   assert_int_equal(kelvin(NULL, "sweep --cpu --progress soon --out np", err, sizeof err), 2);
 }
 
-/* 50000 scenarios (kv, 2 rules x 50 cr x 500 v0), a progress line at every check (--progress 0): one per
- * 4096 rows written and one at the end, 13 in all; the figure is a sample of about 20000 rows, with all
- * 2 x 500 on the cr = 0.5 slice. */
+/* 50000 scenarios (kv, 2 rules x 50 cr x 500 v0): the table is written in one block of 65536 rows (the
+ * library's writer reports after each, kelvin/batch.h), so no progress line even at every check
+ * (--progress 0; test_formats_and_hint sees them on a larger sweep); the figure is a sample of about
+ * 20000 rows, with all 2 x 500 on the cr = 0.5 slice, and says so in its title. */
 static void test_large_sweep_reports(void **state)
 {
   (void)state;
@@ -242,10 +243,14 @@ static void test_large_sweep_reports(void **state)
                     "  v0: {min: 0.01, max: 10, n: 500, scale: log}\n");
   assert_int_equal(kelvin(NULL, "sweep --cpu --progress 0 --out large large.yaml", err, sizeof err), 0);
   printf("%s", err);
-  assert_int_equal(count_containing(err, "kelvin: sweep: writing sweep.csv: "), 13);
-  assert_non_null(strstr(err, "writing sweep.csv:   8.2% (4096 of 50000 rows)"));
-  assert_non_null(strstr(err, "writing sweep.csv: 100.0% (50000 of 50000 rows)"));
+  assert_int_equal(count_containing(err, "kelvin: sweep: writing sweep.csv: "), 0);
+  assert_null(strstr(err, "--format hdf5")); /* no hint below 1e6 rows */
   assert_non_null(strstr(err, "the figure draws a sample of"));
+  char *gp = kl_test_read(tmpdir, "large/sweep.png.gp");
+  assert_non_null(gp);
+  assert_non_null(strstr(gp, "(a sample of "));
+  assert_non_null(strstr(gp, " of the 50000 scenarios without a status; all are in the table)"));
+  free(gp);
   assert_non_null(strstr(err, "(1000 of the 1000 at c_r = 0.5;"));
   assert_int_equal(count_lines("large/sweep.csv"), 50000 + 1);
   char *fig = kl_test_read(tmpdir, "large/figure.dat");
@@ -262,6 +267,43 @@ static void test_large_sweep_reports(void **state)
   assert_int_equal(slice, 1000);
 }
 
+/* --format hdf5: sweep.h5 instead of sweep.csv (an earlier run's sweep.csv goes); a bad format is exit 2.
+ * Above 1e6 rows a CSV sweep says once that hdf5 suits it (kv, 1001 x 1000 = 1001000 scenarios), and
+ * reports while writing: a line per 65536 rows (--progress 0), 16 in all; the hdf5 run says nothing of
+ * the kind. */
+static void test_formats_and_hint(void **state)
+{
+  (void)state;
+  static char err[65536];
+  assert_int_equal(kelvin(NULL, "sweep --cpu --no-plot --out fm", err, sizeof err), 0);
+  assert_true(count_lines("fm/sweep.csv") > 0);
+  assert_int_equal(kelvin(NULL, "sweep --cpu --no-plot --format hdf5 --out fm", err, sizeof err), 0);
+  assert_non_null(strstr(err, "kelvin: sweep: wrote fm/{sweep.h5, summary.json}\n"));
+  assert_int_equal(count_lines("fm/sweep.csv"), -1);
+  char *h5 = kl_test_read(tmpdir, "fm/sweep.h5");
+  assert_non_null(h5);
+  assert_memory_equal(h5, "\x89HDF\r\n\x1a\n", 8); /* the HDF5 signature */
+  free(h5);
+  assert_false(has_tmp("fm"));
+  assert_int_equal(kelvin(NULL, "sweep --cpu --format parquet --out fm", err, sizeof err), 2);
+  assert_non_null(strstr(err, "--format"));
+  assert_non_null(strstr(err, "parquet"));
+  put("huge.yaml", "sweep:\n  model: kv\n  rule: penetration\n  cr: {min: 0.02, max: 1, n: 1001}\n"
+                   "  v0: {min: 0.01, max: 10, n: 1000, scale: log}\n");
+  assert_int_equal(kelvin(NULL, "sweep --cpu --no-plot --progress 0 --out huge huge.yaml", err, sizeof err), 0);
+  printf("%s", err);
+  assert_int_equal(count_containing(err, "--format hdf5 suits a sweep this large"), 1);
+  assert_non_null(strstr(err, "sweep: 1001000 scenarios: --format hdf5"));
+  assert_int_equal(count_containing(err, "kelvin: sweep: writing sweep.csv: "), 16);
+  assert_non_null(strstr(err, "writing sweep.csv:   6.5% (65536 of 1001000 rows)"));
+  assert_non_null(strstr(err, "writing sweep.csv: 100.0% (1001000 of 1001000 rows)"));
+  assert_int_equal(count_lines("huge/sweep.csv"), 1001000 + 1);
+  assert_int_equal(kelvin(NULL, "sweep --cpu --no-plot --format hdf5 --out huge huge.yaml", err, sizeof err), 0);
+  assert_null(strstr(err, "suits a sweep this large"));
+  assert_int_equal(count_lines("huge/sweep.csv"), -1);
+  assert_false(has_tmp("huge"));
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/kelvin-cli-sweep-XXXXXX");
@@ -275,6 +317,7 @@ int main(void)
     cmocka_unit_test(test_good_runs),
     cmocka_unit_test(test_streams_and_no_plot),
     cmocka_unit_test(test_large_sweep_reports),
+    cmocka_unit_test(test_formats_and_hint),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (rc == 0 && kl_test_rmtree(tmpdir) != 0) return 1;

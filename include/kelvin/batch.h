@@ -140,6 +140,31 @@ KELVIN_API kelvin_status kelvin_impact_batch_get(const kelvin_impact_batch *b, s
 KELVIN_API kelvin_status kelvin_impact_batch_sample(const kelvin_impact_batch *b, size_t i, int j, double *s, double *d,
                                                     double *f);
 
+/* Table formats of kelvin_impact_batch_write. */
+typedef enum kelvin_format {
+  KELVIN_FORMAT_CSV = 0, /* a header row, then one row per scenario; numbers as "%.17g" (exact on reading back) */
+  KELVIN_FORMAT_HDF5 = 1 /* HDF5: one dataset per column, chunked, shuffled and deflated; units as attributes */
+} kelvin_format;
+
+/* Write every scenario of b, its inputs and its results (zeros before a run), as one table file at path:
+ * the columns of kelvin_impact_batch_column, in that order, under those names, one row per scenario in
+ * batch order (`kelvin sweep`'s sweep.csv / sweep.h5). HDF5: a dataset per column at the root (int64
+ * id, int32 status, doubles, fixed-length NUL-padded strings as wide as the longest value present), each
+ * with string attributes "units" and "description"; the file's attribute "columns" lists the names in
+ * order, and the root group keeps them in that order (h5py: pandas.DataFrame({k: f[k][:] for k in f});
+ * docs/api.md). The file is written to "<path>.tmp.<pid>" and renamed into place when whole: a failure
+ * or a stop leaves no file (and an earlier one at path untouched). The batch's progress callback
+ * (kelvin_impact_batch_set_progress) is called after each block of rows with the fraction written and
+ * "writing NAME: 65536 of 1000000 rows"; a nonzero return stops: KELVIN_ERR_STOPPED. KELVIN_ERR_ARG
+ * (NULL, an unknown format), KELVIN_ERR_IO (the message names the file and the reason), KELVIN_ERR_NOMEM.
+ * The host's cores format (CSV) or compress (HDF5) blocks in parallel (OpenMP). */
+KELVIN_API kelvin_status kelvin_impact_batch_write(kelvin_impact_batch *b, const char *path, kelvin_format format);
+
+/* Column i (0, 1, ...) of kelvin_impact_batch_write's table: its name ("fpeak_N"), unit ("N"; "1" for a
+ * number without unit, "-" for a name) and a line on its meaning (each nullable). 1, or 0 past the last
+ * (outputs NULL). */
+KELVIN_API int kelvin_impact_batch_column(int i, const char **name, const char **unit, const char **doc);
+
 /* The last error message; "" if none; never NULL. */
 KELVIN_API const char *kelvin_impact_batch_errmsg(const kelvin_impact_batch *b);
 
