@@ -23,10 +23,10 @@ core=(
   gnuplot-nox                                                  # figures
   oclgrind                                                     # OpenCL device simulator: tests/oclgrind_test.sh
   python3-mpmath                                               # tools/regen (regen_test): the generated tables
-  python3-h5py python3-pandas                                  # h5py_read_test (skipped without them)
+  python3-h5py python3-pandas                                  # h5py_read_test, benchmarks/sweep_e2e.sh: read the tables back
 )
 bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsiconos-kernel-dev libsiconos-mechanics-dev
-  nodejs python3-h5py python3-pandas)   # python3-*: benchmarks/sweep_e2e.sh reads the tables back
+  nodejs)
 command -v npm >/dev/null 2>&1 || bench+=(npm) # a nodejs that ships its own npm conflicts with Debian's
 fuzz=(clang libclang-rt-14-dev)                                # libFuzzer harnesses (tests/fuzz/)
 
