@@ -22,6 +22,11 @@ void kl_ball_default(kl_ball_model *m)
   m->law = KL_LAW_HUNT_CROSSLEY;
   m->rule = KL_SEP_PENETRATION;
   m->tol = 1e-9;
+  m->gen.k = m->K;
+  m->gen.c = 0.0;
+  m->gen.n1 = m->n;
+  m->gen.n2 = m->n;
+  m->gen.m = 1.0;
 }
 
 kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
@@ -36,11 +41,21 @@ kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
   if (!(isfinite(m->g) && m->g >= 0)) BAD("gravity: must be >= 0 m/s^2, got %g", m->g);
   if (!(isfinite(m->K) && m->K > 0)) BAD("stiffness: must be > 0, got %g", m->K);
   if (!(isfinite(m->cr) && m->cr > 0 && m->cr <= 1)) BAD("cr: must be in (0, 1], got %g", m->cr);
-  if (m->model < 0 || m->model >= KL_NMODELS) BAD("model: unknown model code %d", m->model);
+  if ((m->model < 0 || m->model >= KL_NMODELS) && m->model != KL_MODEL_GEN) BAD("model: unknown model code %d", m->model);
   if (m->law < 0 || m->law >= KL_NLAWS) BAD("law: unknown damping law code %d", m->law);
   if (m->rule != KL_SEP_PENETRATION && m->rule != KL_SEP_FORCE) BAD("separation: unknown rule %d", m->rule);
   if (m->model == KL_MODEL_KV && m->n != 1.0) BAD("exponent: Kelvin-Voigt is linear (n = 1), got %g", m->n);
-  if (!(isfinite(m->n) && m->n >= 1 && m->n <= 3)) BAD("exponent: must be in [1, 3], got %g", m->n);
+  if (m->model == KL_MODEL_GEN) {
+    /* the general law (kernels/kl_contact_gen.h): K is k, n is n1 */
+    if (!(isfinite(m->n) && m->n > 0 && m->n <= 5)) BAD("n1: the general law's elastic exponent must be in (0, 5], got %g", m->n);
+    if (!(isfinite(m->gen.n2) && m->gen.n2 >= 0 && m->gen.n2 <= 5))
+      BAD("n2: the general law's damping exponent must be in [0, 5], got %g", m->gen.n2);
+    if (!(isfinite(m->gen.m) && m->gen.m > 0 && m->gen.m <= 5))
+      BAD("rate exponent m: the general law's exponent of d' must be in (0, 5], got %g", m->gen.m);
+    if (!(isfinite(m->gen.c) && m->gen.c >= 0)) BAD("damping c: the general law's damping must be >= 0, got %g", m->gen.c);
+  } else if (!(isfinite(m->n) && m->n >= 1 && m->n <= 3)) {
+    BAD("exponent: must be in [1, 3], got %g", m->n);
+  }
   if (!(isfinite(m->tol) && m->tol >= 1e-14 && m->tol <= 1e-2)) BAD("tolerance: must be in [1e-14, 1e-2], got %g", m->tol);
   return KELVIN_OK;
 #undef BAD
@@ -86,10 +101,20 @@ static double stiffness(const kl_ball_model *m, const kl_ball_data *d)
   return (m->model == KL_MODEL_EF && d->restitution) ? m->cr * m->cr * m->K : m->K;
 }
 
+/* the general law of the model: k = K, n1 = n, the rest from m->gen */
+static kl_gen_law gen_law(const kl_ball_model *m)
+{
+  kl_gen_law L = m->gen;
+  L.k = m->K;
+  L.n1 = m->n;
+  return L;
+}
+
 /* F(x, v) of the current contact; x > 0 penetration, v its rate (kernels/: the one contact law) */
 static double force(const kl_ball_model *m, const kl_ball_data *d, double x, double v)
 {
   if (m->model == KL_MODEL_KV) return kl_kv_force(m->K, d->damp, x, v);
+  if (m->model == KL_MODEL_GEN) return kl_gen_force_in(gen_law(m), x, v);
   return kl_hc_force(stiffness(m, d), m->n, d->damp, x, v);
 }
 
@@ -103,7 +128,7 @@ double kl_ball_energy(const kl_ball_model *m, const kl_ball_data *d)
 {
   double e = 0.5 * m->m * d->vz * d->vz + m->m * m->g * d->z;
   const double x = -d->z;
-  if (d->phase == KL_BALL_CONTACT && x > 0) e += stiffness(m, d) * pow(x, m->n + 1.0) / (m->n + 1.0);
+  if (d->phase == KL_BALL_CONTACT && x > 0) e += stiffness(m, d) * pow(x, m->n + 1.0) / (m->n + 1.0); /* general: k d^n1 */
   return e;
 }
 
@@ -280,12 +305,23 @@ static void contact_kv(const kl_ball_model *m, kl_ball_data *d, double T)
   }
 }
 
+/* the force and its tangent at (x, v): kl_hc_tangent, or the general law's bounded tangents
+ * (kl_gen_lin_tangent: taken at d >= 1e-6 of the contact's depth scale and |d'| >= 1e-3 of the impact speed) */
+static double tangent(const kl_ball_model *m, const kl_ball_data *d, double x, double v, double *kt, double *ct)
+{
+  if (m->model == KL_MODEL_GEN) {
+    const double vin = d->cur.v_in > 0 ? d->cur.v_in : 1e-3;
+    return kl_gen_lin_tangent(gen_law(m), x, v, 1e-6 * d->xscale, 1e-3 * vin, kt, ct);
+  }
+  return kl_hc_tangent(stiffness(m, d), m->n, d->damp, x, v, kt, ct);
+}
+
 /* the contact force linearised about (x0, v0) as a kl_kv_sys, m x'' = m g - F(x, v) ~ f0 - Kt x - Dt v
  * (the tangent of kernels/kl_contact_hc.h, docs/design.md section 2.3); F0 receives F(x0, v0) */
 static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *F0)
 {
   double kt, ct;
-  *F0 = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x0, v0, &kt, &ct);
+  *F0 = tangent(m, d, x0, v0, &kt, &ct);
   const kl_kv_sys s = {m->m, kt, ct, m->m * m->g - *F0 + kt * x0 + ct * v0, 0.0};
   return s;
 }
@@ -302,8 +338,45 @@ static double lin_rest(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys 
 static double lin_rest_rate(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys s, double x, double v)
 {
   double kt, ct;
-  const double F = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x, v, &kt, &ct);
+  const double F = tangent(m, d, x, v, &kt, &ct);
   return kl_xrb_rate(s, v, m->g - F / m->m, -kt, -ct, 0.0);
+}
+
+/* the sign of dF/dtau of the general law along a dense output at (tau, x, v): kt v + ct a with the exact
+ * tangents (kl_gen_tangent; ct is infinite at v = 0 for m < 1, where the sign is that of a) */
+static double gen_rate(const kl_ball_model *m, kl_kv_poly dense, double tau, double x, double v)
+{
+  double kt, ct;
+  const double a = kl_xrb_acc(dense, tau, x, v);
+  kl_gen_tangent(gen_law(m), x, v, &kt, &ct);
+  if (!isfinite(ct)) return a;
+  return kt * v + ct * a;
+}
+
+/* The peak of the general law's force inside a step's dense output (from (x0, v0), tau in [0, h], ending at
+ * (xe, ve)): where dF/dtau turns from positive to not positive; Illinois to a relative 1e-12 of h, as
+ * kl_xrb_hc_peak does for Hunt-Crossley. Returns 1 with the force there, else 0. */
+static int gen_peak(const kl_ball_model *m, const kl_ball_data *d, kl_kv_poly dense, double x0, double v0, double h,
+                    double xe, double ve, double *Fpk)
+{
+  (void)d;
+  if (!(x0 > 0.0 && xe > 0.0)) return 0;
+  const double g0 = gen_rate(m, dense, 0.0, x0, v0);
+  if (!(g0 > 0.0)) return 0;
+  const double gh = gen_rate(m, dense, h, xe, ve);
+  if (gh > 0.0) return 0;
+  double a = 0.0, fa = g0, b = h, fb = gh;
+  int side = 0;
+  for (int it = 0; it < 100 && b - a > 1e-12 * h; ++it) {
+    const double c = kl_illinois_point(a, fa, b, fb);
+    const kl_kv_out o = kl_kv_poly_step(dense, x0, v0, c);
+    const double fc = gen_rate(m, dense, c, o.x, o.v);
+    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc > 0.0, &side);
+  }
+  const double tp = (fabs(fa) < fabs(fb)) ? a : b;
+  const kl_kv_out e = kl_kv_poly_step(dense, x0, v0, tp);
+  *Fpk = kl_gen_force_in(gen_law(m), e.x, e.v);
+  return 1;
 }
 
 /* one nonlinear sub-step from the current state (d->t, x = -z, v = -vz) by the exponential Rosenbrock
@@ -379,7 +452,11 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
   d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, x, v), force(m, d, e.x, e.v)));
   if (v > 0 && e.v <= 0 && kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, hc, &tr))
     d->cur.dmax = fmax(d->cur.dmax, kl_kv_poly_step(dense, x, v, tr).x);
-  if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  if (m->model == KL_MODEL_GEN) {
+    if (gen_peak(m, d, dense, x, v, hc, e.x, e.v, &Fp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  } else if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) {
+    d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  }
   d->nsub++;
   d->cur.nsub++;
   d->h = hnext;

@@ -14,6 +14,11 @@
 #define KL_CONTACT_STATIC_H
 #include "kl_common.h"
 #include "kl_impact.h" /* KL_MODEL_* */
+#include "kl_contact_gen.h"
+
+#ifndef KL_MODEL_GEN
+#define KL_MODEL_GEN 3 /* the generalised law (kernels/kl_contact_gen.h); its code lives in kl_impact.h */
+#endif
 
 /* A contact as the static relations and the dynamics need it. */
 typedef struct kl_contact_desc {
@@ -23,6 +28,9 @@ typedef struct kl_contact_desc {
   kl_real n;   /* exponent: 1 for Kelvin-Voigt, 1.5 for a Hertz point, 1 for a disc's line contact */
   kl_real D;   /* Kelvin-Voigt damping [N s/m] (0 for Hunt-Crossley) */
   kl_real chi; /* Hunt-Crossley damping factor [s/m] (0 for Kelvin-Voigt) */
+  kl_gen_law gen; /* KL_MODEL_GEN: the law's five constants (k, c, n1, n2, m); then K = gen.k and n = gen.n1, so
+                   * the static relations below are those of its elastic part k d^n1 (the rate term vanishes at
+                   * rest) */
 } kl_contact_desc;
 
 /* Static depth delta [m] at the force F [N]: (F/K)^(1/n), F/K for Kelvin-Voigt; 0 for F <= 0. */
@@ -54,6 +62,38 @@ KL_FN kl_real kl_contact_share(kl_contact_desc c, kl_real F, kl_real Kh)
 {
   const kl_real cc = kl_contact_compliance(c, F);
   return cc / (cc + 1.0 / Kh);
+}
+
+/* The general law inside a contact (kernels/kl_contact_gen.h), for the exponential step of kernels/kl_xrb.h.
+ * The force at d <= 0 is the limit d -> 0+, so that a contact starting at d = 0 starts with the law's force
+ * there: c sgn(dd)|dd|^m for n2 = 0 (the force jumps at contact), else 0 (docs/design.md section 3). */
+KL_FN kl_real kl_gen_force_in(kl_gen_law L, kl_real d, kl_real dd)
+{
+  if (d > 0.0) return kl_gen_force(L, d, dd);
+  if (L.n2 != 0.0) return 0.0;
+  const kl_real f = L.c * kl_gen_rate_pow(dd, L.m);
+  return f > 0.0 ? f : 0.0;
+}
+
+/* The force (kl_gen_force_in) and the tangents a linearisation takes from it: kl_gen_tangent's exact
+ * derivatives, bounded. ct is unbounded at dd = 0 for m < 1, and kt at d -> 0 for n1 < 1 or n2 < 1 (and
+ * undefined at d = 0, where an n2 = 0 contact starts with a jump): they are taken at |dd| >= vfloor and
+ * d >= dfloor (the caller's scales, > 0), kt is kept >= 0 (the linear system stays an oscillator, as
+ * kl_hc_tangent does). Any finite tangent keeps the step correct: the remainder carries the rest, and the
+ * error control keeps the step honest; these bounds only keep the linear part finite. */
+KL_FN kl_real kl_gen_lin_tangent(kl_gen_law L, kl_real d, kl_real dd, kl_real dfloor, kl_real vfloor, kl_real *kt,
+                                 kl_real *ct)
+{
+  const kl_real F = kl_gen_force_in(L, d, dd);
+  const kl_real de = d > dfloor ? d : dfloor;
+  kl_real ve = dd;
+  if (!(fabs(ve) >= vfloor)) ve = dd < 0.0 ? -vfloor : vfloor;
+  kl_real a, b;
+  kl_gen_tangent(L, de, ve, &a, &b);
+  if (!(F > 0.0)) a = b = 0.0;
+  *kt = (a > 0.0 && kl_finite(a)) ? a : 0.0;
+  *ct = (b > 0.0 && kl_finite(b)) ? b : 0.0;
+  return F;
 }
 
 #endif

@@ -448,7 +448,7 @@ static double static_pen(const kl_problem *pb, double F)
 
 kl_contact_desc kl_problem_contact(const kl_problem *pb)
 {
-  const kl_contact_desc c = {pb->set.model, pb->set.law, pb->Kc, pb->gp[KL_GP_NC], pb->Dc, pb->chi};
+  const kl_contact_desc c = {pb->set.model, pb->set.law, pb->Kc, pb->gp[KL_GP_NC], pb->Dc, pb->chi, {0, 0, 0, 0, 0}};
   return c;
 }
 

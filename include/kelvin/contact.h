@@ -16,7 +16,8 @@ extern "C" {
 typedef enum kelvin_model {
   KELVIN_MODEL_KV = 0, /* Kelvin-Voigt: F = K d + D d', D from cr by paper eq. (10) */
   KELVIN_MODEL_HC = 1, /* Hunt-Crossley family: F = K d^n (1 + chi d'), chi from cr and v0 by a damping law */
-  KELVIN_MODEL_EF = 2  /* the paper's approximate Emden-Fowler form, eq. (11)-(13) */
+  KELVIN_MODEL_EF = 2, /* the paper's approximate Emden-Fowler form, eq. (11)-(13) */
+  KELVIN_MODEL_GEN = 3 /* the general law F = k d^n1 + c sgn(d')|d'|^m d^n2, clamped at 0 (docs/design.md 2.5) */
 } kelvin_model;
 
 /* Damping laws chi(cr, v0) of the Hunt-Crossley family [s/m] */
