@@ -105,7 +105,7 @@ static void test_names(void **state)
   (void)state;
   const char *models[] = {"kv", "hc", "ef", NULL}, *laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores",
                                                                 "gonthier", "exact", NULL},
-             *rules[] = {"penetration", "force", NULL}, *engine[] = {"kv", "hc", NULL};
+             *rules[] = {"penetration", "force", NULL}, *engine[] = {"kv", "hc", "general", NULL};
   const int mcode[] = {KELVIN_MODEL_KV, KELVIN_MODEL_HC, KELVIN_MODEL_EF},
             lcode[] = {KELVIN_LAW_HUNT_CROSSLEY, KELVIN_LAW_LANKARANI_NIKRAVESH, KELVIN_LAW_FLORES, KELVIN_LAW_GONTHIER,
                        KELVIN_LAW_EXACT},
@@ -136,7 +136,7 @@ static void test_names(void **state)
     } else
       assert_null(rl[i]);
   }
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 4; ++i)
     if (engine[i])
       assert_string_equal(el[i], engine[i]);
     else

@@ -47,12 +47,11 @@ kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
   if (m->model == KL_MODEL_KV && m->n != 1.0) BAD("exponent: Kelvin-Voigt is linear (n = 1), got %g", m->n);
   if (m->model == KL_MODEL_GEN) {
     /* the general law (kernels/kl_contact_gen.h): K is k, n is n1 */
-    if (!(isfinite(m->n) && m->n > 0 && m->n <= 5)) BAD("n1: the general law's elastic exponent must be in (0, 5], got %g", m->n);
-    if (!(isfinite(m->gen.n2) && m->gen.n2 >= 0 && m->gen.n2 <= 5))
-      BAD("n2: the general law's damping exponent must be in [0, 5], got %g", m->gen.n2);
-    if (!(isfinite(m->gen.m) && m->gen.m > 0 && m->gen.m <= 5))
-      BAD("rate exponent m: the general law's exponent of d' must be in (0, 5], got %g", m->gen.m);
-    if (!(isfinite(m->gen.c) && m->gen.c >= 0)) BAD("damping c: the general law's damping must be >= 0, got %g", m->gen.c);
+    kl_gen_law L = m->gen;
+    L.k = m->K;
+    L.n1 = m->n;
+    char w[160];
+    if (kl_gen_law_bad(L, w, sizeof w)) BAD("general law: %s", w);
   } else if (!(isfinite(m->n) && m->n >= 1 && m->n <= 3)) {
     BAD("exponent: must be in [1, 3], got %g", m->n);
   }
@@ -342,43 +341,6 @@ static double lin_rest_rate(const kl_ball_model *m, const kl_ball_data *d, kl_kv
   return kl_xrb_rate(s, v, m->g - F / m->m, -kt, -ct, 0.0);
 }
 
-/* the sign of dF/dtau of the general law along a dense output at (tau, x, v): kt v + ct a with the exact
- * tangents (kl_gen_tangent; ct is infinite at v = 0 for m < 1, where the sign is that of a) */
-static double gen_rate(const kl_ball_model *m, kl_kv_poly dense, double tau, double x, double v)
-{
-  double kt, ct;
-  const double a = kl_xrb_acc(dense, tau, x, v);
-  kl_gen_tangent(gen_law(m), x, v, &kt, &ct);
-  if (!isfinite(ct)) return a;
-  return kt * v + ct * a;
-}
-
-/* The peak of the general law's force inside a step's dense output (from (x0, v0), tau in [0, h], ending at
- * (xe, ve)): where dF/dtau turns from positive to not positive; Illinois to a relative 1e-12 of h, as
- * kl_xrb_hc_peak does for Hunt-Crossley. Returns 1 with the force there, else 0. */
-static int gen_peak(const kl_ball_model *m, const kl_ball_data *d, kl_kv_poly dense, double x0, double v0, double h,
-                    double xe, double ve, double *Fpk)
-{
-  (void)d;
-  if (!(x0 > 0.0 && xe > 0.0)) return 0;
-  const double g0 = gen_rate(m, dense, 0.0, x0, v0);
-  if (!(g0 > 0.0)) return 0;
-  const double gh = gen_rate(m, dense, h, xe, ve);
-  if (gh > 0.0) return 0;
-  double a = 0.0, fa = g0, b = h, fb = gh;
-  int side = 0;
-  for (int it = 0; it < 100 && b - a > 1e-12 * h; ++it) {
-    const double c = kl_illinois_point(a, fa, b, fb);
-    const kl_kv_out o = kl_kv_poly_step(dense, x0, v0, c);
-    const double fc = gen_rate(m, dense, c, o.x, o.v);
-    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc > 0.0, &side);
-  }
-  const double tp = (fabs(fa) < fabs(fb)) ? a : b;
-  const kl_kv_out e = kl_kv_poly_step(dense, x0, v0, tp);
-  *Fpk = kl_gen_force_in(gen_law(m), e.x, e.v);
-  return 1;
-}
-
 /* one nonlinear sub-step from the current state (d->t, x = -z, v = -vz) by the exponential Rosenbrock
  * step (kernels/kl_xrb.h) under error control; separation (x <= 0) and, for Emden-Fowler, maximum
  * penetration (v <= 0, where the restoring law takes over) end it where they occur, located on its
@@ -453,7 +415,7 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
   if (v > 0 && e.v <= 0 && kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, hc, &tr))
     d->cur.dmax = fmax(d->cur.dmax, kl_kv_poly_step(dense, x, v, tr).x);
   if (m->model == KL_MODEL_GEN) {
-    if (gen_peak(m, d, dense, x, v, hc, e.x, e.v, &Fp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+    if (kl_xrb_gen_peak(dense, x, v, hc, e.x, e.v, gen_law(m), &Fp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
   } else if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) {
     d->cur.fpeak = fmax(d->cur.fpeak, Fp);
   }

@@ -15,6 +15,7 @@
 #include "kl_common.h"
 #include "kl_impact.h" /* KL_MODEL_* */
 #include "kl_contact_gen.h"
+#include "kl_xrb.h"
 
 #ifndef KL_MODEL_GEN
 #define KL_MODEL_GEN 3 /* the generalised law (kernels/kl_contact_gen.h); its code lives in kl_impact.h */
@@ -95,5 +96,61 @@ KL_FN kl_real kl_gen_lin_tangent(kl_gen_law L, kl_real d, kl_real dd, kl_real df
   *ct = (b > 0.0 && kl_finite(b)) ? b : 0.0;
   return F;
 }
+
+/* The peak of the general law's force along a step's dense output (kernels/kl_xrb.h: dense, from (x0, v0),
+ * tau in [0, h], ending at (xe, ve)): where dF/dtau = kt x' + ct x'' turns from positive to not positive
+ * inside the step (exact tangents; where ct is infinite, x' = 0 for m < 1, the sign is that of x''). Illinois
+ * to a relative 1e-12 of h, as kl_xrb_hc_peak does for Hunt-Crossley. Returns 1 with the force there, else 0. */
+KL_FN kl_real kl_gen_rate_sign_(kl_gen_law L, kl_kv_poly dense, kl_real tau, kl_real x, kl_real v)
+{
+  kl_real kt, ct;
+  const kl_real a = kl_xrb_acc(dense, tau, x, v);
+  kl_gen_tangent(L, x, v, &kt, &ct);
+  if (!kl_finite(ct)) return a;
+  return kt * v + ct * a;
+}
+
+KL_FN int kl_xrb_gen_peak(kl_kv_poly dense, kl_real x0, kl_real v0, kl_real h, kl_real xe, kl_real ve, kl_gen_law L,
+                          kl_real *Fpk)
+{
+  if (!(x0 > 0.0 && xe > 0.0)) return 0;
+  const kl_real g0 = kl_gen_rate_sign_(L, dense, 0.0, x0, v0);
+  if (!(g0 > 0.0)) return 0;
+  const kl_real gh = kl_gen_rate_sign_(L, dense, h, xe, ve);
+  if (gh > 0.0) return 0;
+  kl_real a = 0.0, fa = g0, b = h, fb = gh;
+  int side = 0;
+  for (int it = 0; it < 100 && b - a > 1e-12 * h; ++it) {
+    const kl_real c = kl_illinois_point(a, fa, b, fb);
+    const kl_kv_out o = kl_kv_poly_step(dense, x0, v0, c);
+    const kl_real fc = kl_gen_rate_sign_(L, dense, c, o.x, o.v);
+    kl_illinois_update(&a, &fa, &b, &fb, c, fc, fc > 0.0, &side);
+  }
+  const kl_real tp = (fabs(fa) < fabs(fb)) ? a : b;
+  const kl_kv_out e = kl_kv_poly_step(dense, x0, v0, tp);
+  *Fpk = kl_gen_force_in(L, e.x, e.v);
+  return 1;
+}
+
+#ifndef __OPENCL_VERSION__
+#include <stdio.h>
+/* Host only: what is wrong with the general law's constants, the library's one check of them (every reader
+ * names its file, line and field around it; magnitudes are checked by optimiser/problem.c): 0 if nothing, else
+ * the field (1 k, 2 c, 3 n1, 4 n2, 5 m) with msg "<field>: <why>, got <value>". k > 0 and c >= 0 finite;
+ * n1 in (0, 5], n2 in [0, 5], m in (0, 5] (Hunt-Crossley has n1 = n2 = 1.5 or 1, m = 1; soft contacts up to
+ * about 3). */
+static inline int kl_gen_law_bad(kl_gen_law L, char *msg, int cap)
+{
+  if (!(isfinite(L.k) && L.k > 0)) return snprintf(msg, (size_t)cap, "k: the stiffness must be > 0, got %g", L.k), 1;
+  if (!(isfinite(L.c) && L.c >= 0)) return snprintf(msg, (size_t)cap, "c: the damping must be >= 0, got %g", L.c), 2;
+  if (!(isfinite(L.n1) && L.n1 > 0 && L.n1 <= 5))
+    return snprintf(msg, (size_t)cap, "n1: the elastic exponent must be in (0, 5], got %g", L.n1), 3;
+  if (!(isfinite(L.n2) && L.n2 >= 0 && L.n2 <= 5))
+    return snprintf(msg, (size_t)cap, "n2: the damping's exponent of d must be in [0, 5], got %g", L.n2), 4;
+  if (!(isfinite(L.m) && L.m > 0 && L.m <= 5))
+    return snprintf(msg, (size_t)cap, "m: the rate exponent must be in (0, 5], got %g", L.m), 5;
+  return 0;
+}
+#endif
 
 #endif

@@ -48,7 +48,8 @@ KELVIN_API int kelvin_rule_from_name(const char *name);
 KELVIN_API const char *const *kelvin_model_names(void);
 KELVIN_API const char *const *kelvin_law_names(void);
 KELVIN_API const char *const *kelvin_rule_names(void);
-/* The models the 3-D engine and the grinding model take ("kv", "hc"), NULL-terminated. */
+/* The models the 3-D engine and the grinding model take ("kv", "hc", "general"), NULL-terminated; not
+ * indexed by code: use kelvin_model_from_name on the chosen name. */
 KELVIN_API const char *const *kelvin_engine_model_names(void);
 
 /* One normal impact at speed v0 onto a compliant contact. */
