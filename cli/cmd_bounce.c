@@ -353,7 +353,8 @@ static int first_contact(const opts *o, const kelvin_ball_model *m, kelvin_ball 
   }
   const double vin = sqrt(2.0 * m->g * o->height);
   const kelvin_impact_in in = {m->m, m->K, m->n, m->cr, vin > 0 ? vin : 1e-9,
-                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule};
+                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule,
+                               0.0, 0.0, 0.0};
   kelvin_impact_out io;
   const double span = 1.1 * (kelvin_impact(&in, &io) == KELVIN_OK ? io.tc : 1e-3);
   kl_out f;

@@ -37,6 +37,7 @@ kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
   if (!(isfinite(m->K) && m->K > 0)) BAD("stiffness: must be > 0, got %g", m->K);
   if (!(isfinite(m->cr) && m->cr > 0 && m->cr <= 1)) BAD("cr: must be in (0, 1], got %g", m->cr);
   if (m->model < 0 || m->model >= KL_NMODELS) BAD("model: unknown model code %d", m->model);
+  if (m->model == KL_MODEL_GEN) BAD("model: the general law is an impact (sweep) model only, not yet in the ball");
   if (m->law < 0 || m->law >= KL_NLAWS) BAD("law: unknown damping law code %d", m->law);
   if (m->rule != KL_SEP_PENETRATION && m->rule != KL_SEP_FORCE) BAD("separation: unknown rule %d", m->rule);
   if (m->model == KL_MODEL_KV && m->n != 1.0) BAD("exponent: Kelvin-Voigt is linear (n = 1), got %g", m->n);

@@ -13,7 +13,7 @@
 
 #define KL_NRULES 2
 /* NULL-terminated, indexed by code (the lists option and YAML choice parsers take) */
-static const char *const kl_model_names_[KL_NMODELS + 1] = {"kv", "hc", "ef", NULL};
+static const char *const kl_model_names_[KL_NMODELS + 1] = {"kv", "hc", "ef", "general", NULL};
 static const char *const kl_law_names_[KL_NLAWS + 1] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier",
                                                          "exact", NULL};
 static const char *const kl_rule_names_[KL_NRULES + 1] = {"penetration", "force", NULL};
@@ -22,7 +22,8 @@ static const char *const kl_rule_names_[KL_NRULES + 1] = {"penetration", "force"
  * only). The same strings as kl_model_names_, as a list a choice parser can take. */
 #define KL_NMODELS_ENGINE 2
 static const char *const kl_engine_model_names_[KL_NMODELS_ENGINE + 1] = {"kv", "hc", NULL};
-_Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1 && KL_MODEL_EF == 2, "model names are indexed by KL_MODEL_*");
+_Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1 && KL_MODEL_EF == 2 && KL_MODEL_GEN == 3,
+               "model names are indexed by KL_MODEL_*");
 
 /* name of a code, NULL if the code is unknown */
 static inline const char *kl_model_name(int model) { return (model >= 0 && model < KL_NMODELS) ? kl_model_names_[model] : NULL; }
