@@ -533,7 +533,7 @@ static void test_ball_work(void **state)
   m.n = 1.5;
   m.cr = 1.0;
   const double v = sqrt(2 * G * 1.0);
-  kelvin_impact_in in = {m.m, m.K, m.n, 1.0, v, 0.0, m.model, m.law, m.rule};
+  kelvin_impact_in in = {m.m, m.K, m.n, 1.0, v, 0.0, m.model, m.law, m.rule, 0.0, 0.0, 0.0};
   kelvin_impact_out io;
   assert_int_equal(kelvin_impact(&in, &io), KELVIN_OK);
   const double n = floor((1e6 - v / G) / (2 * v / G + io.tc)) + 1, spi = 2 + 1.2 * pow(m.tol, -0.2);

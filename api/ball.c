@@ -102,7 +102,7 @@ kelvin_status kelvin_ball_check(kelvin_ball *b, const kelvin_ball_model *m, doub
                        vz0);
   if (!(vin > 0)) return KELVIN_OK;
   const kelvin_impact_in in = {k.m, k.K, k.n, k.cr, vin, k.model == KELVIN_MODEL_KV ? k.m * k.g : 0.0, m->model, m->law,
-                               m->rule};
+                               m->rule, k.gen.c, k.gen.n2, k.gen.m};
   kelvin_impact_out io;
   if (kelvin_impact(&in, &io) != KELVIN_OK) return KELVIN_OK; /* the engine reports what the closed form cannot */
   if (!(io.tc > tres))

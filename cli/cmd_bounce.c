@@ -392,7 +392,7 @@ static int first_contact(const opts *o, const kelvin_ball_model *m, kelvin_ball 
   const int gen = m->model == KELVIN_MODEL_GEN;
   const kelvin_impact_in in = {m->m, m->K, m->n, gen ? 1.0 : m->cr, vin > 0 ? vin : 1e-9,
                                m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, gen ? KELVIN_MODEL_HC : m->model,
-                               gen ? KELVIN_LAW_EXACT : m->law, m->rule};
+                               gen ? KELVIN_LAW_EXACT : m->law, m->rule, 0.0, 0.0, 0.0};
   kelvin_impact_out io;
   const double span = 1.1 * (kelvin_impact(&in, &io) == KELVIN_OK ? io.tc : 1e-3);
   kl_out f;

@@ -286,6 +286,7 @@ void kl_sweep_fill_product(const kl_sweep_spec *s, kl_impact_batch *b)
             for (int iv = 0; iv < s->nv[PV0]; ++iv)
               for (int ic = 0; ic < s->nv[PCR]; ++ic) {
                 kl_impact_in in;
+                in.c = in.n2 = in.rate_exp = 0.0;
                 in.model = model;
                 in.law = model == KL_MODEL_HC ? s->law[var] : KL_LAW_EXACT;
                 in.rule = model == KL_MODEL_KV ? s->rule[var] : KL_SEP_PENETRATION;

@@ -17,10 +17,6 @@
 #include "kl_contact_gen.h"
 #include "kl_xrb.h"
 
-#ifndef KL_MODEL_GEN
-#define KL_MODEL_GEN 3 /* the generalised law (kernels/kl_contact_gen.h); its code lives in kl_impact.h */
-#endif
-
 /* A contact as the static relations and the dynamics need it. */
 typedef struct kl_contact_desc {
   int model;   /* KL_MODEL_KV or KL_MODEL_HC */

@@ -12,7 +12,8 @@
 #define KL_MODEL_KV 0 /* Kelvin-Voigt, D from cr by paper eq. (10) */
 #define KL_MODEL_HC 1 /* Hunt-Crossley family, chi from cr and v0 by a damping law */
 #define KL_MODEL_EF 2 /* the paper's approximate Emden-Fowler form, eq. (11)-(13) */
-#define KL_NMODELS 3
+#define KL_MODEL_GEN 3 /* the generalised law F = k d^n1 + c sgn(d')|d'|^m d^n2 (kl_contact_gen.h), by the step */
+#define KL_NMODELS 4
 
 #define KL_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
 #define KL_UNSUPPORTED 512   /* e.g. a nonlinear model with an external force (no closed form) */
@@ -42,6 +43,11 @@ KL_FN kl_real kl_contact_force(int model, kl_real K, kl_real n, kl_real D, kl_re
 typedef struct kl_impact_in {
   kl_real m, K, n, cr, v0, fe; /* kg, N/m^n, -, -, m/s, N */
   int model, law, rule;
+  /* the general law (KL_MODEL_GEN, kernels/kl_contact_gen.h) only, where K is its k and n its n1 (cr and law
+   * unused): damping coefficient c [N (s/m)^rate_exp / m^n2], exponent n2 of d in the damping term and the
+   * rate exponent (the law's m, not the mass). Last, so that {m, K, n, cr, v0, fe, model, law, rule}
+   * initialisers leave them 0. */
+  kl_real c, n2, rate_exp;
 } kl_impact_in;
 
 typedef struct kl_impact_out {
@@ -61,14 +67,21 @@ KL_FN int kl_impact_check(kl_impact_in in)
   int st = KL_OK;
   if (!(kl_finite(in.m) && in.m > 0.0)) st |= KL_BAD_MASS;
   if (!(kl_finite(in.K) && in.K > 0.0)) st |= KL_BAD_STIFFNESS;
-  if (!(kl_finite(in.cr) && in.cr > 0.0 && in.cr <= 1.0)) st |= KL_BAD_CR;
+  if (in.model != KL_MODEL_GEN && !(kl_finite(in.cr) && in.cr > 0.0 && in.cr <= 1.0)) st |= KL_BAD_CR;
   if (!(kl_finite(in.v0) && in.v0 > 0.0)) st |= KL_BAD_SPEED;
   if (!(kl_finite(in.n) && in.n > 0.0 && in.n < 10.0)) st |= KL_BAD_EXPONENT;
   if (!kl_finite(in.fe)) st |= KL_BAD_INPUT;
   if (in.model < 0 || in.model >= KL_NMODELS || in.law < 0 || in.law >= KL_NLAWS || in.rule < 0 ||
       in.rule > 1)
     st |= KL_BAD_LAW;
+  if (in.model == KL_MODEL_GEN) {
+    if (!(kl_finite(in.c) && in.c >= 0.0)) st |= KL_BAD_INPUT;
+    if (!(kl_finite(in.n2) && in.n2 >= 0.0 && in.n2 < 10.0) || !(kl_finite(in.rate_exp) && in.rate_exp > 0.0 &&
+                                                                  in.rate_exp < 10.0))
+      st |= KL_BAD_EXPONENT;
+  }
   if (st == KL_OK && in.model != KL_MODEL_KV && in.fe != 0.0) st |= KL_UNSUPPORTED;
+  if (st == KL_OK && in.model == KL_MODEL_GEN) st |= KL_UNSUPPORTED; /* the step is not in yet */
   if (st == KL_OK && in.model == KL_MODEL_KV && in.n != 1.0) st |= KL_BAD_EXPONENT;
   return st;
 }
@@ -200,8 +213,10 @@ KL_FN kl_impact_out kl_impact(kl_impact_in in)
     o = kl_impact_kv(in);
   else if (in.model == KL_MODEL_HC)
     o = kl_impact_hc(in);
-  else
+  else if (in.model == KL_MODEL_EF)
     o = kl_impact_ef(in);
+  else
+    o = kl_impact_zero(KL_UNSUPPORTED);
   return kl_impact_final(o);
 }
 

@@ -18,7 +18,10 @@
 #define KL_IN_CR 3 /* coefficient of restitution */
 #define KL_IN_V0 4 /* impact speed [m/s] */
 #define KL_IN_FE 5 /* external force [N] */
-#define KL_NIN 6
+#define KL_IN_C 6    /* general law only (KL_MODEL_GEN): damping coefficient c */
+#define KL_IN_N2 7   /* general law only: exponent n2 of d in the damping term */
+#define KL_IN_REXP 8 /* general law only: the rate exponent (the law's m) */
+#define KL_NIN 9
 /* integer inputs (KL_NIIN x P) */
 #define KL_IIN_MODEL 0 /* KL_MODEL_* */
 #define KL_IIN_LAW 1   /* KL_LAW_* */

@@ -91,7 +91,7 @@ static void test_config_errors(void **state)
     {"unknown.yaml", "sweep:\n  cr: 0.5\n  speed: 3\n", "unknown.yaml:3: sweep.speed: unknown key"},
     {"toplevel.yaml", "swep:\n  cr: 0.5\n", "toplevel.yaml:1: swep: unknown key (allowed: sweep)"},
     {"notnum.yaml", "sweep:\n  m: heavy\n", "notnum.yaml:2: sweep.m: must be a finite number, got 'heavy'"},
-    {"model.yaml", "sweep:\n  model: [kv, xx]\n", "model.yaml:2: sweep.model[1]: must be one of kv, hc, ef, got 'xx'"},
+    {"model.yaml", "sweep:\n  model: [kv, xx]\n", "model.yaml:2: sweep.model[1]: must be one of kv, hc, ef, general, got 'xx'"},
     {"logmin.yaml", "sweep:\n  fe: {min: -1, max: 1, n: 3, scale: log}\n",
      "logmin.yaml:2: sweep.fe.min: must be > 0 for scale: log, got -1"},
     {"lawkv.yaml", "sweep:\n  model: kv\n  law: flores\n", "lawkv.yaml:3: sweep.law: applies to model hc only"},

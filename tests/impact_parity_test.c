@@ -77,6 +77,16 @@ static kl_impact_in scenario(void)
   in.fe = 0.0;
   if (in.model == KL_MODEL_KV && uf < 0.15) in.fe = -logu(1e-3, 1e3) * in.v0 * sqrt(in.K * in.m);
   if (in.model == KL_MODEL_KV && uf > 0.98) in.fe = logu(1e-3, 1e1) * in.v0 * sqrt(in.K * in.m);
+  /* the general law (kernels/kl_contact_gen.h): exponents n1 = n in [1, 2.5], n2 in [0, 2.5], rate exponent in
+   * [0.3, 2.5]; c sized so that the damping force at the impact speed and the Hertz depth d* is z times the
+   * elastic one there, z log-uniform in [1e-3, 3] */
+  in.c = in.n2 = in.rate_exp = 0.0;
+  if (in.model == KL_MODEL_GEN) {
+    in.n2 = (unif() < 0.3) ? in.n : 2.5 * unif();
+    in.rate_exp = (unif() < 0.3) ? 1.0 : 0.3 + 2.2 * unif();
+    const double ds = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+    in.c = logu(1e-3, 3.0) * in.K * pow(ds, in.n - in.n2) / pow(in.v0, in.rate_exp);
+  }
   const double bad = unif();
   if (bad < 0.005) in.m = -1.0;
   else if (bad < 0.01) in.cr = 1.5;

@@ -17,7 +17,7 @@ typedef enum kelvin_model {
   KELVIN_MODEL_KV = 0, /* Kelvin-Voigt: F = K d + D d', D from cr by paper eq. (10) */
   KELVIN_MODEL_HC = 1, /* Hunt-Crossley family: F = K d^n (1 + chi d'), chi from cr and v0 by a damping law */
   KELVIN_MODEL_EF = 2, /* the paper's approximate Emden-Fowler form, eq. (11)-(13) */
-  KELVIN_MODEL_GEN = 3 /* the general law F = k d^n1 + c sgn(d')|d'|^m d^n2, clamped at 0 (docs/design.md 2.5) */
+  KELVIN_MODEL_GEN = 3 /* the generalised law F = k d^n1 + c sgn(d')|d'|^m d^n2 (no tension), by a step */
 } kelvin_model;
 
 /* Damping laws chi(cr, v0) of the Hunt-Crossley family [s/m] */
@@ -48,8 +48,7 @@ KELVIN_API int kelvin_rule_from_name(const char *name);
 KELVIN_API const char *const *kelvin_model_names(void);
 KELVIN_API const char *const *kelvin_law_names(void);
 KELVIN_API const char *const *kelvin_rule_names(void);
-/* The models the 3-D engine and the grinding model take ("kv", "hc", "general"), NULL-terminated; not
- * indexed by code: use kelvin_model_from_name on the chosen name. */
+/* The models the 3-D engine and the grinding model take ("kv", "hc"), NULL-terminated. */
 KELVIN_API const char *const *kelvin_engine_model_names(void);
 
 /* One normal impact at speed v0 onto a compliant contact. */
@@ -63,6 +62,10 @@ typedef struct kelvin_impact_in {
   kelvin_model model;
   kelvin_law law;     /* Hunt-Crossley only */
   kelvin_rule rule;   /* Kelvin-Voigt only */
+  /* the general law (KELVIN_MODEL_GEN) only, where K is its k and n its n1 (cr and law unused): damping
+   * coefficient c >= 0 [N (s/m)^rate_exp / m^n2], exponent n2 in [0, 10) of d in the damping term and the
+   * rate exponent rate_exp in (0, 10) (the law's m, not the mass) */
+  double c, n2, rate_exp;
 } kelvin_impact_in;
 
 /* What is wrong with an impact (bits of kelvin_impact_out.flags); the metrics are then 0. */
