@@ -1,7 +1,8 @@
 /* tests/impact_parity_test.c: the three paths of an impact batch agree (docs/design.md section 4): the OpenCL
  * kernel (kernels/impact.cl on the default device, pocl in CI), the OpenMP twin and the plain serial
  * loop, on 10^5 random scenarios that include near-critical damping, cr -> 0 and cr = 1, tiny and huge
- * stiffness, every model, law and separation rule, and invalid inputs. Also: batches split into chunks
+ * stiffness, every model, law and separation rule, the general law by the step and Hunt-Crossley under an
+ * external force, and invalid inputs. Also: batches split into chunks
  * give the same numbers as one launch, and sampled force / penetration agree too.
  *
  * Tolerance: 1e-12 relative, not bit-for-bit. The headers are compiled by gcc for the host and by the
@@ -77,6 +78,12 @@ static kl_impact_in scenario(void)
   in.fe = 0.0;
   if (in.model == KL_MODEL_KV && uf < 0.15) in.fe = -logu(1e-3, 1e3) * in.v0 * sqrt(in.K * in.m);
   if (in.model == KL_MODEL_KV && uf > 0.98) in.fe = logu(1e-3, 1e1) * in.v0 * sqrt(in.K * in.m);
+  /* Hunt-Crossley under an external force (by the step, kernels/kl_impact_step.h): a tenth of its rows, fe
+   * within +-0.3 of the elastic force K d*^n at the Hertz depth d* */
+  if (in.model == KL_MODEL_HC && uf < 0.1) {
+    const double ds = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+    in.fe = (uf * 20.0 - 1.0) * 0.3 * in.K * pow(ds, in.n);
+  }
   /* the general law (kernels/kl_contact_gen.h): exponents n1 = n in [1, 2.5], n2 in [0, 2.5], rate exponent in
    * [0.3, 2.5]; c sized so that the damping force at the impact speed and the Hertz depth d* is z times the
    * elastic one there, z log-uniform in [1e-3, 3] */
