@@ -389,7 +389,7 @@ static void test_impact_invalid(void **state)
     {"n = 0", {1.0, 1e9, 0.0, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_EXPONENT},
     {"KV with n = 1.5", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_EXPONENT},
     {"fe NaN", {1.0, 1e9, 1.0, 0.7, 1.0, NAN, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_INPUT},
-    {"HC with fe (no closed form)", {1.0, 1e9, 1.5, 0.7, 1.0, 5.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_UNSUPPORTED},
+    {"EF with fe (no model of it)", {1.0, 1e9, 1.5, 0.7, 1.0, 5.0, KL_MODEL_EF, 0, 0, 0.0, 0.0, 0.0}, KL_UNSUPPORTED},
     {"NaN mass, cr = 0, K < 0, law 9",
      {NAN, -1.0, 1.5, 0.0, 1.0, 0.0, KL_MODEL_HC, 9, 0, 0.0, 0.0, 0.0},
      KL_BAD_MASS | KL_BAD_CR | KL_BAD_STIFFNESS | KL_BAD_LAW},
