@@ -388,11 +388,10 @@ static int first_contact(const opts *o, const kelvin_ball_model *m, kelvin_ball 
     return -1;
   }
   const double vin = sqrt(2.0 * m->g * o->height);
-  /* the general law: the span of its elastic (Hertz-like) impact, K d^n1, to be sure of the whole contact */
-  const int gen = m->model == KELVIN_MODEL_GEN;
-  const kelvin_impact_in in = {m->m, m->K, m->n, gen ? 1.0 : m->cr, vin > 0 ? vin : 1e-9,
-                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, gen ? KELVIN_MODEL_HC : m->model,
-                               gen ? KELVIN_LAW_EXACT : m->law, m->rule, 0.0, 0.0, 0.0};
+  /* the general law: its impact by the step (kelvin_impact; k is K, n1 is n) */
+  const kelvin_impact_in in = {m->m, m->K, m->n, m->cr, vin > 0 ? vin : 1e-9,
+                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule,
+                               m->gen_c, m->gen_n2, m->gen_m};
   kelvin_impact_out io;
   const double span = 1.1 * (kelvin_impact(&in, &io) == KELVIN_OK ? io.tc : 1e-3);
   kl_out f;
