@@ -103,16 +103,16 @@ static void test_check_file(void **state)
 static void test_names(void **state)
 {
   (void)state;
-  const char *models[] = {"kv", "hc", "ef", NULL}, *laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores",
-                                                                "gonthier", "exact", NULL},
-             *rules[] = {"penetration", "force", NULL}, *engine[] = {"kv", "hc", NULL};
-  const int mcode[] = {KELVIN_MODEL_KV, KELVIN_MODEL_HC, KELVIN_MODEL_EF},
+  const char *models[] = {"kv", "hc", "ef", "general", NULL},
+             *laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact", NULL},
+             *rules[] = {"penetration", "force", NULL}, *engine[] = {"kv", "hc", "general", NULL};
+  const int mcode[] = {KELVIN_MODEL_KV, KELVIN_MODEL_HC, KELVIN_MODEL_EF, KELVIN_MODEL_GEN},
             lcode[] = {KELVIN_LAW_HUNT_CROSSLEY, KELVIN_LAW_LANKARANI_NIKRAVESH, KELVIN_LAW_FLORES, KELVIN_LAW_GONTHIER,
                        KELVIN_LAW_EXACT},
             rcode[] = {KELVIN_SEP_PENETRATION, KELVIN_SEP_FORCE};
   const char *const *ml = kelvin_model_names(), *const *ll = kelvin_law_names(), *const *rl = kelvin_rule_names(),
                     *const *el = kelvin_engine_model_names();
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     if (models[i]) {
       assert_string_equal(kelvin_model_name(mcode[i]), models[i]);
       assert_int_equal(kelvin_model_from_name(models[i]), mcode[i]);
@@ -136,12 +136,12 @@ static void test_names(void **state)
     } else
       assert_null(rl[i]);
   }
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 4; ++i)
     if (engine[i])
       assert_string_equal(el[i], engine[i]);
     else
       assert_null(el[i]);
-  assert_null(kelvin_model_name(3));
+  assert_null(kelvin_model_name(4));
   assert_null(kelvin_law_name(-1));
   assert_null(kelvin_rule_name(2));
   assert_int_equal(kelvin_law_from_name("Exact"), -1);

@@ -38,6 +38,9 @@ void kelvin_ball_model_init(kelvin_ball_model *m)
   m->law = KELVIN_LAW_EXACT;
   m->rule = (kelvin_rule)k.rule;
   m->tol = k.tol;
+  m->gen_c = k.gen.c;
+  m->gen_n2 = k.gen.n2;
+  m->gen_m = k.gen.m;
 }
 
 kelvin_status kelvin_ball_create(kelvin_ball **out)
@@ -63,6 +66,11 @@ static void to_internal(const kelvin_ball_model *p, kl_ball_model *k)
   k->law = (int)p->law;
   k->rule = (int)p->rule;
   k->tol = p->tol;
+  k->gen.k = p->K;
+  k->gen.n1 = p->n;
+  k->gen.c = p->gen_c;
+  k->gen.n2 = p->gen_n2;
+  k->gen.m = p->gen_m;
 }
 
 kelvin_status kelvin_ball_check(kelvin_ball *b, const kelvin_ball_model *m, double z0, double vz0, double t_end)
@@ -94,7 +102,7 @@ kelvin_status kelvin_ball_check(kelvin_ball *b, const kelvin_ball_model *m, doub
                        vz0);
   if (!(vin > 0)) return KELVIN_OK;
   const kelvin_impact_in in = {k.m, k.K, k.n, k.cr, vin, k.model == KELVIN_MODEL_KV ? k.m * k.g : 0.0, m->model, m->law,
-                               m->rule};
+                               m->rule, k.gen.c, k.gen.n2, k.gen.m};
   kelvin_impact_out io;
   if (kelvin_impact(&in, &io) != KELVIN_OK) return KELVIN_OK; /* the engine reports what the closed form cannot */
   if (!(io.tc > tres))

@@ -165,7 +165,8 @@ kelvin_status kelvin_impact_batch_set(kelvin_impact_batch *b, size_t i, const ke
   if (!in || i >= b->b->P)
     return kl_api_fail(b->msg, KELVIN_ERR_ARG, "kelvin_impact_batch_set: scenario %zu of %zu%s", i, b->b->P,
                        in ? "" : ", input NULL");
-  const kl_impact_in k = {in->m, in->K, in->n, in->cr, in->v0, in->fe, (int)in->model, (int)in->law, (int)in->rule};
+  const kl_impact_in k = {in->m, in->K, in->n, in->cr, in->v0, in->fe, (int)in->model, (int)in->law, (int)in->rule,
+                    in->c, in->n2, in->rate_exp};
   kl_impact_batch_set(b->b, i, k);
   return KELVIN_OK;
 }
@@ -227,6 +228,9 @@ kelvin_status kelvin_impact_batch_input(const kelvin_impact_batch *b, size_t i, 
   in->model = (kelvin_model)k.model;
   in->law = (kelvin_law)k.law;
   in->rule = (kelvin_rule)k.rule;
+  in->c = k.c;
+  in->n2 = k.n2;
+  in->rate_exp = k.rate_exp;
   return KELVIN_OK;
 }
 

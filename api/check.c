@@ -13,6 +13,7 @@
 #include "api/api_impl.h"
 #include "io/config.h"
 #include "io/mesh_import.h"
+#include "kernels/kl_names.h"
 #include "io/scene_yaml.h"
 #include "io/sweep_config.h"
 #include "io/table.h"
@@ -197,7 +198,7 @@ static kelvin_status check_scene(kelvin_check *c, const char *file)
   const kelvin_status st = kl_scene_load(file, &sc, c->msg, sizeof c->msg);
   if (st != KELVIN_OK) return st;
   add(c, "%s: a scene (kelvin simulate): %g s, output every %g s, %d bodies, %d shapes, %d meshes, contact %s\n", file,
-      sc.duration, sc.output_step, sc.nbody, sc.model->nshape, sc.nmesh, sc.model->model == KL_MODEL_KV ? "kv" : "hc");
+      sc.duration, sc.output_step, sc.nbody, sc.model->nshape, sc.nmesh, sc.model->model == KL_MODEL_KV ? "kv" : sc.model->model == KL_MODEL_GEN ? "general" : "hc");
   for (int b = 0; b < sc.nbody; ++b)
     add(c, "  %-16s %s\n", sc.body_name[b],
         sc.model->body_type[b] == KL_BODY_STATIC    ? "static"

@@ -9,7 +9,8 @@
 #include "kernels/kl_names.h"
 
 /* The public codes are the kernels' numbers, so values pass through unchanged. */
-_Static_assert(KELVIN_MODEL_KV == KL_MODEL_KV && KELVIN_MODEL_HC == KL_MODEL_HC && KELVIN_MODEL_EF == KL_MODEL_EF,
+_Static_assert(KELVIN_MODEL_KV == KL_MODEL_KV && KELVIN_MODEL_HC == KL_MODEL_HC && KELVIN_MODEL_EF == KL_MODEL_EF &&
+                 KELVIN_MODEL_GEN == KL_MODEL_GEN,
                "kelvin_model mirrors KL_MODEL_*");
 _Static_assert(KELVIN_LAW_HUNT_CROSSLEY == KL_LAW_HUNT_CROSSLEY && KELVIN_LAW_LANKARANI_NIKRAVESH == KL_LAW_LANKARANI_NIKRAVESH &&
                  KELVIN_LAW_FLORES == KL_LAW_FLORES && KELVIN_LAW_GONTHIER == KL_LAW_GONTHIER &&
@@ -42,7 +43,8 @@ kelvin_status kelvin_impact(const kelvin_impact_in *in, kelvin_impact_out *out)
 {
   if (out) memset(out, 0, sizeof *out);
   if (!in || !out) return KELVIN_ERR_ARG;
-  kl_impact_in k = {in->m, in->K, in->n, in->cr, in->v0, in->fe, (int)in->model, (int)in->law, (int)in->rule};
+  kl_impact_in k = {in->m, in->K, in->n, in->cr, in->v0, in->fe, (int)in->model, (int)in->law, (int)in->rule,
+                    in->c, in->n2, in->rate_exp};
   const kl_impact_out o = kl_impact(k);
   out->dmax = o.dmax;
   out->tmax = o.tmax;

@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "engine/world.h"
 #include "io/scene_yaml.h"
+#include "kernels/kl_contact_static.h"
 #include "kelvin/engine.h"
 
 _Static_assert(KELVIN_BODY_DYNAMIC == KL_BODY_DYNAMIC && KELVIN_BODY_STATIC == KL_BODY_STATIC &&
@@ -281,6 +282,25 @@ kelvin_status kelvin_world_add_pair(kelvin_world *w, int body_a, int body_b, dou
   if (!editable(w, "kelvin_world_add_pair")) return KELVIN_ERR_ARG;
   if (kl_world_add_pair(w->m, body_a, body_b, K, cr, D, mu) < 0)
     return kl_api_fail(w->msg, KELVIN_ERR_NOMEM, "kelvin_world_add_pair: out of memory");
+  return KELVIN_OK;
+}
+
+kelvin_status kelvin_world_set_general(kelvin_world *w, int pair, double k, double c, double n1, double n2, double m)
+{
+  if (!w) return KELVIN_ERR_ARG;
+  if (!editable(w, "kelvin_world_set_general")) return KELVIN_ERR_ARG;
+  const kl_gen_law L = {k, c, n1, n2, m};
+  char why[160];
+  if (kl_gen_law_bad(L, why, sizeof why)) return kl_api_fail(w->msg, KELVIN_ERR_ARG, "kelvin_world_set_general: %s", why);
+  if (pair < 0) {
+    w->m->model = KL_MODEL_GEN;
+    w->m->gen = L;
+    w->m->n = n1;
+    return KELVIN_OK;
+  }
+  if (kl_world_pair_gen(w->m, pair, L) != 0)
+    return kl_api_fail(w->msg, KELVIN_ERR_ARG, "kelvin_world_set_general: pair %d: no such pair (%d added)", pair,
+                       w->m->npair);
   return KELVIN_OK;
 }
 

@@ -58,7 +58,7 @@ const char *kelvin_grind_robot(const kelvin_grind *g, int *joints)
 static int static_desc(double K, double n, kl_contact_desc *c)
 {
   if (!(K > 0 && isfinite(K) && n > 0 && isfinite(n))) return 0;
-  const kl_contact_desc d = {n == 1.0 ? KL_MODEL_KV : KL_MODEL_HC, 0, K, n, 0.0, 0.0};
+  const kl_contact_desc d = {n == 1.0 ? KL_MODEL_KV : KL_MODEL_HC, 0, K, n, 0.0, 0.0, {0, 0, 0, 0, 0}};
   *c = d;
   return 1;
 }

@@ -431,7 +431,7 @@ kelvin_status kl_grind_run(const kl_grind_scene *g, const double *offset, const 
   for (int k = 0; k < g->ns; ++k) fgmax = fmax(fgmax, fabs(g->fg[k]));
   P.fref = fmax(fmax(contact ? o.F : 0.0, fgmax), g->holder_K * 1e-6);
   {
-    const kl_contact_desc cd = {g->model, 0, g->K, g->n, g->D, g->chi};
+    const kl_contact_desc cd = {g->model, 0, g->K, g->n, g->D, g->chi, {0, 0, 0, 0, 0}};
     const double dF = kl_contact_static_depth(cd, P.fref);
     double Fk;
     force_law(g, dF, 0.0, &Fk, &P.kref, &P.dref);

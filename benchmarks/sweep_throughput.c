@@ -63,6 +63,7 @@ static kl_impact_in scenario_of(int v)
   in.cr = 0.05 + 0.95 * unif();
   in.v0 = 0.01 * pow(1000.0, unif());
   in.fe = 0.0;
+  in.c = in.n2 = in.rate_exp = 0.0;
   return in;
 }
 

@@ -39,14 +39,19 @@ static void help(void)
     "options (SI units; defaults in brackets):\n"
     "  --cr LIST           coefficients of restitution in (0, 1], comma-separated [0.2,0.4,0.6,0.8,1.0]\n"
     "  --model NAME        kv (Kelvin-Voigt, paper eq. 1-10), hc (Hunt-Crossley K d^n (1 + chi d')),\n"
-    "                      ef (the paper's approximate Emden-Fowler form, eq. 11-13) [kv]\n"
+    "                      ef (the paper's approximate Emden-Fowler form, eq. 11-13),\n"
+    "                      general (F = k d^n1 + c sgn(d')|d'|^m d^n2, clamped at 0: --stiffness k,\n"
+    "                      --exponent n1, --damping c, --n2, --rate-exponent m; one case, no --cr) [kv]\n"
     "  --law NAME          damping law for hc: hunt-crossley, lankarani-nikravesh, flores, gonthier,\n"
     "                      exact (chi chosen so the restitution is exactly cr) [exact]\n"
     "  --stiffness K       contact stiffness, N/m (kv) or N/m^n (hc, ef) [140e6 for kv; Hertz for hc/ef]\n"
     "  --material E,NU     Young's modulus [Pa] and Poisson ratio of the ball  [steel: 210e9,0.3]\n"
     "  --plane-material E,NU  the same for the plane [steel: 210e9,0.3]\n"
     "                      (hc/ef without --stiffness: Hertz K = 4/3 E* sqrt(R), paper eq. 2)\n"
-    "  --exponent N        force exponent n for hc/ef [1.5]\n"
+    "  --exponent N        force exponent n for hc/ef, n1 for general [1.5]\n"
+    "  --damping C         general: c, N (s/m)^m / m^n2, >= 0 (required)\n"
+    "  --n2 N2             general: exponent of d in the damping term, >= 0 (0: force jumps at contact) [n1]\n"
+    "  --rate-exponent M   general: exponent m of the rate, > 0 [1]\n"
     "  --mass M            ball mass, kg [1]\n"
     "  --radius R          ball radius, m [0.1]\n"
     "  --height H          drop height of the ball's lowest point, m [1]\n"
@@ -68,7 +73,7 @@ typedef struct opts {
   double cr[MAXCASES];
   int ncr;
   kelvin_ball_model m; /* cr set per case */
-  int have_K, have_n;
+  int have_K, have_n, have_cr, have_c, have_n2;
   double E1, nu1, E2, nu2;
   int have_mat;
   double height, duration, dt;
@@ -109,6 +114,8 @@ static int parse(int argc, char **argv, opts *o)
     {"dt", required_argument, 0, 'd'},        {"separation", required_argument, 0, 's'},
     {"tol", required_argument, 0, 't'},       {"out", required_argument, 0, 'o'},
     {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
+    {"damping", required_argument, 0, 'C'},   {"n2", required_argument, 0, 'N'},
+    {"rate-exponent", required_argument, 0, 'X'},
     {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   kelvin_ball_model_init(&o->m);
@@ -128,7 +135,19 @@ static int parse(int argc, char **argv, opts *o)
   while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
     int rc = 0;
     switch (ch) {
-    case 'c': rc = kl_cli_double_list("--cr", optarg, o->cr, MAXCASES, &o->ncr); break;
+    case 'c':
+      rc = kl_cli_double_list("--cr", optarg, o->cr, MAXCASES, &o->ncr);
+      o->have_cr = 1;
+      break;
+    case 'C':
+      rc = kl_cli_double("--damping", optarg, &o->m.gen_c);
+      o->have_c = 1;
+      break;
+    case 'N':
+      rc = kl_cli_double("--n2", optarg, &o->m.gen_n2);
+      o->have_n2 = 1;
+      break;
+    case 'X': rc = kl_cli_double("--rate-exponent", optarg, &o->m.gen_m); break;
     case 'M':
       rc = (idx = kl_cli_choice("--model", optarg, kelvin_model_names())) < 0 ? -1 : 0;
       if (!rc) o->m.model = (kelvin_model)idx;
@@ -194,6 +213,23 @@ static int parse(int argc, char **argv, opts *o)
     }
   } else if (!o->have_n) {
     o->m.n = 1.5;
+  }
+  if (o->m.model == KELVIN_MODEL_GEN) {
+    /* the general law: one case (its damping is c, not a restitution); the library checks the values */
+    if (o->have_cr) {
+      kl_cli_error("--cr: the general law takes no coefficient of restitution (its damping is --damping c); drop --cr");
+      return -1;
+    }
+    if (!o->have_c) {
+      kl_cli_error("--damping: the general law needs its damping c (N (s/m)^m / m^n2, >= 0)");
+      return -1;
+    }
+    o->ncr = 1;
+    o->cr[0] = 1.0;
+    if (!o->have_n2) o->m.gen_n2 = o->m.n;
+  } else if (o->have_c || o->have_n2) {
+    kl_cli_error("%s: only the general law (--model general) takes it", o->have_c ? "--damping" : "--n2");
+    return -1;
   }
   if (!(o->m.m > 0)) {
     kl_cli_error("--mass: must be > 0 kg, got %g", o->m.m);
@@ -352,8 +388,10 @@ static int first_contact(const opts *o, const kelvin_ball_model *m, kelvin_ball 
     return -1;
   }
   const double vin = sqrt(2.0 * m->g * o->height);
+  /* the general law: its impact by the step (kelvin_impact; k is K, n1 is n) */
   const kelvin_impact_in in = {m->m, m->K, m->n, m->cr, vin > 0 ? vin : 1e-9,
-                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule};
+                               m->model == KELVIN_MODEL_KV ? m->m * m->g : 0.0, m->model, m->law, m->rule,
+                               m->gen_c, m->gen_n2, m->gen_m};
   kelvin_impact_out io;
   const double span = 1.1 * (kelvin_impact(&in, &io) == KELVIN_OK ? io.tc : 1e-3);
   kl_out f;
@@ -404,6 +442,11 @@ static int write_summary(const opts *o, const summary *s, int n)
   cJSON_AddStringToObject(d, "separation", kelvin_rule_name(o->m.rule));
   cJSON_AddNumberToObject(d, "stiffness", o->m.K);
   cJSON_AddNumberToObject(d, "exponent", o->m.n);
+  if (o->m.model == KELVIN_MODEL_GEN) {
+    cJSON_AddNumberToObject(d, "damping_c", o->m.gen_c);
+    cJSON_AddNumberToObject(d, "n2", o->m.gen_n2);
+    cJSON_AddNumberToObject(d, "rate_exponent", o->m.gen_m);
+  }
   cJSON_AddNumberToObject(d, "mass_kg", o->m.m);
   cJSON_AddNumberToObject(d, "radius_m", o->m.R);
   cJSON_AddNumberToObject(d, "drop_height_m", o->height);

@@ -22,6 +22,11 @@ void kl_ball_default(kl_ball_model *m)
   m->law = KL_LAW_HUNT_CROSSLEY;
   m->rule = KL_SEP_PENETRATION;
   m->tol = 1e-9;
+  m->gen.k = m->K;
+  m->gen.c = 0.0;
+  m->gen.n1 = m->n;
+  m->gen.n2 = m->n;
+  m->gen.m = 1.0;
 }
 
 kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
@@ -36,11 +41,20 @@ kelvin_status kl_ball_check(const kl_ball_model *m, char *msg, int cap)
   if (!(isfinite(m->g) && m->g >= 0)) BAD("gravity: must be >= 0 m/s^2, got %g", m->g);
   if (!(isfinite(m->K) && m->K > 0)) BAD("stiffness: must be > 0, got %g", m->K);
   if (!(isfinite(m->cr) && m->cr > 0 && m->cr <= 1)) BAD("cr: must be in (0, 1], got %g", m->cr);
-  if (m->model < 0 || m->model >= KL_NMODELS) BAD("model: unknown model code %d", m->model);
+  if ((m->model < 0 || m->model >= KL_NMODELS) && m->model != KL_MODEL_GEN) BAD("model: unknown model code %d", m->model);
   if (m->law < 0 || m->law >= KL_NLAWS) BAD("law: unknown damping law code %d", m->law);
   if (m->rule != KL_SEP_PENETRATION && m->rule != KL_SEP_FORCE) BAD("separation: unknown rule %d", m->rule);
   if (m->model == KL_MODEL_KV && m->n != 1.0) BAD("exponent: Kelvin-Voigt is linear (n = 1), got %g", m->n);
-  if (!(isfinite(m->n) && m->n >= 1 && m->n <= 3)) BAD("exponent: must be in [1, 3], got %g", m->n);
+  if (m->model == KL_MODEL_GEN) {
+    /* the general law (kernels/kl_contact_gen.h): K is k, n is n1 */
+    kl_gen_law L = m->gen;
+    L.k = m->K;
+    L.n1 = m->n;
+    char w[160];
+    if (kl_gen_law_bad(L, w, sizeof w)) BAD("general law: %s", w);
+  } else if (!(isfinite(m->n) && m->n >= 1 && m->n <= 3)) {
+    BAD("exponent: must be in [1, 3], got %g", m->n);
+  }
   if (!(isfinite(m->tol) && m->tol >= 1e-14 && m->tol <= 1e-2)) BAD("tolerance: must be in [1e-14, 1e-2], got %g", m->tol);
   return KELVIN_OK;
 #undef BAD
@@ -86,10 +100,20 @@ static double stiffness(const kl_ball_model *m, const kl_ball_data *d)
   return (m->model == KL_MODEL_EF && d->restitution) ? m->cr * m->cr * m->K : m->K;
 }
 
+/* the general law of the model: k = K, n1 = n, the rest from m->gen */
+static kl_gen_law gen_law(const kl_ball_model *m)
+{
+  kl_gen_law L = m->gen;
+  L.k = m->K;
+  L.n1 = m->n;
+  return L;
+}
+
 /* F(x, v) of the current contact; x > 0 penetration, v its rate (kernels/: the one contact law) */
 static double force(const kl_ball_model *m, const kl_ball_data *d, double x, double v)
 {
   if (m->model == KL_MODEL_KV) return kl_kv_force(m->K, d->damp, x, v);
+  if (m->model == KL_MODEL_GEN) return kl_gen_force_in(gen_law(m), x, v);
   return kl_hc_force(stiffness(m, d), m->n, d->damp, x, v);
 }
 
@@ -103,7 +127,7 @@ double kl_ball_energy(const kl_ball_model *m, const kl_ball_data *d)
 {
   double e = 0.5 * m->m * d->vz * d->vz + m->m * m->g * d->z;
   const double x = -d->z;
-  if (d->phase == KL_BALL_CONTACT && x > 0) e += stiffness(m, d) * pow(x, m->n + 1.0) / (m->n + 1.0);
+  if (d->phase == KL_BALL_CONTACT && x > 0) e += stiffness(m, d) * pow(x, m->n + 1.0) / (m->n + 1.0); /* general: k d^n1 */
   return e;
 }
 
@@ -280,12 +304,23 @@ static void contact_kv(const kl_ball_model *m, kl_ball_data *d, double T)
   }
 }
 
+/* the force and its tangent at (x, v): kl_hc_tangent, or the general law's bounded tangents
+ * (kl_gen_lin_tangent: taken at d >= 1e-6 of the contact's depth scale and |d'| >= 1e-3 of the impact speed) */
+static double tangent(const kl_ball_model *m, const kl_ball_data *d, double x, double v, double *kt, double *ct)
+{
+  if (m->model == KL_MODEL_GEN) {
+    const double vin = d->cur.v_in > 0 ? d->cur.v_in : 1e-3;
+    return kl_gen_lin_tangent(gen_law(m), x, v, 1e-6 * d->xscale, 1e-3 * vin, kt, ct);
+  }
+  return kl_hc_tangent(stiffness(m, d), m->n, d->damp, x, v, kt, ct);
+}
+
 /* the contact force linearised about (x0, v0) as a kl_kv_sys, m x'' = m g - F(x, v) ~ f0 - Kt x - Dt v
  * (the tangent of kernels/kl_contact_hc.h, docs/design.md section 2.3); F0 receives F(x0, v0) */
 static kl_kv_sys linearise(const kl_ball_model *m, const kl_ball_data *d, double x0, double v0, double *F0)
 {
   double kt, ct;
-  *F0 = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x0, v0, &kt, &ct);
+  *F0 = tangent(m, d, x0, v0, &kt, &ct);
   const kl_kv_sys s = {m->m, kt, ct, m->m * m->g - *F0 + kt * x0 + ct * v0, 0.0};
   return s;
 }
@@ -302,7 +337,7 @@ static double lin_rest(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys 
 static double lin_rest_rate(const kl_ball_model *m, const kl_ball_data *d, kl_kv_sys s, double x, double v)
 {
   double kt, ct;
-  const double F = kl_hc_tangent(stiffness(m, d), m->n, d->damp, x, v, &kt, &ct);
+  const double F = tangent(m, d, x, v, &kt, &ct);
   return kl_xrb_rate(s, v, m->g - F / m->m, -kt, -ct, 0.0);
 }
 
@@ -379,7 +414,11 @@ static void take_step(const kl_ball_model *m, kl_ball_data *d)
   d->cur.fpeak = fmax(d->cur.fpeak, fmax(force(m, d, x, v), force(m, d, e.x, e.v)));
   if (v > 0 && e.v <= 0 && kl_kv_poly_first_root(dense, x, v, 0.0, 1.0, 0.0, 0.0, hc, &tr))
     d->cur.dmax = fmax(d->cur.dmax, kl_kv_poly_step(dense, x, v, tr).x);
-  if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  if (m->model == KL_MODEL_GEN) {
+    if (kl_xrb_gen_peak(dense, x, v, hc, e.x, e.v, gen_law(m), &Fp)) d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  } else if (kl_xrb_hc_peak(dense, x, v, hc, e.x, e.v, stiffness(m, d), m->n, d->damp, &Fp, &xp)) {
+    d->cur.fpeak = fmax(d->cur.fpeak, Fp);
+  }
   d->nsub++;
   d->cur.nsub++;
   d->h = hnext;

@@ -14,6 +14,7 @@
 
 #include "kelvin/kelvin.h"
 #include "kernels/kl_contact_kv.h"
+#include "kernels/kl_contact_static.h"
 
 /* Contact phase of the ball */
 #define KL_BALL_FREE 0
@@ -26,12 +27,14 @@ typedef struct kl_ball_model {
   double K;       /* stiffness [N/m^n] > 0 */
   double n;       /* force exponent: 1 for Kelvin-Voigt, 3/2 for Hertz */
   double cr;      /* coefficient of restitution in (0, 1] */
-  int model;      /* KL_MODEL_KV, KL_MODEL_HC or KL_MODEL_EF (kernels/kl_impact.h) */
+  int model;      /* KL_MODEL_KV, KL_MODEL_HC, KL_MODEL_EF or KL_MODEL_GEN (kernels/kl_impact.h) */
   int law;        /* KL_LAW_* for Hunt-Crossley */
   int rule;       /* KL_SEP_PENETRATION or KL_SEP_FORCE */
   double tol;     /* relative tolerance of the nonlinear sub-step control (default 1e-9): bound on the
                    * embedded estimate of each sub-step's error in penetration (relative to the maximum
                    * penetration) and rate (relative to the impact speed) */
+  kl_gen_law gen; /* KL_MODEL_GEN: F = k d^n1 + c sgn(d')|d'|^m d^n2, clamped at 0 (kernels/kl_contact_gen.h);
+                   * K and n are then gen.k and gen.n1, cr and law unused; the contact ends at d = 0 */
 } kl_ball_model;
 
 /* One completed contact (impact to separation). */

@@ -78,7 +78,7 @@ static void test_contact_matches_closed_form(void **state)
   run(&m, 0.01, 0.6);
   assert_true(D->ncontact >= 1);
   const kl_ball_contact *c = &D->contact[0];
-  const kl_impact_in in = {m.m, m.K, 1.0, m.cr, c->v_in, m.m * m.g, KL_MODEL_KV, 0, KL_SEP_PENETRATION};
+  const kl_impact_in in = {m.m, m.K, 1.0, m.cr, c->v_in, m.m * m.g, KL_MODEL_KV, 0, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
   const kl_impact_out o = kl_impact(in);
   assert_int_equal(o.status, KL_OK);
   /* same closed form and root finder on both sides: agreement to rounding (1e-12) */
@@ -107,7 +107,7 @@ static void test_hc_exact_law(void **state)
   for (int k = 1; k < 3; ++k) assert_true(fabs(D->apex[k] / D->apex[k - 1] - 0.64) < 2e-3);
   /* the contact's dmax against the closed form without gravity: gravity adds ~ m g / F_peak */
   const kl_ball_contact *c = &D->contact[0];
-  const kl_impact_in in = {m.m, m.K, 1.5, m.cr, c->v_in, 0.0, KL_MODEL_HC, KL_LAW_EXACT, 0};
+  const kl_impact_in in = {m.m, m.K, 1.5, m.cr, c->v_in, 0.0, KL_MODEL_HC, KL_LAW_EXACT, 0, 0.0, 0.0, 0.0};
   const kl_impact_out o = kl_impact(in);
   printf("# HC: dmax %.9e vs %.9e, fpeak %.9e vs %.9e, sub-steps %d\n", c->dmax, o.dmax, c->fpeak, o.fpeak, c->nsub);
   assert_true(fabs(c->dmax / o.dmax - 1) < 1e-3);

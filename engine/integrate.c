@@ -15,6 +15,7 @@
 
 #include "engine/util3.h"
 #include "engine/world_impl.h"
+#include "kernels/kl_contact_static.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_material.h"
 #include "kernels/kl_xrb.h"
@@ -130,10 +131,42 @@ static void pair_params(const kl_world_model *m, int a, int b, double *K, double
   *mu = kl_blend_harmonic(m->body_mu[a], m->body_mu[b]);
 }
 
-/* normal force of the contact law at (d, rate) (no clamping: the rule decides about tension) */
+/* the general law of the body pair (KL_MODEL_GEN): the pair's own, else the model's */
+static kl_gen_law pair_gen(const kl_world_model *m, int a, int b)
+{
+  for (int p = 0; p < m->npair; ++p) {
+    const int x = m->pair_body[2 * p], y = m->pair_body[2 * p + 1];
+    if (((x == a && y == b) || (x == b && y == a)) && m->pair_gen[p].k > 0) return m->pair_gen[p];
+  }
+  return m->gen;
+}
+
+/* the force exponent of a contact: the model's, or the contact's n1 (general law) */
+static double exponent(const kl_world_model *m, const kl_contact *c)
+{
+  return m->model == KL_MODEL_GEN ? c->gen.n1 : m->n;
+}
+
+/* normal force of the contact law at (d, rate) (no clamping: the rule decides about tension; the general law
+ * clamps at 0 itself, kernels/kl_contact_gen.h) */
 static double law_force(const kl_world_model *m, const kl_contact *c, double x, double v)
 {
+  if (m->model == KL_MODEL_GEN) return kl_gen_force_in(c->gen, x, v);
   return kl_contact_force(m->model, c->K, m->n, c->D, c->chi, x, v);
+}
+
+/* the nonlinear law's force and tangent at (x, v): kl_hc_tangent, or the general law's bounded tangents
+ * (kl_gen_lin_tangent, taken at d >= 1e-6 of the contact's elastic depth scale for its impact speed and
+ * |d'| >= 1e-3 of that speed; docs/design.md section 3) */
+static double nl_tangent(const kl_world_model *m, const kl_contact *c, double mass, double x, double v, double *kt,
+                         double *ct)
+{
+  if (m->model == KL_MODEL_GEN) {
+    const double vi = fmax(c->v_in, m->vreg);
+    const double xs = kl_hc_delta_max(mass, c->gen.k, c->gen.n1, 0.0, vi);
+    return kl_gen_lin_tangent(c->gen, x, v, 1e-6 * xs, 1e-3 * vi, kt, ct);
+  }
+  return kl_hc_tangent(c->K, m->n, c->chi, x, v, kt, ct);
 }
 
 /* the Hunt-Crossley contact linearised about (x, v) as a 1-D system under the external force fe
@@ -142,7 +175,7 @@ static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mas
                         double *F0)
 {
   double kt, ct;
-  *F0 = kl_hc_tangent(c->K, m->n, c->chi, x, v, &kt, &ct);
+  *F0 = nl_tangent(m, c, mass, x, v, &kt, &ct);
   const kl_kv_sys s = {mass, kt, ct, fe - *F0 + kt * x + ct * v, 0.0};
   return s;
 }
@@ -151,7 +184,7 @@ static kl_kv_sys hc_sys(const kl_world_model *m, const kl_contact *c, double mas
 static double hc_rest(const kl_world_model *m, const kl_contact *c, kl_kv_sys s, double F0, double x0, double v0,
                       double x, double v)
 {
-  return F0 - kl_hc_force(c->K, m->n, c->chi, x, v) + s.K * (x - x0) + s.D * (v - v0);
+  return F0 - law_force(m, c, x, v) + s.K * (x - x0) + s.D * (v - v0);
 }
 
 /* one Hunt-Crossley step of length h on the contact's 1-D model: its dense output into cs, and the
@@ -167,7 +200,7 @@ static double hc_step(const kl_world_model *m, const kl_contact *c, kl_csys *cs,
   const kl_kv_out x3 = kl_xrb_order4(&w, hc_rest(m, c, s, F0, x0, v0, u3.x, u3.v));
   const kl_kv_out xm = kl_xrb_mid(&w);
   double kt, ct;
-  const double Fe = kl_hc_tangent(c->K, m->n, c->chi, x3.x, x3.v, &kt, &ct);
+  const double Fe = nl_tangent(m, c, cs->m, x3.x, x3.v, &kt, &ct);
   const double C = kl_xrb_rate(s, x3.v, (cs->fe_ext - Fe) / cs->m, -kt, -ct, 0.0);
   kl_kv_out er;
   kl_xrb_end(&w, hc_rest(m, c, s, F0, x0, v0, xm.x, xm.v), hc_rest(m, c, s, F0, x0, v0, x3.x, x3.v), C, &cs->dense, &er);
@@ -311,6 +344,10 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
     /* Hunt-Crossley: chi from the impact speed (floored at the friction regularisation speed so a
      * contact that starts at rest gets a finite factor) */
     c->chi = m->model != KL_MODEL_HC ? 0.0 : chi > 0 ? chi : kl_hc_chi(m->law, cr, fmax(rate, m->vreg));
+    if (m->model == KL_MODEL_GEN) { /* the pair's general law; its k is the contact's stiffness */
+      c->gen = pair_gen(m, g->body[0], g->body[1]);
+      c->K = c->gen.k;
+    }
     S->fused[f] = 1;
     d->nonset++;
   }
@@ -485,7 +522,8 @@ static void record_step(const kl_world_model *m, kl_world_data *d, const kl_scra
       double Fp, xp;
       if (cs->v0 > 0 && v1 <= 0 && kl_kv_poly_first_root(cs->dense, cs->d0, cs->v0, 0.0, 1.0, 0.0, 0.0, h, &tr))
         c->dmax = fmax(c->dmax, kl_kv_poly_step(cs->dense, cs->d0, cs->v0, tr).x);
-      if (kl_xrb_hc_peak(cs->dense, cs->d0, cs->v0, h, x1, v1, c->K, m->n, c->chi, &Fp, &xp))
+      if (m->model == KL_MODEL_GEN ? kl_xrb_gen_peak(cs->dense, cs->d0, cs->v0, h, x1, v1, c->gen, &Fp)
+                                   : kl_xrb_hc_peak(cs->dense, cs->d0, cs->v0, h, x1, v1, c->K, m->n, c->chi, &Fp, &xp))
         c->fpeak = fmax(c->fpeak, Fp);
     }
     c->depth = x1 + c->dstart;
@@ -640,7 +678,7 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
       cs->D = s0.D;
       cs->fe = s0.f0;
       const double vi = fmax(c->v_in, m->vreg);
-      const double tc = 3.0 * kl_hc_delta_max(cs->m, c->K, m->n, c->chi, vi) / vi;
+      const double tc = 3.0 * kl_hc_delta_max(cs->m, c->K, exponent(m, c), c->chi, vi) / vi;
       cs->tscale = s0.K > 0 ? fmin(2.0 * KL_PI * sqrt(cs->m / s0.K), tc) : tc;
     }
     c->meff = cs->m;
@@ -648,14 +686,14 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
   }
   if (coupled)
     for (int i = 0; i < nc; ++i) h = fmin(h, m->substep_fraction * S->cs[i].tscale);
-  if (m->model == KL_MODEL_HC) {
+  if (m->model != KL_MODEL_KV) {
     /* each contact's exponential step (kernels/kl_xrb.h) under its error control; the sub-step is the
      * shortest, and each contact's dense output covers it */
     for (int i = 0; i < nc; ++i) {
       kl_contact *c = &d->con[i];
       kl_csys *cs = &S->cs[i];
       const double vi = fmax(c->v_in, m->vreg);
-      const double xs = fmax(kl_hc_delta_max(cs->m, c->K, m->n, c->chi, vi), fabs(cs->d0));
+      const double xs = fmax(kl_hc_delta_max(cs->m, c->K, exponent(m, c), c->chi, vi), fabs(cs->d0));
       const double vs = fmax(vi, fabs(cs->v0));
       double hh = fmin(h, c->hstep > 0 ? c->hstep : 0.01 * cs->tscale);
       double err = 0;
@@ -852,10 +890,11 @@ void kl_world_work_estimate(const kl_world_model *m, double duration, double nou
       if (!other) continue;
       double K, cr, D, mu, chi;
       pair_params(m, b, c, &K, &cr, &D, &mu, &chi);
+      if (m->model == KL_MODEL_GEN) K = pair_gen(m, b, c).k;
       Kmax = fmax(Kmax, K);
     }
     if (!(Kmax > 0)) continue;
-    const double n = m->model == KL_MODEL_HC ? m->n : 1.0;
+    const double n = m->model == KL_MODEL_HC ? m->n : m->model == KL_MODEL_GEN ? m->gen.n1 : 1.0;
     const double Kt = n == 1.0 ? Kmax : n * pow(Kmax, 1.0 / n) * pow(F, (n - 1.0) / n);
     const double h = m->substep_fraction * 2.0 * KL_PI * sqrt(meff / Kt);
     if (h < w->h) *w = (kl_world_work){h, 0, b, KL_WORK_CONTACT, meff, Kt, m->substep_fraction};

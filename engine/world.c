@@ -8,6 +8,7 @@
 
 #include "engine/util3.h"
 #include "engine/world_impl.h"
+#include "kernels/kl_contact_static.h"
 #include "kernels/kl_impact.h"
 
 //------------------------------------------------------------------------------------------------------
@@ -161,7 +162,7 @@ int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, doubl
   if (m->npair == m->cap_pair) {
     const int cap = m->cap_pair ? 2 * m->cap_pair : 4;
     if (GROW(m->pair_body, 2) || GROW(m->pair_K, 1) || GROW(m->pair_cr, 1) || GROW(m->pair_D, 1) || GROW(m->pair_mu, 1) ||
-        GROW(m->pair_chi, 1))
+        GROW(m->pair_chi, 1) || GROW(m->pair_gen, 1))
       return -1;
     m->cap_pair = cap;
   }
@@ -173,6 +174,7 @@ int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, doubl
   m->pair_D[i] = D;
   m->pair_mu[i] = mu;
   m->pair_chi[i] = 0.0;
+  m->pair_gen[i] = (kl_gen_law){0.0, 0.0, 0.0, 0.0, 0.0};
   return i;
 }
 #undef GROW
@@ -184,6 +186,13 @@ int kl_world_pair_chi(kl_world_model *m, int p, double chi)
   return 0;
 }
 
+int kl_world_pair_gen(kl_world_model *m, int p, kl_gen_law law)
+{
+  if (!m || m->compiled || p < 0 || p >= m->npair) return -1;
+  m->pair_gen[p] = law;
+  return 0;
+}
+
 void kl_world_free(kl_world_model *m)
 {
   if (!m) return;
@@ -192,7 +201,7 @@ void kl_world_free(kl_world_model *m)
                   m->body_anchor_vel, m->body_holder_K, m->body_holder_D, m->shape_body, m->shape_type,
                   m->shape_size, m->shape_pos, m->shape_quat, m->shape_pad, m->shape_rbound, m->shape_thick,
                   (void *)m->shape_mesh, m->shape_hull_adr, m->shape_hull_num, m->hull_vert, m->pair_body,
-                  m->pair_K, m->pair_cr, m->pair_D, m->pair_mu, m->pair_chi, m->body_anchor_quat, m->body_holder_Kr,
+                  m->pair_K, m->pair_cr, m->pair_D, m->pair_mu, m->pair_chi, m->pair_gen, m->body_anchor_quat, m->body_holder_Kr,
                   m->body_holder_Dr, m->body_traj_adr, m->body_traj_n, m->body_traj_linear, m->traj_t, m->traj_pos, m->traj_vel,
                   m->traj_quat, m->traj_th};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) free(ptrs[i]);
@@ -268,9 +277,18 @@ kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap)
   if (!m) BAD("model is NULL");
   for (int a = 0; a < 3; ++a)
     if (!isfinite(m->gravity[a])) BAD("gravity: must be finite");
-  if (m->model != KL_MODEL_KV && m->model != KL_MODEL_HC) BAD("contact model: must be kv or hc (code %d)", m->model);
+  if (m->model != KL_MODEL_KV && m->model != KL_MODEL_HC && m->model != KL_MODEL_GEN)
+    BAD("contact model: must be kv, hc or general (code %d)", m->model);
   if (m->model == KL_MODEL_KV && m->n != 1.0) BAD("exponent: Kelvin-Voigt is linear (n = 1), got %g", m->n);
-  if (!(m->n >= 1 && m->n <= 3)) BAD("exponent: must be in [1, 3], got %g", m->n);
+  if (m->model == KL_MODEL_GEN) {
+    char w[160];
+    if (kl_gen_law_bad(m->gen, w, sizeof w)) BAD("contact: %s", w);
+    for (int p = 0; p < m->npair; ++p)
+      if (m->pair_gen[p].k > 0 && kl_gen_law_bad(m->pair_gen[p], w, sizeof w)) BAD("pair %d: %s", p, w);
+    m->n = m->gen.n1;
+  } else if (!(m->n >= 1 && m->n <= 3)) {
+    BAD("exponent: must be in [1, 3], got %g", m->n);
+  }
   if (m->law < 0 || m->law >= KL_NLAWS) BAD("law: unknown damping law code %d", m->law);
   if (m->rule != KL_SEP_PENETRATION && m->rule != KL_SEP_FORCE) BAD("separation: unknown rule %d", m->rule);
   if (!(isfinite(m->vreg) && m->vreg > 0)) BAD("friction regularisation velocity: must be > 0 m/s, got %g", m->vreg);
@@ -581,7 +599,8 @@ double kl_world_energy(const kl_world_model *m, const kl_world_data *d)
   }
   for (int c = 0; c < d->ncon; ++c) {
     const double x = d->con[c].depth - d->con[c].dstart;
-    if (x > 0) e += d->con[c].K * pow(x, m->n + 1.0) / (m->n + 1.0);
+    const double n = m->model == KL_MODEL_GEN ? d->con[c].gen.n1 : m->n;
+    if (x > 0) e += d->con[c].K * pow(x, n + 1.0) / (n + 1.0);
   }
   return e;
 }

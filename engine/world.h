@@ -65,6 +65,7 @@
 
 #include "engine/mesh.h"
 #include "kelvin/kelvin.h"
+#include "kernels/kl_contact_gen.h"
 
 /* shape types; size[] meaning in brackets */
 #define KL_SHAPE_SPHERE 0   /* [radius] */
@@ -142,7 +143,7 @@ typedef struct kl_shape_def {
 
 typedef struct kl_world_model {
   double gravity[3];       /* [m/s^2] */
-  int model;               /* KL_MODEL_KV or KL_MODEL_HC (kernels/kl_impact.h) */
+  int model;               /* KL_MODEL_KV, KL_MODEL_HC or KL_MODEL_GEN (kernels/kl_impact.h) */
   double n;                /* force exponent (1 for KV) */
   int law;                 /* KL_LAW_* damping law for HC */
   int rule;                /* KL_SEP_PENETRATION or KL_SEP_FORCE */
@@ -153,7 +154,10 @@ typedef struct kl_world_model {
   double onset_tol;        /* penetration at which an onset inside a step is located [m]; a contact starts
                               within onset_tol / 2 of touching and counts its penetration from there
                               (default 1e-12: 1e-9 put each apex of the max-step ball 3e-11 m high) */
-  double hc_tol;           /* Hunt-Crossley sub-step error tolerance (relative) */
+  double hc_tol;           /* Hunt-Crossley (and general law) sub-step error tolerance (relative) */
+  kl_gen_law gen;          /* KL_MODEL_GEN: the law F = k d^n1 + c sgn(d')|d'|^m d^n2 of every contact (clamped at
+                              0; kernels/kl_contact_gen.h) but the pairs that give their own (pair_gen); the
+                              bodies' stiffness, restitution and damping are then unused, n is gen.n1 */
   double force_limit;      /* a contact force beyond it [N] stops kl_world_advance as diverged (0: none; docs/design.md
                               section 8, "Bounded physics") */
   int ncon_max;            /* contact capacity of a data object */
@@ -200,6 +204,7 @@ typedef struct kl_world_model {
   int *pair_body;          /* (npair x 2) */
   double *pair_K, *pair_cr, *pair_D, *pair_mu; /* (npair) */
   double *pair_chi;        /* (npair) Hunt-Crossley damping factor [s/m]; 0: from each impact's speed */
+  kl_gen_law *pair_gen;    /* (npair) KL_MODEL_GEN: the pair's law; k <= 0: the model's (gen) */
   int compiled;
   int cap_body, cap_shape, cap_hull, cap_pair; /* builder capacities */
 } kl_world_model;
@@ -216,6 +221,7 @@ typedef struct kl_contact {
   double favg;           /* step-averaged normal force of the last sub-step [N] */
   double ftan[3];        /* step-averaged friction force on body[0] of the last sub-step [N] */
   double K, cr, D, mu, chi; /* parameters of this contact (D per contact from its effective mass) */
+  kl_gen_law gen;        /* KL_MODEL_GEN: this contact's law (K = gen.k) */
   int dgiven;            /* D was given (pair or bodies), not computed from cr */
   double meff;           /* effective mass along the normal [kg] */
   double t0, v_in;       /* onset time and approach speed */
@@ -280,6 +286,9 @@ int kl_world_add_pair(kl_world_model *m, int body_a, int body_b, double K, doubl
  * own approach speed through the damping law, which a contact that begins at rest does not have).
  * Returns 0, or -1 if p is not a pair or chi < 0. */
 int kl_world_pair_chi(kl_world_model *m, int p, double chi);
+/* Give pair p its own general law (KL_MODEL_GEN; by default a pair takes the model's, m->gen). Returns 0, or -1
+ * if p is not a pair (the constants are checked by kl_world_compile). */
+int kl_world_pair_gen(kl_world_model *m, int p, kl_gen_law law);
 kelvin_status kl_world_compile(kl_world_model *m, char *msg, int cap);
 void kl_world_free(kl_world_model *m); /* NULL is a no-op; meshes are not freed */
 

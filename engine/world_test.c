@@ -356,7 +356,7 @@ static void test_hunt_crossley(void **state)
   assert_true(d->nlog >= 4);
   double worst = 0;
   for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(d->log[k].v_out / d->log[k].v_in - 0.8));
-  const kl_impact_in in = {1.0, 1e10, 1.5, 0.8, d->log[0].v_in, 0.0, KL_MODEL_HC, KL_LAW_EXACT, 0};
+  const kl_impact_in in = {1.0, 1e10, 1.5, 0.8, d->log[0].v_in, 0.0, KL_MODEL_HC, KL_LAW_EXACT, 0, 0.0, 0.0, 0.0};
   const kl_impact_out o = kl_impact(in);
   printf("# HC: worst |v_out/v_in - 0.8| %.2e; dmax %.6e vs %.6e, fpeak %.6g vs %.6g; %ld sub-steps\n", worst,
          d->log[0].dmax, o.dmax, d->log[0].fpeak, o.fpeak, d->nsub);

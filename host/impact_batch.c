@@ -74,6 +74,9 @@ void kl_impact_batch_set(kl_impact_batch *b, size_t p, kl_impact_in in)
   b->x[KL_IN_CR * P + p] = in.cr;
   b->x[KL_IN_V0 * P + p] = in.v0;
   b->x[KL_IN_FE * P + p] = in.fe;
+  b->x[KL_IN_C * P + p] = in.c;
+  b->x[KL_IN_N2 * P + p] = in.n2;
+  b->x[KL_IN_REXP * P + p] = in.rate_exp;
   b->ix[KL_IIN_MODEL * P + p] = in.model;
   b->ix[KL_IIN_LAW * P + p] = in.law;
   b->ix[KL_IIN_RULE * P + p] = in.rule;
@@ -89,6 +92,9 @@ kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p)
   in.cr = b->x[KL_IN_CR * P + p];
   in.v0 = b->x[KL_IN_V0 * P + p];
   in.fe = b->x[KL_IN_FE * P + p];
+  in.c = b->x[KL_IN_C * P + p];
+  in.n2 = b->x[KL_IN_N2 * P + p];
+  in.rate_exp = b->x[KL_IN_REXP * P + p];
   in.model = b->ix[KL_IIN_MODEL * P + p];
   in.law = b->ix[KL_IIN_LAW * P + p];
   in.rule = b->ix[KL_IIN_RULE * P + p];

@@ -13,7 +13,7 @@
 typedef struct kl_impact_batch {
   size_t P;       /* scenarios */
   int M;          /* samples per scenario (0: none) */
-  double *x;      /* real inputs (KL_NIN x P): m, K, n, cr, v0, fe (KL_IN_*) */
+  double *x;      /* real inputs (KL_NIN x P): m, K, n, cr, v0, fe, c, n2, rate_exp (KL_IN_*) */
   int *ix;        /* integer inputs (KL_NIIN x P): model, law, rule (KL_IIN_*) */
   double *y;      /* metrics (KL_NOUT x P): dmax, tmax, fpeak, tc, cr_eff, ediss, damp (KL_OUT_*) */
   int *status;    /* status words (P): KL_OK or KL_BAD_* / KL_NO_* bits */

@@ -24,28 +24,35 @@
 
 const kl_batch_col kl_batch_cols[KL_BATCH_NCOL] = {
   {"id", "1", "scenario index, from 0, in the order of the batch"},
-  {"model", "-", "contact model: kv (Kelvin-Voigt), hc (Hunt-Crossley family), ef (Emden-Fowler); ? if unknown"},
+  {"model", "-", "contact model: kv (Kelvin-Voigt), hc (Hunt-Crossley family), ef (Emden-Fowler), general; ? if unknown"},
   {"law", "-", "damping law of hc (hunt-crossley, lankarani-nikravesh, flores, gonthier, exact); - otherwise"},
-  {"rule", "-", "separation rule of kv (penetration, force); - otherwise"},
+  {"rule", "-", "separation rule of kv and general (penetration, force); - otherwise"},
   {"m_kg", "kg", "mass"},
   {"K", "N/m^n", "contact stiffness (N/m for kv)"},
   {"n", "1", "force exponent"},
   {"cr", "1", "nominal coefficient of restitution"},
   {"v0_m_s", "m/s", "impact speed"},
-  {"fe_N", "N", "constant external force into the contact (kv)"},
+  {"fe_N", "N", "constant external force into the contact (kv, hc, general)"},
+  {"c", "N (s/m)^rate_exp / m^n2", "damping coefficient of the general law; - (CSV) or NaN (HDF5) otherwise"},
+  {"n2", "1", "exponent of d in the general law's damping term; - (CSV) or NaN (HDF5) otherwise"},
+  {"rate_exp", "1", "exponent of d' in the general law's damping term; - (CSV) or NaN (HDF5) otherwise"},
   {"dmax_m", "m", "maximum penetration"},
   {"tmax_s", "s", "time to the maximum penetration"},
   {"fpeak_N", "N", "peak contact force"},
   {"tc_s", "s", "contact time"},
   {"cr_eff", "1", "effective restitution v_out / v0"},
   {"ediss", "1", "dissipated fraction of the impact kinetic energy"},
-  {"damp", "N s/m (kv), s/m (hc)", "damping: D for kv, chi for hc, 0 for ef"},
+  {"damp", "N s/m (kv), s/m (hc)", "damping: D for kv, chi for hc, 0 for ef and general"},
   {"status", "-", "status bits: 0 ok, else see status_text"},
   {"status_text", "-", "ok, or the names of the status bits joined by |"},
 };
 
 /* column kinds */
-enum { C_ID, C_MODEL, C_LAW, C_RULE, C_IN0 = 4, C_OUT0 = 10, C_STATUS = 17, C_STEXT = 18 };
+enum { C_ID, C_MODEL, C_LAW, C_RULE, C_IN0 = 4, C_OUT0 = C_IN0 + KL_NIN, C_STATUS = C_OUT0 + KL_NOUT, C_STEXT };
+_Static_assert(C_STEXT + 1 == KL_BATCH_NCOL, "kl_batch_cols has a name for every column");
+/* the inputs of the general law alone (KL_IN_C .. KL_IN_REXP): not applicable to the other models */
+#define KL_IN_GEN0 KL_IN_C
+_Static_assert(KL_IN_C == 6 && KL_IN_N2 == 7 && KL_IN_REXP == 8 && KL_NIN == 9, "the general law's inputs are last");
 
 static const char *const status_bits[] = {"bad_mass",  "bad_stiffness", "bad_cr",    "bad_speed",     "bad_exponent",
                                           "bad_law",   "no_converge",   "bad_input", "no_separation", "unsupported"};
@@ -166,7 +173,7 @@ static const char *law_str(int model, int law)
 }
 static const char *rule_str(int model, int rule)
 {
-  if (model != KL_MODEL_KV) return "-";
+  if (model != KL_MODEL_KV && model != KL_MODEL_GEN) return "-";
   const char *s = kl_rule_name(rule);
   return s ? s : "?";
 }
@@ -192,7 +199,7 @@ static int tick(kelvin_progress_fn fn, void *ctx, const char *path, size_t done,
 
 #define CSV_BLOCK 4096      /* rows one thread formats at a time */
 #define CSV_GROUP 16        /* blocks formatted together, then written in order (65536 rows) */
-#define CSV_ROW_MAX 768     /* bytes a row takes at most: 13 numbers of <= 24, names, status text */
+#define CSV_ROW_MAX 896     /* bytes a row takes at most: 16 numbers of <= 24, names, status text */
 
 static char *put_str(char *p, const char *s)
 {
@@ -232,7 +239,9 @@ static size_t csv_rows(const kl_impact_batch *b, size_t r0, size_t r1, char *out
     p = put_str(p, law_str(model, b->ix[KL_IIN_LAW * P + r]));
     *p++ = ',';
     p = put_str(p, rule_str(model, b->ix[KL_IIN_RULE * P + r]));
-    for (int k = 0; k < KL_NIN; ++k) p = put_num(p, b->x[(size_t)k * P + r]);
+    for (int k = 0; k < KL_NIN; ++k)
+      if (k >= KL_IN_GEN0 && model != KL_MODEL_GEN) *p++ = ',', *p++ = '-';
+      else p = put_num(p, b->x[(size_t)k * P + r]);
     for (int k = 0; k < KL_NOUT; ++k) p = put_num(p, b->y[(size_t)k * P + r]);
     const int st = b->status[r];
     *p++ = ',';
@@ -351,6 +360,9 @@ static void fill_column(const kl_impact_batch *b, int c, size_t r0, size_t n, si
     for (size_t i = 0; i < n; ++i) d[i] = (int64_t)(r0 + i);
   } else if (c >= C_IN0 && c < C_OUT0) {
     memcpy(dst, b->x + (size_t)(c - C_IN0) * P + r0, n * sizeof(double));
+    if (c - C_IN0 >= KL_IN_GEN0) /* the general law's own inputs: NaN where they do not apply (CSV: '-') */
+      for (size_t i = 0; i < n; ++i)
+        if (b->ix[KL_IIN_MODEL * P + r0 + i] != KL_MODEL_GEN) ((double *)dst)[i] = NAN;
   } else if (c >= C_OUT0 && c < C_STATUS) {
     memcpy(dst, b->y + (size_t)(c - C_OUT0) * P + r0, n * sizeof(double));
   } else if (c == C_STATUS) {

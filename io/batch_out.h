@@ -16,7 +16,7 @@ typedef struct kl_batch_col {
   const char *name, *unit, *doc;
 } kl_batch_col;
 
-#define KL_BATCH_NCOL 19
+#define KL_BATCH_NCOL 22
 extern const kl_batch_col kl_batch_cols[KL_BATCH_NCOL];
 
 /* x as printf's "%.17g" writes it (17 significant digits: every double reads back exactly) into buf

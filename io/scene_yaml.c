@@ -11,6 +11,7 @@
 #include "io/config.h"
 #include "io/mesh_import.h"
 
+#include "kernels/kl_contact_static.h"
 #include "kernels/kl_impact.h"
 #include "kernels/kl_names.h"
 
@@ -99,14 +100,61 @@ static kelvin_status opt_choice(ctx *c, node_t *map, const char *key, const char
 static const char *const body_types[] = {"dynamic", "static", "kinematic", NULL};
 static const char *const shape_types[] = {"sphere", "box", "capsule", "cylinder", "hull", "plane", "mesh", NULL};
 
+/* the general law's keys k, c, n1, n2, m in map (each optional, absent ones keep *L), checked by the library's
+ * kl_gen_law_bad, the message at the bad key: "<prefix>.<key>: ..." (gen: the model is general; otherwise a
+ * key given is an error) */
+static kelvin_status gen_keys(ctx *c, node_t *map, const char *prefix, int gen, kl_gen_law *L)
+{
+  static const char *const names[] = {"k", "c", "n1", "n2", "m"};
+  double *v[] = {&L->k, &L->c, &L->n1, &L->n2, &L->m};
+  node_t *where[5];
+  int given = 0;
+  for (int i = 0; i < 5; ++i) {
+    node_t *x = get(c, map, names[i]);
+    given |= x != NULL;
+    TRY(opt_num(c, map, names[i], prefix, v[i], &where[i]));
+    if (x && !gen) {
+      char f[256];
+      snprintf(f, sizeof f, "%s.%s", prefix, names[i]);
+      return fail(c, x, f, "only the general law takes it (contact.model: general)");
+    }
+  }
+  if (!gen || (!given && strcmp(prefix, "contact") != 0)) return KELVIN_OK; /* a pair without keys: the contact's law */
+  char why[160], f[256];
+  const int bad = kl_gen_law_bad(*L, why, sizeof why);
+  if (!bad) return KELVIN_OK;
+  snprintf(f, sizeof f, "%s.%s", prefix, names[bad - 1]);
+  /* why starts with "<key>: " */
+  const char *w = strchr(why, ':');
+  return fail(c, where[bad - 1], f, "%s", w ? w + 2 : why);
+}
+
 /* contact: the model, law, rule and engine tolerances */
 static kelvin_status contact_section(ctx *c, node_t *n, kl_world_model *m)
 {
   static const char *const keys[] = {"model", "exponent", "law", "separation", "friction_velocity",
-                                     "substep_fraction", "onset_tolerance", "max_contacts", NULL};
+                                     "substep_fraction", "onset_tolerance", "max_contacts", "k", "c", "n1", "n2",
+                                     "m", NULL};
   TRY(check_keys(c, n, "contact", keys));
-  TRY(opt_choice(c, n, "model", "contact", kl_engine_model_names_, &m->model));
+  int mi = -1;
+  TRY(opt_choice(c, n, "model", "contact", kl_engine_model_names_, &mi));
+  if (mi >= 0) m->model = kl_engine_model_code(mi);
   if (m->model == KL_MODEL_HC) m->n = 1.5;
+  if (m->model == KL_MODEL_GEN) {
+    /* the general law (kernels/kl_contact_gen.h): k required, c 0, n1 1.5, n2 = n1, m 1 by default */
+    node_t *kn = get(c, n, "k");
+    if (!kn) return fail(c, n, "contact.k", "missing: the general law needs its stiffness k (N/m^n1)");
+    m->gen = (kl_gen_law){0.0, 0.0, 1.5, -1.0, 1.0};
+    node_t *n2 = get(c, n, "n2");
+    if (!n2) { /* n2 defaults to n1 */
+      double n1 = 1.5;
+      TRY(opt_num(c, n, "n1", "contact", &n1, NULL));
+      m->gen.n2 = n1;
+    }
+    if (get(c, n, "exponent")) return fail(c, get(c, n, "exponent"), "contact.exponent", "the general law takes n1 (and n2, m), not exponent");
+  }
+  TRY(gen_keys(c, n, "contact", m->model == KL_MODEL_GEN, &m->gen));
+  if (m->model == KL_MODEL_GEN) m->n = m->gen.n1;
   node_t *w;
   TRY(opt_num(c, n, "exponent", "contact", &m->n, &w));
   if (m->model == KL_MODEL_KV && m->n != 1.0) return fail(c, w, "contact.exponent", "Kelvin-Voigt is linear (1), got %g; use model: hc", m->n);
@@ -403,7 +451,8 @@ static kelvin_status pairs_section(ctx *c, node_t *n)
   int i = 0;
   for (; i < n->n; ++i) {
     node_t *p = n->items[i];
-    static const char *const keys[] = {"bodies", "stiffness", "restitution", "damping", "friction", NULL};
+    static const char *const keys[] = {"bodies", "stiffness", "restitution", "damping", "friction", "k", "c",
+                                       "n1", "n2", "m", NULL};
     char f[128], g[256];
     snprintf(f, sizeof f, "pairs[%d]", i);
     TRY(check_keys(c, p, f, keys));
@@ -441,7 +490,13 @@ static kelvin_status pairs_section(ctx *c, node_t *n)
     TRY(opt_num(c, p, "friction", f, &mu, &w));
     snprintf(g, sizeof g, "%s.friction", f);
     if (!(mu >= 0)) return fail(c, w, g, "must be >= 0, got %g", mu);
-    if (kl_world_add_pair(c->sc->model, ids[0], ids[1], K, cr, D, mu) < 0) return KELVIN_ERR_NOMEM;
+    /* the general law: the pair's own constants over the contact section's */
+    kl_gen_law L = m->gen;
+    const int gen = m->model == KL_MODEL_GEN;
+    TRY(gen_keys(c, p, f, gen, &L));
+    const int pi = kl_world_add_pair(c->sc->model, ids[0], ids[1], K, cr, D, mu);
+    if (pi < 0) return KELVIN_ERR_NOMEM;
+    if (gen) kl_world_pair_gen(c->sc->model, pi, L);
   }
   return KELVIN_OK;
 }

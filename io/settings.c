@@ -130,7 +130,7 @@ static void load_key(loader *L, const kl_key *k, const kl_cfg_node *n, kl_settin
   }
   case KL_KEY_CHOICE: {
     int v;
-    if ((L->st = kl_cfg_choice(c, n, k->key, k->names, &v)) == KELVIN_OK) *(int *)(void *)f = v;
+    if ((L->st = kl_cfg_choice(c, n, k->key, k->names, &v)) == KELVIN_OK) *(int *)(void *)f = k->codes ? k->codes[v] : v;
     return;
   }
   case KL_KEY_TEXT:

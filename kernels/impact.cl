@@ -67,6 +67,11 @@ kl_impact_batch(const int P, const int M, __global const double *x, __global con
   in.model = ix[KL_IIN_MODEL * P_ + p];
   in.law = ix[KL_IIN_LAW * P_ + p];
   in.rule = ix[KL_IIN_RULE * P_ + p];
+  /* the general law's columns, read only by its scenarios */
+  const int gen = in.model == KL_MODEL_GEN;
+  in.c = gen ? x[KL_IN_C * P_ + p] : 0.0;
+  in.n2 = gen ? x[KL_IN_N2 * P_ + p] : 0.0;
+  in.rate_exp = gen ? x[KL_IN_REXP * P_ + p] : 0.0;
   kl_real chi, dmax, gd;
   const int fast = kl_impact_hc_fast(in, &chi, &dmax, &gd);
   __local int any;

@@ -8,6 +8,17 @@
 #ifndef KL_CONTACT_GEN_H
 #define KL_CONTACT_GEN_H
 #include "kl_common.h"
+#include "kl_math.h"
+
+/* x^n for x > 0 (1 for n = 0): kl_pown's exact shortcuts (1, 1.5, 2, 2.5), else kl_powr, whose arithmetic
+ * is the same on the host and the device (kernels/kl_math.h), so that a step through the law takes the same
+ * decisions in the OpenCL kernel and the OpenMP twin (library pow differs by ulps between them). */
+KL_FN kl_real kl_gen_pow(kl_real x, kl_real n)
+{
+  if (n == 0.0) return 1.0;
+  if (n == 1.0 || n == 1.5 || n == 2.0 || n == 2.5) return kl_pown(x, n);
+  return kl_powr(x, n);
+}
 
 /* The law's constants: k [N/m^n1], c [N (s/m)^m / m^n2], exponents n1 > 0, n2 >= 0, m > 0. */
 typedef struct kl_gen_law {
@@ -18,7 +29,7 @@ typedef struct kl_gen_law {
 KL_FN kl_real kl_gen_rate_pow(kl_real v, kl_real m)
 {
   if (v == 0.0) return 0.0;
-  const kl_real a = kl_pown(v < 0.0 ? -v : v, m);
+  const kl_real a = kl_gen_pow(v < 0.0 ? -v : v, m);
   return v < 0.0 ? -a : a;
 }
 
@@ -27,7 +38,7 @@ KL_FN kl_real kl_gen_rate_pow(kl_real v, kl_real m)
 KL_FN kl_real kl_gen_force(kl_gen_law L, kl_real d, kl_real dd)
 {
   if (!(d > 0.0)) return 0.0;
-  const kl_real f = L.k * kl_pown(d, L.n1) + L.c * kl_gen_rate_pow(dd, L.m) * kl_pown(d, L.n2);
+  const kl_real f = L.k * kl_gen_pow(d, L.n1) + L.c * kl_gen_rate_pow(dd, L.m) * kl_gen_pow(d, L.n2);
   return f > 0.0 ? f : 0.0;
 }
 
@@ -40,7 +51,7 @@ KL_FN kl_real kl_gen_tangent(kl_gen_law L, kl_real d, kl_real dd, kl_real *kt, k
   *kt = 0.0;
   *ct = 0.0;
   if (!(d > 0.0)) return 0.0;
-  const kl_real dn1 = kl_pown(d, L.n1), dn2 = kl_pown(d, L.n2);
+  const kl_real dn1 = kl_gen_pow(d, L.n1), dn2 = kl_gen_pow(d, L.n2);
   const kl_real rp = kl_gen_rate_pow(dd, L.m);
   const kl_real f = L.k * dn1 + L.c * rp * dn2;
   if (!(f > 0.0)) return 0.0;

@@ -226,7 +226,7 @@ static void test_hc_vs_gsl(void **state)
       const int law = (ilc < KL_NLAWS * 5) ? ilc / 5 : heavy[ilc - KL_NLAWS * 5].law;
       const double cr = (ilc < KL_NLAWS * 5) ? crs[ilc % 5] : heavy[ilc - KL_NLAWS * 5].cr;
       const hc_set *S = &sets[is];
-      const kl_impact_in in = {S->m, S->K, S->n, cr, S->v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION};
+      const kl_impact_in in = {S->m, S->K, S->n, cr, S->v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
       const kl_impact_out o = kl_impact(in);
       if (o.status != KL_OK) fail_msg("n %.1f %s cr %.4f: status %d", S->n, law_name[law], cr, o.status);
       const hc_ref r = hc_reference(S->m, S->K, S->n, o.damp, S->v0, o.dmax);
@@ -261,7 +261,7 @@ static void test_hc_exact_law(void **state)
   for (int i = 0; i < ncr; ++i) {
     for (int iv = 0; iv < 2; ++iv) {
       const double v0 = iv ? 7.5 : 0.02;
-      const kl_impact_in in = {0.3, 5e7, 1.5, crs[i], v0, 0.0, KL_MODEL_HC, KL_LAW_EXACT, KL_SEP_FORCE};
+      const kl_impact_in in = {0.3, 5e7, 1.5, crs[i], v0, 0.0, KL_MODEL_HC, KL_LAW_EXACT, KL_SEP_FORCE, 0.0, 0.0, 0.0};
       const kl_impact_out o = kl_impact(in);
       assert_int_equal(o.status, KL_OK);
       const double e = fabs(o.cr_eff - crs[i]) / crs[i];
@@ -315,7 +315,7 @@ static void test_hc_undamped(void **state)
     const double v0s[] = {0.01, 1.0, 30.0};
     for (int iv = 0; iv < 3; ++iv) {
       const double v0 = v0s[iv];
-      const kl_impact_in in = {2.0, 7e9, 1.5, 1.0, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION};
+      const kl_impact_in in = {2.0, 7e9, 1.5, 1.0, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
       const kl_impact_out o = kl_impact(in);
       assert_int_equal(o.status, KL_OK);
       assert_true(o.damp == 0.0 && o.cr_eff == 1.0);
@@ -327,7 +327,7 @@ static void test_hc_undamped(void **state)
       worst_h = fmax(worst_h, e);
       if (!(e <= 2e-10)) fail_msg("Hertz tc %.17g vs 2 f(1.5) dmax/v0 %.17g", o.tc, 2.0 * f15 * o.dmax / v0);
       assert_true(fabs(o.tmax - 0.5 * o.tc) <= 1e-15 * o.tc);
-      const kl_impact_in il = {2.0, 7e5, 1.0, 1.0, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION};
+      const kl_impact_in il = {2.0, 7e5, 1.0, 1.0, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
       const kl_impact_out ol = kl_impact(il);
       const double half = KL_PI * sqrt(il.m / il.K);
       const double el = fabs(ol.tc - half) / half;
@@ -359,7 +359,8 @@ static int any_nan(kl_impact_out o)
 static void test_impact_invalid(void **state)
 {
   (void)state;
-  const kl_impact_in good = {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, KL_LAW_HUNT_CROSSLEY, KL_SEP_PENETRATION};
+  const kl_impact_in good = {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, KL_LAW_HUNT_CROSSLEY, KL_SEP_PENETRATION,
+                             0.0, 0.0, 0.0};
   assert_int_equal(kl_impact(good).status, KL_OK);
   struct bad {
     const char *what;
@@ -367,26 +368,30 @@ static void test_impact_invalid(void **state)
     int status;
   };
   const struct bad cases[] = {
-    {"cr = 0", {1.0, 1e9, 1.5, 0.0, 1.0, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_CR},
-    {"cr > 1", {1.0, 1e9, 1.5, 1.2, 1.0, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_CR},
-    {"cr < 0 (KV)", {1.0, 1e9, 1.0, -0.5, 1.0, 0.0, KL_MODEL_KV, 0, 0}, KL_BAD_CR},
-    {"cr NaN", {1.0, 1e9, 1.5, NAN, 1.0, 0.0, KL_MODEL_EF, 0, 0}, KL_BAD_CR},
-    {"NaN mass", {NAN, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_MASS},
-    {"zero mass (KV)", {0.0, 1e9, 1.0, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0}, KL_BAD_MASS},
-    {"negative K", {1.0, -1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_STIFFNESS},
-    {"infinite K (KV)", {1.0, INFINITY, 1.0, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0}, KL_BAD_STIFFNESS},
-    {"unknown law 5", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, KL_NLAWS, 0}, KL_BAD_LAW},
-    {"unknown law -1", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, -1, 0}, KL_BAD_LAW},
-    {"unknown model", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_NMODELS, 0, 0}, KL_BAD_LAW},
-    {"unknown rule", {1.0, 1e9, 1.0, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 2}, KL_BAD_LAW},
-    {"v0 = 0", {1.0, 1e9, 1.5, 0.7, 0.0, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_SPEED},
-    {"v0 NaN", {1.0, 1e9, 1.5, 0.7, NAN, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_SPEED},
-    {"n = 0", {1.0, 1e9, 0.0, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0}, KL_BAD_EXPONENT},
-    {"KV with n = 1.5", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0}, KL_BAD_EXPONENT},
-    {"fe NaN", {1.0, 1e9, 1.0, 0.7, 1.0, NAN, KL_MODEL_KV, 0, 0}, KL_BAD_INPUT},
-    {"HC with fe (no closed form)", {1.0, 1e9, 1.5, 0.7, 1.0, 5.0, KL_MODEL_HC, 0, 0}, KL_UNSUPPORTED},
+    {"cr = 0", {1.0, 1e9, 1.5, 0.0, 1.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_CR},
+    {"cr > 1", {1.0, 1e9, 1.5, 1.2, 1.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_CR},
+    {"cr < 0 (KV)", {1.0, 1e9, 1.0, -0.5, 1.0, 0.0, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_CR},
+    {"cr NaN", {1.0, 1e9, 1.5, NAN, 1.0, 0.0, KL_MODEL_EF, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_CR},
+    {"NaN mass", {NAN, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_MASS},
+    {"zero mass (KV)", {0.0, 1e9, 1.0, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_MASS},
+    {"negative K", {1.0, -1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_STIFFNESS},
+    {"infinite K (KV)", {1.0, INFINITY, 1.0, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_STIFFNESS},
+    {"unknown law 5", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, KL_NLAWS, 0, 0.0, 0.0, 0.0}, KL_BAD_LAW},
+    {"unknown law -1", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_HC, -1, 0, 0.0, 0.0, 0.0}, KL_BAD_LAW},
+    {"unknown model", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_NMODELS, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_LAW},
+    {"general: rate exponent 0", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_GEN, 0, 0, 1e3, 1.5, 0.0}, KL_BAD_EXPONENT},
+    {"general: n2 < 0", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_GEN, 0, 0, 1e3, -0.5, 1.0}, KL_BAD_EXPONENT},
+    {"general: c < 0", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_GEN, 0, 0, -1.0, 1.5, 1.0}, KL_BAD_INPUT},
+    {"general: c NaN", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_GEN, 0, 0, NAN, 1.5, 1.0}, KL_BAD_INPUT},
+    {"unknown rule", {1.0, 1e9, 1.0, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 2, 0.0, 0.0, 0.0}, KL_BAD_LAW},
+    {"v0 = 0", {1.0, 1e9, 1.5, 0.7, 0.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_SPEED},
+    {"v0 NaN", {1.0, 1e9, 1.5, 0.7, NAN, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_SPEED},
+    {"n = 0", {1.0, 1e9, 0.0, 0.7, 1.0, 0.0, KL_MODEL_HC, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_EXPONENT},
+    {"KV with n = 1.5", {1.0, 1e9, 1.5, 0.7, 1.0, 0.0, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_EXPONENT},
+    {"fe NaN", {1.0, 1e9, 1.0, 0.7, 1.0, NAN, KL_MODEL_KV, 0, 0, 0.0, 0.0, 0.0}, KL_BAD_INPUT},
+    {"EF with fe (no model of it)", {1.0, 1e9, 1.5, 0.7, 1.0, 5.0, KL_MODEL_EF, 0, 0, 0.0, 0.0, 0.0}, KL_UNSUPPORTED},
     {"NaN mass, cr = 0, K < 0, law 9",
-     {NAN, -1.0, 1.5, 0.0, 1.0, 0.0, KL_MODEL_HC, 9, 0},
+     {NAN, -1.0, 1.5, 0.0, 1.0, 0.0, KL_MODEL_HC, 9, 0, 0.0, 0.0, 0.0},
      KL_BAD_MASS | KL_BAD_CR | KL_BAD_STIFFNESS | KL_BAD_LAW},
   };
   const int nb = (int)(sizeof cases / sizeof cases[0]);
@@ -417,6 +422,9 @@ static void test_impact_invalid(void **state)
     in.rule = (int)((seed >> 30) & 1u);
     in.n = (in.model == KL_MODEL_KV) ? 1.0 : ((u[4] < 0.5) ? 1.5 : ((u[4] < 0.75) ? 1.0 : 2.0));
     in.fe = (in.model == KL_MODEL_KV && u[5] < 0.3) ? in.K * 1e-4 * (u[5] - 0.15) : 0.0;
+    in.c = in.model == KL_MODEL_GEN ? in.K * u[5] : 0.0; /* the general law: c k, n2 n, rate exponent 1 */
+    in.n2 = in.n;
+    in.rate_exp = 1.0;
     const kl_impact_out o = kl_impact(in);
     if (any_nan(o) || (o.status != KL_OK && !all_zero(o)))
       fail_msg("scenario %d: m %g K %g v0 %g cr %g model %d law %d: status %d, NaN %d", i, in.m, in.K, in.v0, in.cr,

@@ -344,7 +344,7 @@ static void test_kv_restitution(void **state)
   double worst = 0, worst_tc = 0;
   for (int ik = 0; ik < 2; ++ik) {
     for (int ic = 0; ic < 12; ++ic) {
-      kl_impact_in in = {ms[ik], Ks[ik], 1.0, crs[ic], 0.7, 0.0, KL_MODEL_KV, 0, KL_SEP_PENETRATION};
+      kl_impact_in in = {ms[ik], Ks[ik], 1.0, crs[ic], 0.7, 0.0, KL_MODEL_KV, 0, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
       const kl_impact_out o = kl_impact(in);
       assert_int_equal(o.status, KL_OK);
       const double e = fabs(o.cr_eff - crs[ic]) / crs[ic];

@@ -19,7 +19,7 @@ static void close_to(double got, double want, double rel)
 static void test_hertz(void **state)
 {
   (void)state;
-  const kl_contact_desc c = {KL_MODEL_HC, KL_LAW_HUNT_CROSSLEY, 1.2e10, 1.5, 0.0, 0.3};
+  const kl_contact_desc c = {KL_MODEL_HC, KL_LAW_HUNT_CROSSLEY, 1.2e10, 1.5, 0.0, 0.3, {0, 0, 0, 0, 0}};
   const double F = 7.0, Kh = 5000.0;
   const double d = cbrt((F / 1.2e10) * (F / 1.2e10));
   close_to(kl_contact_static_depth(c, F), d, 1e-14);
@@ -38,7 +38,7 @@ static void test_hertz(void **state)
 static void test_kelvin_voigt(void **state)
 {
   (void)state;
-  const kl_contact_desc c = {KL_MODEL_KV, 0, 2.0e5, 1.0, 40.0, 0.0};
+  const kl_contact_desc c = {KL_MODEL_KV, 0, 2.0e5, 1.0, 40.0, 0.0, {0, 0, 0, 0, 0}};
   close_to(kl_contact_static_depth(c, 10.0), 5e-5, 1e-15);
   close_to(kl_contact_static_force(c, 5e-5), 10.0, 1e-15);
   close_to(kl_contact_compliance(c, 10.0), 5e-6, 1e-15);
@@ -49,7 +49,7 @@ static void test_kelvin_voigt(void **state)
 static void test_line_contact(void **state)
 {
   (void)state;
-  const kl_contact_desc c = {KL_MODEL_HC, KL_LAW_FLORES, 3.0e8, 1.0, 0.0, 0.2};
+  const kl_contact_desc c = {KL_MODEL_HC, KL_LAW_FLORES, 3.0e8, 1.0, 0.0, 0.2, {0, 0, 0, 0, 0}};
   close_to(kl_contact_static_depth(c, 6.0), 2e-8, 1e-15);
   close_to(kl_contact_compliance(c, 6.0), 1.0 / 3.0e8, 1e-15);
   close_to(kl_contact_compliance(c, 0.0), 1.0 / 3.0e8, 1e-15);

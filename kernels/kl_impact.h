@@ -8,14 +8,16 @@
 #include "kl_common.h"
 #include "kl_contact_kv.h"
 #include "kl_contact_hc.h"
+#include "kl_impact_step.h"
 
 #define KL_MODEL_KV 0 /* Kelvin-Voigt, D from cr by paper eq. (10) */
 #define KL_MODEL_HC 1 /* Hunt-Crossley family, chi from cr and v0 by a damping law */
 #define KL_MODEL_EF 2 /* the paper's approximate Emden-Fowler form, eq. (11)-(13) */
-#define KL_NMODELS 3
+#define KL_MODEL_GEN 3 /* the generalised law F = k d^n1 + c sgn(d')|d'|^m d^n2 (kl_contact_gen.h), by the step */
+#define KL_NMODELS 4
 
 #define KL_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
-#define KL_UNSUPPORTED 512   /* e.g. a nonlinear model with an external force (no closed form) */
+#define KL_UNSUPPORTED 512   /* Emden-Fowler with an external force (no model of it) */
 
 /* The contact law of a model at penetration d and rate dd, and its tangent kt = dF/dd, ct = dF/dd'
  * (docs/design.md sections 2.2-2.3): Kelvin-Voigt K d + D d' everywhere (tangent K, D); Hunt-Crossley and
@@ -42,6 +44,11 @@ KL_FN kl_real kl_contact_force(int model, kl_real K, kl_real n, kl_real D, kl_re
 typedef struct kl_impact_in {
   kl_real m, K, n, cr, v0, fe; /* kg, N/m^n, -, -, m/s, N */
   int model, law, rule;
+  /* the general law (KL_MODEL_GEN, kernels/kl_contact_gen.h) only, where K is its k and n its n1 (cr and law
+   * unused): damping coefficient c [N (s/m)^rate_exp / m^n2], exponent n2 of d in the damping term and the
+   * rate exponent (the law's m, not the mass). Last, so that {m, K, n, cr, v0, fe, model, law, rule}
+   * initialisers leave them 0. */
+  kl_real c, n2, rate_exp;
 } kl_impact_in;
 
 typedef struct kl_impact_out {
@@ -61,14 +68,20 @@ KL_FN int kl_impact_check(kl_impact_in in)
   int st = KL_OK;
   if (!(kl_finite(in.m) && in.m > 0.0)) st |= KL_BAD_MASS;
   if (!(kl_finite(in.K) && in.K > 0.0)) st |= KL_BAD_STIFFNESS;
-  if (!(kl_finite(in.cr) && in.cr > 0.0 && in.cr <= 1.0)) st |= KL_BAD_CR;
+  if (in.model != KL_MODEL_GEN && !(kl_finite(in.cr) && in.cr > 0.0 && in.cr <= 1.0)) st |= KL_BAD_CR;
   if (!(kl_finite(in.v0) && in.v0 > 0.0)) st |= KL_BAD_SPEED;
   if (!(kl_finite(in.n) && in.n > 0.0 && in.n < 10.0)) st |= KL_BAD_EXPONENT;
   if (!kl_finite(in.fe)) st |= KL_BAD_INPUT;
   if (in.model < 0 || in.model >= KL_NMODELS || in.law < 0 || in.law >= KL_NLAWS || in.rule < 0 ||
       in.rule > 1)
     st |= KL_BAD_LAW;
-  if (st == KL_OK && in.model != KL_MODEL_KV && in.fe != 0.0) st |= KL_UNSUPPORTED;
+  if (in.model == KL_MODEL_GEN) {
+    if (!(kl_finite(in.c) && in.c >= 0.0)) st |= KL_BAD_INPUT;
+    if (!(kl_finite(in.n2) && in.n2 >= 0.0 && in.n2 < 10.0) || !(kl_finite(in.rate_exp) && in.rate_exp > 0.0 &&
+                                                                  in.rate_exp < 10.0))
+      st |= KL_BAD_EXPONENT;
+  }
+  if (st == KL_OK && in.model == KL_MODEL_EF && in.fe != 0.0) st |= KL_UNSUPPORTED;
   if (st == KL_OK && in.model == KL_MODEL_KV && in.n != 1.0) st |= KL_BAD_EXPONENT;
   return st;
 }
@@ -190,6 +203,56 @@ KL_FN kl_impact_out kl_impact_final(kl_impact_out o)
   return o;
 }
 
+/* An impact by the step (kernels/kl_impact_step.h, docs/design.md section 2.5): the general law, or
+ * Hunt-Crossley under an external force as the general law k = K, c = K chi, n1 = n2 = n, m = 1 (kept >= 0).
+ * An impact that does not separate (pressed in by fe > 0, or past the horizon) gives KL_NO_SEPARATION and
+ * zeros, as Kelvin-Voigt does. damp: c for the general law, chi for Hunt-Crossley. */
+KL_FN kl_impact_out kl_impact_by_step(kl_impact_in in)
+{
+  kl_gen_law L;
+  L.k = in.K;
+  L.n1 = in.n;
+  if (in.model == KL_MODEL_GEN) {
+    L.c = in.c;
+    L.n2 = in.n2;
+    L.m = in.rate_exp;
+  } else {
+    const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
+    if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
+    L.c = in.K * chi;
+    L.n2 = in.n;
+    L.m = 1.0;
+  }
+  const kl_istep_out r = kl_impact_step_run(L, in.m, in.v0, in.fe, in.rule == KL_SEP_FORCE, -1.0);
+  if (r.status != KL_ISTEP_OK) return kl_impact_zero(r.status == KL_ISTEP_SETTLES ? KL_NO_SEPARATION : KL_NO_CONVERGE);
+  kl_impact_out o = kl_impact_zero(KL_OK);
+  o.dmax = r.dmax;
+  o.tmax = r.tmax;
+  o.fpeak = r.fpeak;
+  o.tc = r.tc;
+  o.cr_eff = -r.vexit / in.v0;
+  o.ediss = 1.0 - o.cr_eff * o.cr_eff;
+  o.damp = in.model == KL_MODEL_GEN ? in.c : L.c / in.K;
+  if (!kl_finite(o.ediss) || !kl_finite(o.damp)) return kl_impact_zero(KL_NO_CONVERGE);
+  return o;
+}
+
+/* The general law: Hunt-Crossley's closed forms where it is that law (rate exponent 1, n2 = n1, no external
+ * force: chi = c/k, no tension arises, both separation rules agree), else the step. */
+KL_FN kl_impact_out kl_impact_gen(kl_impact_in in)
+{
+  if (in.rate_exp == 1.0 && in.n2 == in.n && in.fe == 0.0) {
+    const kl_real chi = in.c / in.K;
+    const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
+    kl_real trest;
+    const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
+    kl_impact_out o = kl_impact_hc_done(in, chi, dmax, tmax, trest);
+    o.damp = in.c;
+    return o;
+  }
+  return kl_impact_by_step(in);
+}
+
 /* Metrics of one scenario; never NaN: a bad scenario returns zeros and its status bits. */
 KL_FN kl_impact_out kl_impact(kl_impact_in in)
 {
@@ -199,9 +262,11 @@ KL_FN kl_impact_out kl_impact(kl_impact_in in)
   if (in.model == KL_MODEL_KV)
     o = kl_impact_kv(in);
   else if (in.model == KL_MODEL_HC)
-    o = kl_impact_hc(in);
-  else
+    o = in.fe == 0.0 ? kl_impact_hc(in) : kl_impact_by_step(in);
+  else if (in.model == KL_MODEL_EF)
     o = kl_impact_ef(in);
+  else
+    o = kl_impact_gen(in);
   return kl_impact_final(o);
 }
 
@@ -214,7 +279,7 @@ KL_FN int kl_impact_hc_fast(kl_impact_in in, kl_real *chi, kl_real *dmax, kl_rea
   *chi = 0.0;
   *dmax = 0.0;
   *gd = 0.0;
-  if (kl_impact_check(in) != KL_OK || in.model != KL_MODEL_HC) return 0;
+  if (kl_impact_check(in) != KL_OK || in.model != KL_MODEL_HC || in.fe != 0.0) return 0;
   const kl_real c = kl_hc_chi(in.law, in.cr, in.v0);
   if (!(c >= 0.0) || !kl_finite(c) || !kl_hc_quad_fast(c, in.v0, in.n)) return 0;
   *chi = c;

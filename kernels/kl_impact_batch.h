@@ -18,7 +18,10 @@
 #define KL_IN_CR 3 /* coefficient of restitution */
 #define KL_IN_V0 4 /* impact speed [m/s] */
 #define KL_IN_FE 5 /* external force [N] */
-#define KL_NIN 6
+#define KL_IN_C 6    /* general law only (KL_MODEL_GEN): damping coefficient c */
+#define KL_IN_N2 7   /* general law only: exponent n2 of d in the damping term */
+#define KL_IN_REXP 8 /* general law only: the rate exponent (the law's m) */
+#define KL_NIN 9
 /* integer inputs (KL_NIIN x P) */
 #define KL_IIN_MODEL 0 /* KL_MODEL_* */
 #define KL_IIN_LAW 1   /* KL_LAW_* */
@@ -34,7 +37,7 @@
 #define KL_OUT_DAMP 6
 #define KL_NOUT 7
 /* samples (KL_NSMP x M x P): sample j of quantity q of scenario p at [(q*M + j)*P + p] */
-#define KL_SMP_S 0 /* abscissa: time [s] (Kelvin-Voigt) or phase in [0, 2] (nonlinear models) */
+#define KL_SMP_S 0 /* abscissa: time [s] (Kelvin-Voigt, general, HC under a force) or phase in [0, 2] (HC, EF) */
 #define KL_SMP_D 1 /* penetration [m] */
 #define KL_SMP_F 2 /* contact force [N] */
 #define KL_NSMP 3
@@ -45,7 +48,10 @@
  * time, so they are sampled at M equally spaced phase points s = 2j/(M-1): s <= 1 on compression at
  * d = s d_max, s > 1 on restitution at d = (2 - s) d_max; F = K d^n (1 + chi d') with d' from the phase
  * plane (kl_hc_speed_u), and F = C_i K d^n for Emden-Fowler (C = 1 compressing, cr^2 restoring, paper
- * eq. 11-13). M = 1 gives the impact instant. A scenario with a status gives zeros. */
+ * eq. 11-13). The general law and Hunt-Crossley under an external force are sampled in time like Kelvin-Voigt,
+ * s = t_c j/(M-1), on the step's dense output (kl_impact_step_run up to s; the force F of the law kept >= 0,
+ * with its limit from inside at d = 0). M = 1 gives the impact instant. A scenario with a status gives
+ * zeros. */
 KL_FN void kl_impact_sample(kl_impact_in in, kl_impact_out o, int j, int M, kl_real *s, kl_real *d, kl_real *f)
 {
   *s = 0.0;
@@ -65,6 +71,21 @@ KL_FN void kl_impact_sample(kl_impact_in in, kl_impact_out o, int j, int M, kl_r
     *s = t;
     *d = st.x;
     *f = in.K * st.x + o.damp * st.v;
+    return;
+  }
+  if (in.model == KL_MODEL_GEN || (in.model == KL_MODEL_HC && in.fe != 0.0)) {
+    /* by the step (kernels/kl_impact_step.h), at time s = t_c j/(M-1), from its dense output */
+    kl_gen_law L;
+    L.k = in.K;
+    L.n1 = in.n;
+    L.c = in.model == KL_MODEL_GEN ? in.c : in.K * o.damp;
+    L.n2 = in.model == KL_MODEL_GEN ? in.n2 : in.n;
+    L.m = in.model == KL_MODEL_GEN ? in.rate_exp : 1.0;
+    const kl_real t = o.tc * frac;
+    const kl_istep_out r = kl_impact_step_run(L, in.m, in.v0, in.fe, in.rule == KL_SEP_FORCE, t);
+    *s = t;
+    *d = r.xq;
+    *f = kl_istep_force(L, r.xq, r.vq);
     return;
   }
   const kl_real ph = 2.0 * frac;

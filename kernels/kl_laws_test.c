@@ -102,7 +102,8 @@ static void test_chi_published(void **state)
       for (int j = 0; j < 3; ++j) {
         const double ref = chi_published(law, crs[i], v0s[j]);
         const double e1 = rel(kl_hc_chi(law, crs[i], v0s[j]), ref);
-        const kl_impact_in in = {0.5, 1e8, 1.5, crs[i], v0s[j], 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION};
+        const kl_impact_in in = {0.5, 1e8, 1.5, crs[i], v0s[j], 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION,
+                                 0.0, 0.0, 0.0};
         const kl_impact_out o = kl_impact(in);
         assert_int_equal(o.status, KL_OK);
         const double e2 = rel(o.damp, ref);
@@ -262,7 +263,7 @@ static void test_laws_restitution_gsl(void **state)
         chimax = fmax(chimax, chi);
         const ode p = {m, K, n, chi, 1.0, 0.0, 0, 0, 0};
         const measured r = impact_ode(p, v0, 0, cr);
-        const kl_impact_in in = {m, K, n, cr, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION};
+        const kl_impact_in in = {m, K, n, cr, v0, 0.0, KL_MODEL_HC, law, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
         const kl_impact_out o = kl_impact(in);
         assert_int_equal(o.status, KL_OK);
         const double e[3] = {rel(o.cr_eff, r.cr), rel(o.dmax, r.dmax), fmax(rel(o.tc, r.tc), rel(o.tmax, r.tmax))};
@@ -366,7 +367,7 @@ static void test_kv_eq10_gsl(void **state)
     const double ec = rel(r.cr, cr);
     worst_cr = fmax(worst_cr, ec);
     if (!(ec <= 2e-14)) fail_msg("eq. 10, cr %g: measured restitution %.15g", cr, r.cr);
-    const kl_impact_in in = {m, K, 1.0, cr, v0, 0.0, KL_MODEL_KV, 0, KL_SEP_PENETRATION};
+    const kl_impact_in in = {m, K, 1.0, cr, v0, 0.0, KL_MODEL_KV, 0, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
     const kl_impact_out o = kl_impact(in);
     assert_int_equal(o.status, KL_OK);
     const double et = fmax(fmax(rel(o.tc, r.tc), rel(o.tmax, r.tmax)), rel(o.dmax, r.dmax));
@@ -400,7 +401,7 @@ static void test_emden_fowler_gsl(void **state)
       const double m = 1.2, K = ns[a] == 1.0 ? 4e6 : 3e9, v0 = 0.9, cr = crs[b];
       const ode p = {m, K, ns[a], 0.0, 1.0, 0.0, 0, 0, 0};
       const measured r = impact_ode(p, v0, 1, cr);
-      const kl_impact_in in = {m, K, ns[a], cr, v0, 0.0, KL_MODEL_EF, 0, KL_SEP_PENETRATION};
+      const kl_impact_in in = {m, K, ns[a], cr, v0, 0.0, KL_MODEL_EF, 0, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
       const kl_impact_out o = kl_impact(in);
       assert_int_equal(o.status, KL_OK);
       const double fpk = K * pow(r.dmax, ns[a]);

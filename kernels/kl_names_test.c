@@ -15,14 +15,14 @@ static void test_names(void **state)
   const struct {
     const char *name;
     int code;
-  } models[] = {{"kv", KL_MODEL_KV}, {"hc", KL_MODEL_HC}, {"ef", KL_MODEL_EF}},
+  } models[] = {{"kv", KL_MODEL_KV}, {"hc", KL_MODEL_HC}, {"ef", KL_MODEL_EF}, {"general", KL_MODEL_GEN}},
     laws[] = {{"hunt-crossley", KL_LAW_HUNT_CROSSLEY},
               {"lankarani-nikravesh", KL_LAW_LANKARANI_NIKRAVESH},
               {"flores", KL_LAW_FLORES},
               {"gonthier", KL_LAW_GONTHIER},
               {"exact", KL_LAW_EXACT}},
     rules[] = {{"penetration", KL_SEP_PENETRATION}, {"force", KL_SEP_FORCE}};
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     assert_string_equal(kl_model_name(models[i].code), models[i].name);
     assert_int_equal(kl_model_from_name(models[i].name), models[i].code);
   }
@@ -36,7 +36,7 @@ static void test_names(void **state)
   }
   /* unknown codes and names */
   assert_null(kl_model_name(-1));
-  assert_null(kl_model_name(3));
+  assert_null(kl_model_name(4));
   assert_null(kl_law_name(5));
   assert_null(kl_rule_name(2));
   assert_int_equal(kl_model_from_name("KV"), -1);

@@ -34,6 +34,7 @@
 #include "kl_contact_kv.h"
 #include "kl_impact.h"
 #include "kl_xrb.h"
+#include "kl_contact_static.h"
 
 /* Problem constants, packed in a real array (KL_GP_N) so host and device agree on the layout. */
 #define KL_GP_KH 0      /* holder stiffness [N/m] > 0 */
@@ -42,7 +43,7 @@
 #define KL_GP_NC 3      /* contact exponent n */
 #define KL_GP_DC 4      /* Kelvin-Voigt contact damping D [N s/m] */
 #define KL_GP_CHI 5     /* Hunt-Crossley damping factor chi [s/m] */
-#define KL_GP_MODEL 6   /* KL_MODEL_KV or KL_MODEL_HC */
+#define KL_GP_MODEL 6   /* KL_MODEL_KV, KL_MODEL_HC or KL_MODEL_GEN (then KC is the law's k, NC its n1) */
 #define KL_GP_FTOL 7    /* force tolerance relative to KL_GP_FREF (default 1e-3), see below */
 #define KL_GP_FREF 8    /* force scale of the objective and of the tolerance [N] */
 #define KL_GP_FMAX 9    /* force above which the over-force penalty starts [N] */
@@ -59,7 +60,12 @@
 #define KL_GP_W_TIME 19
 #define KL_GP_W_ROUGH 20
 #define KL_GP_W_ACC 21
-#define KL_GP_N 22
+#define KL_GP_GC 22     /* KL_MODEL_GEN: the law's c [N (s/m)^m / m^n2] (kernels/kl_contact_gen.h) */
+#define KL_GP_GN2 23    /* KL_MODEL_GEN: n2 */
+#define KL_GP_GM 24     /* KL_MODEL_GEN: the rate exponent m */
+#define KL_GP_GDF 25    /* KL_MODEL_GEN: the depth floor of the linearisation's tangents [m] (kl_gen_lin_tangent) */
+#define KL_GP_GVF 26    /* KL_MODEL_GEN: the rate floor of the linearisation's tangents [m/s] */
+#define KL_GP_N 27
 
 /* What the objective scores (KL_GP_AVG): the contact force or the wrist sensor's reading, at the samples
  * or averaged over each sample interval. The sensor on the robot's side of the holder reads the holder
@@ -136,9 +142,22 @@ typedef struct kl_grind_ivout {
 } kl_grind_ivout;
 
 /* Contact force F(d, d') of the model with its partial derivatives kt = dF/dd, dt = dF/dd' (the one law of
- * kernels/, kl_contact_tangent). */
+ * kernels/, kl_contact_tangent; the general law's bounded tangents, kl_gen_lin_tangent, 0 for d <= 0: the
+ * rollout's own indicator decides about contact). */
 KL_FN kl_real kl_grind_force(const KL_GLOBAL kl_real *gp, kl_real d, kl_real dd, kl_real *kt, kl_real *dt)
 {
+  if ((int)gp[KL_GP_MODEL] == KL_MODEL_GEN) {
+    *kt = 0.0;
+    *dt = 0.0;
+    if (!(d > 0.0)) return 0.0;
+    kl_gen_law L;
+    L.k = gp[KL_GP_KC];
+    L.c = gp[KL_GP_GC];
+    L.n1 = gp[KL_GP_NC];
+    L.n2 = gp[KL_GP_GN2];
+    L.m = gp[KL_GP_GM];
+    return kl_gen_lin_tangent(L, d, dd, gp[KL_GP_GDF], gp[KL_GP_GVF], kt, dt);
+  }
   return kl_contact_tangent((int)gp[KL_GP_MODEL], gp[KL_GP_KC], gp[KL_GP_NC], gp[KL_GP_DC], gp[KL_GP_CHI], d, dd, kt,
                             dt);
 }

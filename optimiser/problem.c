@@ -448,7 +448,14 @@ static double static_pen(const kl_problem *pb, double F)
 
 kl_contact_desc kl_problem_contact(const kl_problem *pb)
 {
-  const kl_contact_desc c = {pb->set.model, pb->set.law, pb->Kc, pb->gp[KL_GP_NC], pb->Dc, pb->chi};
+  kl_contact_desc c = {pb->set.model, pb->set.law, pb->Kc, pb->gp[KL_GP_NC], pb->Dc, pb->chi, {0, 0, 0, 0, 0}};
+  if (pb->set.model == KL_MODEL_GEN) {
+    c.gen.k = pb->Kc;
+    c.gen.n1 = pb->gp[KL_GP_NC];
+    c.gen.c = pb->gp[KL_GP_GC];
+    c.gen.n2 = pb->gp[KL_GP_GN2];
+    c.gen.m = pb->gp[KL_GP_GM];
+  }
   return c;
 }
 
@@ -718,6 +725,9 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
          s->tool_inertia[1], s->tool_inertia[2]);
   if (s->model == KL_MODEL_KV && isfinite(s->exponent) && s->exponent != 1.0)
     FAIL(KELVIN_ERR_CONFIG, "contact.exponent: Kelvin-Voigt is linear (1), got %g", s->exponent);
+  if (s->model != KL_MODEL_GEN && (s->gen_c != 0.0 || isfinite(s->gen_n2) || s->gen_m != 1.0))
+    FAIL(KELVIN_ERR_CONFIG, "contact.%s: only the general law takes it (contact.model: general)",
+         s->gen_c != 0.0 ? "c" : isfinite(s->gen_n2) ? "n2" : "m");
   /* magnitudes, before anything is built (docs/design.md section 8) */
   if ((st = check_target_speed(s, in, msg, cap)) != KELVIN_OK || (st = check_sizes(s, in, msg, cap)) != KELVIN_OK)
     goto fail;
@@ -846,9 +856,21 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
     pb->Dc = kl_kv_damping(s->cr, pb->Kc, s->tool_mass);
   } else {
     pb->Kc = s->contact_K > 0 ? s->contact_K : nexp == nbase ? Kbase : fmean / pow(dmean, nexp);
-    pb->chi = kl_hc_chi(s->law, s->cr, s->approach_speed);
+    pb->chi = s->model == KL_MODEL_GEN ? 0.0 : kl_hc_chi(s->law, s->cr, s->approach_speed);
   }
   pb->gp[KL_GP_NC] = nexp; /* static_pen needs it before the rest of gp is packed */
+  if (s->model == KL_MODEL_GEN) { /* the general law: k is Kc, n1 the exponent; its constants checked by the library */
+    const kl_gen_law L = {pb->Kc, s->gen_c, nexp, isfinite(s->gen_n2) ? s->gen_n2 : nexp, s->gen_m};
+    char why[160];
+    if (kl_gen_law_bad(L, why, sizeof why)) {
+      st = KELVIN_ERR_CONFIG;
+      snprintf(msg, (size_t)cap, "contact.%s", why);
+      goto fail;
+    }
+    pb->gp[KL_GP_GC] = L.c;
+    pb->gp[KL_GP_GN2] = L.n2;
+    pb->gp[KL_GP_GM] = L.m;
+  }
   pb->contact_share = kl_contact_share(kl_problem_contact(pb), fmean, s->holder_K);
   if ((st = check_static(pb, in->ntarget > 0, msg, cap)) != KELVIN_OK) goto fail;
   /* the planner's naive offset: static equilibrium on the CAD at the mean target */
@@ -894,6 +916,13 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   gp[KL_GP_W_TIME] = s->w_time;
   gp[KL_GP_W_ROUGH] = s->w_rough;
   gp[KL_GP_W_ACC] = s->w_acc;
+  /* the general law's tangent floors (kl_gen_lin_tangent): 1e-6 of the static depth at the mean target, and 1e-6 of
+   * 1e-3 of that depth per holder period 2 pi sqrt(m/K_h), the rate scale of the tool's motion (docs/design.md section 5) */
+  if (s->model == KL_MODEL_GEN) {
+    const double dm = kl_contact_static_depth(kl_problem_contact(pb), fmean);
+    gp[KL_GP_GDF] = 1e-6 * dm;
+    gp[KL_GP_GVF] = 1e-3 * dm / (2.0 * KL_PI * sqrt(s->tool_mass / s->holder_K));
+  }
   for (int k = 0; k < ns; ++k) {
     double *g = &pb->geo[k * KL_GG_N];
     g[KL_GG_S] = pb->s[k];

@@ -74,7 +74,8 @@ typedef struct kl_settings {
   double cr;             /* restitution */
   double approach_speed; /* impact speed at which the damping law gives chi (hc only; kv: D from cr, eq. 10) [m/s] */
   double contact_K;      /* stiffness override (0: Hertz from materials) */
-  double exponent;       /* force exponent n of hc (NaN: 1.5 for a ball, 1 for a disc) */
+  double exponent;       /* force exponent n of hc, n1 of the general law (NaN: 1.5 for a ball, 1 for a disc) */
+  double gen_c, gen_n2, gen_m; /* the general law (model KL_MODEL_GEN): c, n2 (NaN: n1), m; k is Kc */
   double friction;       /* Coulomb coefficient, the grinding force ratio F_t/F_n (3-D verification) */
   /* target (target.*) */
   double target_F;       /* constant target [N] */

@@ -33,17 +33,19 @@ static const char *const jacobians[] = {"differences", "tangent", NULL};
 
 #define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
 /* one line per key: key, field, default(s), bounds, unit, meaning */
-#define REAL(key, f, d, lo, hi, unit, doc) {key, KL_KEY_REAL, FIELD(f), 1, {d, 0, 0}, NULL, lo, hi, unit, NULL, 0, doc}
+#define REAL(key, f, d, lo, hi, unit, doc) {key, KL_KEY_REAL, FIELD(f), 1, {d, 0, 0}, NULL, lo, hi, unit, NULL, 0, doc, NULL}
 #define REAL2(key, f, d0, d1, lo, hi, unit, doc)                                                                     \
-  {key, KL_KEY_REAL, FIELD(f), 2, {d0, d1, 0}, NULL, lo, hi, unit, NULL, 0, doc}
+  {key, KL_KEY_REAL, FIELD(f), 2, {d0, d1, 0}, NULL, lo, hi, unit, NULL, 0, doc, NULL}
 #define REAL3(key, f, d0, d1, d2, lo, hi, unit, doc)                                                                 \
-  {key, KL_KEY_REAL, FIELD(f), 3, {d0, d1, d2}, NULL, lo, hi, unit, NULL, 0, doc}
-#define INT(key, f, d, lo, hi, doc) {key, KL_KEY_INT, FIELD(f), 1, {d, 0, 0}, NULL, lo, hi, "", NULL, 0, doc}
-#define SEED(key, f, d, doc) {key, KL_KEY_SEED, FIELD(f), 1, {d, 0, 0}, NULL, 0, 1e9, "", NULL, 0, doc}
-#define CHOICE(key, f, names, d, doc) {key, KL_KEY_CHOICE, FIELD(f), 1, {d, 0, 0}, NULL, 0, 0, "", names, 0, doc}
-#define TEXT(key, f, d, doc) {key, KL_KEY_TEXT, FIELD(f), 1, {0, 0, 0}, d, 0, 0, "", NULL, 0, doc}
-#define FILENAME(key, f, doc) {key, KL_KEY_FILE, FIELD(f), 1, {0, 0, 0}, "", 0, 0, "", NULL, 0, doc}
-#define ROBOT(key, f, doc) {key, KL_KEY_ROBOT, FIELD(f), 1, {0, 0, 0}, "", 0, 0, "", NULL, KL_KEY_REQUIRED, doc}
+  {key, KL_KEY_REAL, FIELD(f), 3, {d0, d1, d2}, NULL, lo, hi, unit, NULL, 0, doc, NULL}
+#define INT(key, f, d, lo, hi, doc) {key, KL_KEY_INT, FIELD(f), 1, {d, 0, 0}, NULL, lo, hi, "", NULL, 0, doc, NULL}
+#define SEED(key, f, d, doc) {key, KL_KEY_SEED, FIELD(f), 1, {d, 0, 0}, NULL, 0, 1e9, "", NULL, 0, doc, NULL}
+#define CHOICE(key, f, names, d, doc) {key, KL_KEY_CHOICE, FIELD(f), 1, {d, 0, 0}, NULL, 0, 0, "", names, 0, doc, NULL}
+#define CHOICE_CODED(key, f, names, codes, d, doc)                                                                  \
+  {key, KL_KEY_CHOICE, FIELD(f), 1, {d, 0, 0}, NULL, 0, 0, "", names, 0, doc, codes}
+#define TEXT(key, f, d, doc) {key, KL_KEY_TEXT, FIELD(f), 1, {0, 0, 0}, d, 0, 0, "", NULL, 0, doc, NULL}
+#define FILENAME(key, f, doc) {key, KL_KEY_FILE, FIELD(f), 1, {0, 0, 0}, "", 0, 0, "", NULL, 0, doc, NULL}
+#define ROBOT(key, f, doc) {key, KL_KEY_ROBOT, FIELD(f), 1, {0, 0, 0}, "", 0, 0, "", NULL, KL_KEY_REQUIRED, doc, NULL}
 
 static const kl_key table[] = {
   /* workpiece: the part as designed (nominal) and as it is (actual) */
@@ -90,12 +92,17 @@ static const kl_key table[] = {
   REAL("holder.rotational_stiffness", holder_Krot, 2e3, 1e-3, 1e9, "N m/rad", "holder's rotational stiffness about the tool centre"),
   REAL("holder.rotational_damping", holder_Drot, 2.5, 0, 1e7, "N m s/rad", "holder's rotational damping"),
   /* contact */
-  CHOICE("contact.model", model, kl_engine_model_names_, KL_MODEL_HC, "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt"),
+  CHOICE_CODED("contact.model", model, kl_engine_model_names_, kl_engine_model_codes_, KL_MODEL_HC,
+               "hc: Hertz + Hunt-Crossley damping | kv: linear Kelvin-Voigt | general: F = k d^n1 + c sgn(d')|d'|^m d^n2, "
+               "kept >= 0 (contact.c, n2, m; k is contact.stiffness, n1 contact.exponent)"),
   CHOICE("contact.law", law, kl_law_names_, KL_LAW_EXACT, "damping law: hunt-crossley | lankarani-nikravesh | flores | gonthier | exact"),
   REAL("contact.cr", cr, 0.5, 1e-6, 1.0, "", "coefficient of restitution"),
   REAL("contact.approach_speed", approach_speed, 0.01, 1e-6, 100, "m/s", "impact speed at which the damping law gives chi (hc only; kv takes D from cr by paper eq. 10 at any speed)"),
   REAL("contact.stiffness", contact_K, 0.0, 1, 1e16, "N/m^n", "stiffness override (default: Hertz, 4/3 E* sqrt(R))"),
   REAL("contact.exponent", exponent, NAN, 1.0, 3.0, "", "force exponent of hc (default: 1.5 for a ball, 1 for a disc)"),
+  REAL("contact.c", gen_c, 0.0, 0, 1e16, "N (s/m)^m / m^n2", "general law: damping c (0: elastic)"),
+  REAL("contact.n2", gen_n2, NAN, 0, 5, "", "general law: exponent of d in the damping term (default: n1, the exponent)"),
+  REAL("contact.m", gen_m, 1.0, 1e-3, 5, "", "general law: exponent of the rate d' (1: linear in d')"),
   REAL("contact.friction", friction, 0.4, 0, 10, "", "grinding force ratio F_t/F_n: Coulomb friction in the 3-D verification"),
   /* target */
   REAL("target.force", target_F, 5.0, 1e-6, 1e6, "N", "constant target normal force (the paper's 5 N)"),
@@ -265,7 +272,7 @@ kelvin_status kl_settings_set_text(kl_settings *s, const char *key, const char *
     char list[256] = "";
     for (int i = 0; k->names[i]; ++i) {
       if (strcmp(text, k->names[i]) == 0) {
-        *(int *)(void *)f = i;
+        *(int *)(void *)f = k->codes ? k->codes[i] : i;
         return KELVIN_OK;
       }
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->names[i]);
@@ -316,7 +323,7 @@ const char *kl_settings_get_text(const kl_settings *s, const char *key)
   if (k->type == KL_KEY_CHOICE) {
     const int i = *(const int *)(const void *)f;
     for (int j = 0; k->names[j]; ++j)
-      if (j == i) return k->names[j];
+      if ((k->codes ? k->codes[j] : j) == i) return k->names[j];
     return NULL;
   }
   if (k->type == KL_KEY_TEXT || k->type == KL_KEY_FILE || k->type == KL_KEY_ROBOT) return f;

@@ -33,9 +33,10 @@ typedef struct kl_key {
   const char *sdef;         /* default of texts and files ("" none) */
   double lo, hi;            /* bounds of numbers */
   const char *unit;         /* SI unit of numbers ("" dimensionless) */
-  const char *const *names; /* KL_KEY_CHOICE: the names, NULL-terminated; index = stored value */
+  const char *const *names; /* KL_KEY_CHOICE: the names, NULL-terminated; index = stored value (or codes[index]) */
   int flags;                /* KL_KEY_REQUIRED */
   const char *doc;          /* what it is, for a person; says how a derived default is derived */
+  const int *codes;         /* KL_KEY_CHOICE: the value stored for names[i] (NULL: i itself) */
 } kl_key;
 
 /* The table, in config-file order; *n = its length. */

@@ -186,6 +186,7 @@ static kelvin_status build(const kl_problem *pb, const double *o, const double *
   sc->W[2] = -s->tool_weight;
   m->model = s->model;
   m->n = pb->gp[KL_GP_NC];
+  if (s->model == KL_MODEL_GEN) m->gen = kl_problem_contact(pb).gen; /* the general law, as the 1-D model has it */
   m->law = s->law;
   m->rule = KL_SEP_FORCE;
   /* the contact's sub-step control (verify.hc_tol, verify.substep_fraction; docs/design.md section 5,
@@ -238,6 +239,7 @@ static kelvin_status build(const kl_problem *pb, const double *o, const double *
   kl_world_add_shape(m, sc->tool, &sh);
   const int pair = kl_world_add_pair(m, sc->tool, work, pb->Kc, s->cr, s->model == KL_MODEL_KV ? pb->Dc : 0.0, s->friction);
   if (s->model == KL_MODEL_HC) kl_world_pair_chi(m, pair, pb->chi); /* the problem's chi, as the 1-D model has it */
+  if (s->model == KL_MODEL_GEN && pair >= 0) kl_world_pair_gen(m, pair, m->gen);
   if (sc->tool < 0 || work < 0 || pair < 0) {
     snprintf(msg, (size_t)cap, "out of memory");
     return KELVIN_ERR_NOMEM;

@@ -62,7 +62,7 @@ static void test_kv_contact(void **state)
     kl_ball_default(&m);
     m.cr = crs[i];
     const double timp = sqrt(2.0 / m.g), vin = sqrt(2.0 * m.g);
-    const kl_impact_in in = {m.m, m.K, 1, m.cr, vin, m.m * m.g, KL_MODEL_KV, 0, KL_SEP_PENETRATION};
+    const kl_impact_in in = {m.m, m.K, 1, m.cr, vin, m.m * m.g, KL_MODEL_KV, 0, KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
     const kl_impact_out o = kl_impact(in);
     double worst = 0;
     for (int k = 1; k <= 20; ++k) {

@@ -117,7 +117,7 @@ static const bad cases[] = {
   {{{"s.yaml", "sweep:\n  cr: 0\n"}}, "sweep s.yaml --cpu --out prev", 2, "s.yaml:2: sweep.cr: must be > 0, got 0"},
   {{{"s.yaml", "sweep:\n  m: {min: 1, max: 2, n: 1000000}\n  K: {min: 1, max: 2, n: 1000}\n"}}, "sweep s.yaml --cpu --out prev", 2, "more than 50000000 scenarios"},
   {{{"s.yaml", "sweep:\n  cr: &c 0.5\n  m: *c\n"}}, "sweep s.yaml --cpu --out prev", 2, "s.yaml:2: document: YAML anchors and aliases"},
-  {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m,K,cr,v0,model\n1,1e8,0.5,1,xx\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:2: column 'model': must be one of kv, hc, ef, got 'xx'"},
+  {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m,K,cr,v0,model\n1,1e8,0.5,1,xx\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:2: column 'model': must be one of kv, hc, ef, general, got 'xx'"},
   {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m,K,cr,v0,model\n1,,0.5,1,kv\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:2: column 'K': empty field"},
   {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m,K,cr,v0,model\n1,1e8,0.5,1x,kv\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:2: column 'v0': must be a finite number, got '1x'"},
   {{{"s.yaml", "sweep:\n  scenarios: r.csv\n"}, {"r.csv", "m,K,cr,model\n1,1e8,0.5,kv\n"}}, "sweep s.yaml --cpu --out prev", 2, "r.csv:1: header: missing column 'v0_m_s' or 'v0'"},

@@ -35,9 +35,9 @@ static char *slurp(const char *path)
 static void test_examples(void **state)
 {
   (void)state;
-  const char *ex[] = {"ball_plane", "ball_mesh", "box_mesh", "grind_pass"};
+  const char *ex[] = {"ball_plane", "ball_mesh", "box_mesh", "grind_pass", "ball_general"};
   char args[2048], err[8192], path[1024];
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     snprintf(args, sizeof args, "simulate --quiet --out '%s/%s' '%s/examples/%s.yaml'", tmpdir, ex[i], KELVIN_SOURCE_DIR, ex[i]);
     const int rc = kelvin(args, err, sizeof err);
     printf("# %s -> %d %s\n", ex[i], rc, err);
@@ -109,6 +109,32 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err, "kelvin: "));
     assert_non_null(strstr(err, cases[i].must1));
     assert_non_null(strstr(err, cases[i].must2));
+    assert_int_equal(kl_test_count_files(out), 1);
+  }
+  /* the general law's constants: the library's check (kl_gen_law_bad), at the key's line, in the contact section
+   * and in a pair; its keys under another model */
+  const char *gball = "bodies:\n  - name: ground\n    type: static\n    shapes:\n      - type: plane\n"
+                      "  - name: ball\n    position: [0, 0, 1]\n    shapes:\n      - type: sphere\n        radius: 0.1\n";
+  struct {
+    const char *scene, *head, *tail, *must;
+  } gcases[] = {
+    {"gen_n2.yaml", "contact:\n  model: general\n  k: 1e9\n  n2: -1\n", "",
+     "gen_n2.yaml:5: contact.n2: the damping's exponent of d must be in [0, 5], got -1"},
+    {"gen_k.yaml", "contact:\n  model: general\n  c: 10\n", "", "gen_k.yaml:3: contact.k: missing"},
+    {"gen_pair.yaml", "contact:\n  model: general\n  k: 1e9\n", "pairs:\n  - bodies: [ball, ground]\n    m: 0\n",
+     "gen_pair.yaml:17: pairs[0].m: the rate exponent must be in (0, 5], got 0"},
+    {"gen_hc.yaml", "contact:\n  model: hc\n  c: 1e3\n", "",
+     "gen_hc.yaml:4: contact.c: only the general law takes it (contact.model: general)"},
+  };
+  for (size_t i = 0; i < sizeof gcases / sizeof gcases[0]; ++i) {
+    snprintf(text, sizeof text, "duration: 1\n%s%s%s", gcases[i].head, gball, gcases[i].tail);
+    put(gcases[i].scene, text);
+    snprintf(args, sizeof args, "simulate --out '%s' '%s/%s'", out, tmpdir, gcases[i].scene);
+    const int rc = kelvin(args, err, sizeof err);
+    printf("# %s -> %d: %s", gcases[i].scene, rc, err);
+    assert_int_equal(rc, 2);
+    assert_int_equal(kl_test_lines(err), 1);
+    assert_non_null(strstr(err, gcases[i].must));
     assert_int_equal(kl_test_count_files(out), 1);
   }
   /* zero mass: the field and the value, with the line */

@@ -1,7 +1,8 @@
 /* tests/impact_parity_test.c: the three paths of an impact batch agree (docs/design.md section 4): the OpenCL
  * kernel (kernels/impact.cl on the default device, pocl in CI), the OpenMP twin and the plain serial
  * loop, on 10^5 random scenarios that include near-critical damping, cr -> 0 and cr = 1, tiny and huge
- * stiffness, every model, law and separation rule, and invalid inputs. Also: batches split into chunks
+ * stiffness, every model, law and separation rule, the general law by the step and Hunt-Crossley under an
+ * external force, and invalid inputs. Also: batches split into chunks
  * give the same numbers as one launch, and sampled force / penetration agree too.
  *
  * Tolerance: 1e-12 relative, not bit-for-bit. The headers are compiled by gcc for the host and by the
@@ -77,6 +78,22 @@ static kl_impact_in scenario(void)
   in.fe = 0.0;
   if (in.model == KL_MODEL_KV && uf < 0.15) in.fe = -logu(1e-3, 1e3) * in.v0 * sqrt(in.K * in.m);
   if (in.model == KL_MODEL_KV && uf > 0.98) in.fe = logu(1e-3, 1e1) * in.v0 * sqrt(in.K * in.m);
+  /* Hunt-Crossley under an external force (by the step, kernels/kl_impact_step.h): a tenth of its rows, fe
+   * within +-0.3 of the elastic force K d*^n at the Hertz depth d* */
+  if (in.model == KL_MODEL_HC && uf < 0.1) {
+    const double ds = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+    in.fe = (uf * 20.0 - 1.0) * 0.3 * in.K * pow(ds, in.n);
+  }
+  /* the general law (kernels/kl_contact_gen.h): exponents n1 = n in [1, 2.5], n2 in [0, 2.5], rate exponent in
+   * [0.3, 2.5]; c sized so that the damping force at the impact speed and the Hertz depth d* is z times the
+   * elastic one there, z log-uniform in [1e-3, 3] */
+  in.c = in.n2 = in.rate_exp = 0.0;
+  if (in.model == KL_MODEL_GEN) {
+    in.n2 = (unif() < 0.3) ? in.n : 2.5 * unif();
+    in.rate_exp = (unif() < 0.3) ? 1.0 : 0.3 + 2.2 * unif();
+    const double ds = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+    in.c = logu(1e-3, 3.0) * in.K * pow(ds, in.n - in.n2) / pow(in.v0, in.rate_exp);
+  }
   const double bad = unif();
   if (bad < 0.005) in.m = -1.0;
   else if (bad < 0.01) in.cr = 1.5;
@@ -171,7 +188,8 @@ static void compare_samples(const kl_impact_batch *ref, const kl_impact_batch *g
   size_t nbad = 0;
   for (size_t p = 0; p < P; ++p) {
     const kl_impact_in in = kl_impact_batch_get(ref, p);
-    const double sc[KL_NSMP] = {in.model == KL_MODEL_KV ? ref->y[KL_OUT_TC * P + p] : 2.0, ref->y[KL_OUT_DMAX * P + p],
+    const int timed = in.model == KL_MODEL_KV || in.model == KL_MODEL_GEN || in.fe != 0.0; /* sampled in time */
+    const double sc[KL_NSMP] = {timed ? ref->y[KL_OUT_TC * P + p] : 2.0, ref->y[KL_OUT_DMAX * P + p],
                                 ref->y[KL_OUT_FPEAK * P + p]};
     for (size_t q = 0; q < KL_NSMP; ++q)
       for (size_t j = 0; j < M; ++j) {
@@ -228,7 +246,10 @@ static void test_chunks_and_samples(void **state)
     if (ser->status[p] != KL_OK) continue;
     assert_true(ser->smp[(KL_SMP_D * (size_t)M + 0) * P + p] == 0.0);
     const kl_impact_in in = kl_impact_batch_get(ser, p);
-    if (in.model != KL_MODEL_KV) assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == 2.0);
+    const int timed = in.model == KL_MODEL_KV || in.model == KL_MODEL_GEN || in.fe != 0.0; /* sampled in time */
+    if (!timed) assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == 2.0);
+    if (timed && in.model != KL_MODEL_KV)
+      assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == ser->y[KL_OUT_TC * P + p]);
   }
   kl_host_destroy(small);
   kl_impact_batch_destroy(ser);

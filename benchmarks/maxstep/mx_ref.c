@@ -220,7 +220,7 @@ static contact cf_contact(const mx_case *c, int mode, double vin, double g)
   const double fe = hc ? 0.0 : c->m * g; /* no closed form for Hunt-Crossley under gravity */
   const double v0 = (mode == MX_REF_HC_FIXED) ? sqrt(2.0 * c->g * c->z0) : vin;
   kl_impact_in in = {c->m, c->K, c->n, c->cr, v0, fe, hc ? KL_MODEL_HC : KL_MODEL_KV, c->law,
-                     mode == MX_REF_KV_FORCE ? KL_SEP_FORCE : KL_SEP_PENETRATION};
+                     mode == MX_REF_KV_FORCE ? KL_SEP_FORCE : KL_SEP_PENETRATION, 0.0, 0.0, 0.0};
   const kl_impact_out o = kl_impact(in);
   contact ct = {o.cr_eff * v0, 0.0, o.tc, o.fpeak, o.dmax};
   if (mode == MX_REF_HC_FIXED) ct.vout = o.cr_eff * vin; /* not exact: chi fixed at v0 (rows not compared) */

@@ -1,6 +1,7 @@
 /* kelvin/ball.h: the paper's ball on a plane (section 4.1, Fig. 3) in the variable-time-step engine's
  * 1-D slice (docs/design.md section 3): a sphere falling under gravity onto a static plane, its normal
- * contact a Kelvin-Voigt, Hunt-Crossley or Emden-Fowler contact from the closed forms of kelvin/contact.h.
+ * contact a Kelvin-Voigt, Hunt-Crossley or Emden-Fowler contact from the closed forms of kelvin/contact.h,
+ * or the general law F = k d^n1 + c sgn(d')|d'|^m d^n2.
  * Free flight is exact ballistic motion and the impact time is located exactly; a Kelvin-Voigt contact
  * is advanced to its end in one closed-form sub-step (paper eq. 4), a nonlinear one by an error-controlled
  * exponential step. The times a caller advances to are only where states are reported: the trajectory,
@@ -26,10 +27,15 @@ typedef struct kelvin_ball_model {
   double K;           /* stiffness [N/m^n] > 0 */
   double n;           /* force exponent in [1, 3]: 1 for Kelvin-Voigt, 1.5 for Hertz */
   double cr;          /* coefficient of restitution in (0, 1] */
-  kelvin_model model; /* KELVIN_MODEL_KV, _HC or _EF */
+  kelvin_model model; /* KELVIN_MODEL_KV, _HC, _EF or _GEN */
   kelvin_law law;     /* damping law of Hunt-Crossley */
   kelvin_rule rule;   /* end of a Kelvin-Voigt contact */
   double tol;         /* relative tolerance of the nonlinear sub-step control, in [1e-14, 1e-2] */
+  /* KELVIN_MODEL_GEN, F = k d^n1 + c sgn(d')|d'|^m d^n2 clamped at 0: k is K, n1 is n (in (0, 5]), and
+   * (cr and law unused; the contact ends at d = 0): */
+  double gen_c;  /* c [N (s/m)^m / m^n2] >= 0 */
+  double gen_n2; /* n2 in [0, 5] (0: the force jumps to c v^m at contact) */
+  double gen_m;  /* the rate exponent m in (0, 5] */
 } kelvin_ball_model;
 
 /* The paper's section 4.1 ball: 1 kg, R = 0.1 m, g = 9.81 m/s^2, Kelvin-Voigt with K = 140e6 N/m (n = 1),

@@ -129,6 +129,14 @@ KELVIN_API kelvin_status kelvin_world_add_mesh(kelvin_world *w, const double *ve
 KELVIN_API kelvin_status kelvin_world_add_pair(kelvin_world *w, int body_a, int body_b, double K, double cr, double D,
                                                double mu);
 
+/* The general law F = k d^n1 + c sgn(d')|d'|^m d^n2, clamped at 0 (KELVIN_MODEL_GEN), before compiling:
+ * pair -1 makes it the model of every contact with these constants (the bodies' stiffness and restitution
+ * are then unused; a contact ends at d = 0); pair p >= 0 gives the p-th pair added (kelvin_world_add_pair,
+ * numbered from 0 in the order added) its own constants. k > 0, c >= 0, n1 in (0, 5], n2 in [0, 5],
+ * m in (0, 5]: KELVIN_ERR_ARG naming the constant otherwise. */
+KELVIN_API kelvin_status kelvin_world_set_general(kelvin_world *w, int pair, double k, double c, double n1, double n2,
+                                                  double m);
+
 /* Validate and finish the world; it is read-only afterwards. KELVIN_ERR_ARG with a message naming the
  * body or shape and the field. */
 KELVIN_API kelvin_status kelvin_world_compile(kelvin_world *w);
