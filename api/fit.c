@@ -340,7 +340,7 @@ static int jac_from(const gsl_vector *z, fit_ctx *c, const gsl_vector *r0, gsl_m
 static int jac(const gsl_vector *z, void *vc, gsl_matrix *J) { return jac_from(z, vc, NULL, J); }
 
 /* Singular values of J (n x p, n >= p): *cond = largest / smallest (inf when 0); the right singular vector of
- * the smallest into v. 0, or -1 out of memory. */
+ * the smallest into v. 0, or -1 out of memory or when GSL fails. */
 static int svd_of(const gsl_matrix *J, double *cond, double *v)
 {
   const size_t n = J->size1, q = J->size2;
@@ -351,7 +351,10 @@ static int svd_of(const gsl_matrix *J, double *cond, double *v)
     return -1;
   }
   gsl_matrix_memcpy(A, J);
-  gsl_linalg_SV_decomp(A, V, S, w);
+  if (gsl_linalg_SV_decomp(A, V, S, w) != GSL_SUCCESS) { /* not for n >= p and finite J (the count check) */
+    gsl_matrix_free(A), gsl_matrix_free(V), gsl_vector_free(S), gsl_vector_free(w);
+    return -1;
+  }
   const double smax = gsl_vector_get(S, 0), smin = gsl_vector_get(S, q - 1);
   *cond = smin > 0 ? smax / smin : INFINITY;
   for (size_t j = 0; j < q; ++j) v[j] = gsl_matrix_get(V, j, q - 1);
@@ -363,7 +366,9 @@ static int svd_of(const gsl_matrix *J, double *cond, double *v)
 static kelvin_status rank_check(kelvin_fit *f, const fit_ctx *c, const gsl_matrix *J, const char *where, double *cond)
 {
   double v[NP];
-  if (svd_of(J, cond, v) != 0) return kl_api_fail(f->msg, KELVIN_ERR_NOMEM, "fit: out of memory");
+  if (svd_of(J, cond, v) != 0)
+    return kl_api_fail(f->msg, KELVIN_ERR_NUMERIC, "fit: the singular values of the Jacobian failed: %s",
+                       kl_gsl_error() ? kl_gsl_error() : "out of memory");
   if (*cond * FIT_RANK_TOL < 1.0 && isfinite(*cond)) return KELVIN_OK;
   char comb[512] = "", nm[16];
   size_t len = 0;
