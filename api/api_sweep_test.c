@@ -346,20 +346,21 @@ static void test_load_progress(void **state)
   kelvin_sweep_free(s);
 }
 
-/* The sweep parameters for a help text: six, in the config's order, then none. */
+/* The sweep parameters for a help text: nine (the last three the general law's), in the config's order, then
+ * none. */
 static void test_params(void **state)
 {
   (void)state;
-  static const char *const keys[] = {"m", "K", "n", "cr", "v0", "fe"};
+  static const char *const keys[] = {"m", "K", "n", "cr", "v0", "fe", "c", "n2", "rate_exp"};
   const char *key, *def, *doc;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 9; ++i) {
     assert_int_equal(kelvin_sweep_param(i, &key, &def, &doc), 1);
     assert_string_equal(key, keys[i]);
     assert_true(def[0] && doc[0]);
   }
   assert_int_equal(kelvin_sweep_param(1, NULL, &def, NULL), 1);
   assert_string_equal(def, "1e9");
-  assert_int_equal(kelvin_sweep_param(6, &key, &def, &doc), 0);
+  assert_int_equal(kelvin_sweep_param(9, &key, &def, &doc), 0);
   assert_null(key);
   assert_null(def);
   assert_null(doc);

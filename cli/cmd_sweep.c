@@ -79,17 +79,18 @@ static const char *status_text(int st, char *buf, size_t cap)
   return buf;
 }
 
-#define NVARIANT 8
-/* Variant of a row: 0-1 kv rules, 2-6 hc laws, 7 ef. */
+#define NVARIANT 9
+/* Variant of a row: 0-1 kv rules, 2-6 hc laws, 7 ef, 8 general. */
 static int variant(kelvin_impact_in in)
 {
   if (in.model == KELVIN_MODEL_KV) return (int)in.rule;
   if (in.model == KELVIN_MODEL_HC) return 2 + (int)in.law;
+  if (in.model == KELVIN_MODEL_GEN) return 8;
   return 7;
 }
 static const char *const variant_names[NVARIANT] = {"kv/penetration", "kv/force",          "hc/hunt-crossley",
                                                      "hc/lankarani-nikravesh", "hc/flores", "hc/gonthier",
-                                                     "hc/exact",       "ef"};
+                                                     "hc/exact",       "ef",        "general"};
 
 /* Peak force of the undamped impact with the same m, K, n, v0: K d0^n with d0^{n+1} = (n+1) m v0^2/(2K)
  * (v0 sqrt(K m) for n = 1): the scale that makes peak forces of different speeds comparable. */
@@ -117,7 +118,8 @@ static int write_csv(const kl_cli_common *c, const kelvin_impact_batch *b, doubl
 {
   kl_out o;
   if (kl_out_open(&o, c->out, "sweep.csv") != 0) return -1;
-  fprintf(o.f, "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,status,status_text\n");
+  fprintf(o.f, "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,c,n2,rate_exp,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,status,"
+               "status_text\n");
   const size_t P = kelvin_impact_batch_size(b);
   char sbuf[256];
   phase ph;
@@ -125,10 +127,16 @@ static int write_csv(const kl_cli_common *c, const kelvin_impact_batch *b, doubl
   for (size_t p = 0; p < P; ++p) {
     const kelvin_impact_in in = input(b, p);
     const kelvin_impact_out y = result(b, p);
-    const int okm = in.model >= 0 && in.model < 3;
+    const int okm = in.model >= 0 && in.model <= KELVIN_MODEL_GEN;
     fprintf(o.f, "%zu,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p, okm ? kelvin_model_name(in.model) : "?",
             in.model == KELVIN_MODEL_HC ? kelvin_law_name(in.law) : "-",
-            in.model == KELVIN_MODEL_KV ? kelvin_rule_name(in.rule) : "-", in.m, in.K, in.n, in.cr, in.v0, in.fe);
+            in.model == KELVIN_MODEL_KV || in.model == KELVIN_MODEL_GEN ? kelvin_rule_name(in.rule) : "-", in.m, in.K,
+            in.n, in.cr, in.v0, in.fe);
+    /* the general law's own parameters ('-' for the other models) */
+    if (in.model == KELVIN_MODEL_GEN)
+      fprintf(o.f, ",%.17g,%.17g,%.17g", in.c, in.n2, in.rate_exp);
+    else
+      fprintf(o.f, ",-,-,-");
     fprintf(o.f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", y.dmax, y.tmax, y.fpeak, y.tc, y.cr_eff, y.ediss,
             y.damp);
     fprintf(o.f, ",%d,%s\n", y.flags, status_text(y.flags, sbuf, sizeof sbuf));
@@ -296,7 +304,7 @@ static void summary(const kelvin_impact_batch *b)
   const size_t P = kelvin_impact_batch_size(b);
   for (size_t p = 0; p < P; ++p) {
     const kelvin_impact_in in = input(b, p);
-    if ((int)in.model < 0 || (int)in.model > 2 || (int)in.law < 0 || (int)in.law > KELVIN_LAW_EXACT ||
+    if ((int)in.model < 0 || (int)in.model > KELVIN_MODEL_GEN || (int)in.law < 0 || (int)in.law > KELVIN_LAW_EXACT ||
         (int)in.rule < 0 || (int)in.rule > 1) {
       ++other;
       continue;
@@ -376,7 +384,8 @@ static void help(void)
          "  --help          this text\n\n"
          "config (YAML; every key optional, unknown keys are errors):\n"
          "  sweep:\n"
-         "    model: [kv, hc, ef]        models (kv Kelvin-Voigt, hc Hunt-Crossley, ef Emden-Fowler)\n"
+         "    model: [kv, hc, ef]        models (kv Kelvin-Voigt, hc Hunt-Crossley, ef Emden-Fowler, general:\n"
+         "                               F = K d^n + c sgn(d')|d'|^rate_exp d^n2, no tension, by a step)\n"
          "    law: [hunt-crossley, lankarani-nikravesh, flores, gonthier, exact]   hc damping laws\n"
          "    rule: [penetration, force] kv separation rules (contact ends at d = 0 / at zero force)\n",
          FIG_MAX);
@@ -390,14 +399,16 @@ static void help(void)
       printf("    %s\n    %-26s %s\n", kv, "", doc);
   }
   printf("    samples: 0                 force and penetration samples per scenario (samples.csv): kv at\n"
-         "                               equal times over the contact, hc/ef at equal phase steps\n"
+         "                               equal times over the contact (general, hc under a force too),\n"
+         "                               hc/ef at equal phase steps\n"
          "                               (d = s d_max compressing, (2 - s) d_max restoring, s in [0, 2])\n"
          "    scenarios: file.csv        scenarios from a CSV file instead of the product (relative to the\n"
          "                               config): columns m_kg, K, cr, v0_m_s, model required (m, v0\n"
-         "                               too); n, fe_N, law, rule optional ('-': not given); other columns\n"
-         "                               ignored, so a sweep.csv reads back\n"
+         "                               too); n, fe_N, law, rule, c, n2, rate_exp optional ('-': not\n"
+         "                               given); other columns ignored, so a sweep.csv reads back\n"
          "  A parameter is a number, a list [a, b, c] or a range {min: A, max: B, n: N, scale: lin|log};\n"
-         "  the sweep is the cartesian product. n and law apply to hc (n to ef too); fe and rule to kv.\n"
+         "  the sweep is the cartesian product. n and law apply to hc (n to ef and general too); fe to kv,\n"
+         "  hc and general, rule to kv and general; c, n2 and rate_exp to general.\n"
          "  The defaults above are the built-in sweep. See examples/sweep.yaml.\n\n"
          "writes, in DIR: sweep.csv (one row per scenario: inputs, metrics, status), samples.csv (with\n"
          "samples > 0), summary.json, figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"

@@ -19,10 +19,13 @@
 const kl_sweep_pdef kl_sweep_pdefs[NPAR] = {
   {"m", 0.0, INFINITY, 0, 0, 1.0, "1", "effective mass [kg], > 0"},
   {"K", 0.0, INFINITY, 0, 0, 1e9, "1e9", "stiffness [N/m for kv, N/m^n for hc/ef], > 0"},
-  {"n", 0.0, 10.0, 0, 1, 1.5, "1.5", "force exponent of hc/ef in (0, 10) (kv is linear, n = 1)"},
+  {"n", 0.0, 10.0, 0, 1, 1.5, "1.5", "force exponent of hc/ef (n1 of general) in (0, 10) (kv is linear, n = 1)"},
   {"cr", 0.0, 1.0, 0, 0, 0.5, "{min: 0.05, max: 1, n: 39}", "coefficient of restitution, in (0, 1]"},
   {"v0", 0.0, INFINITY, 0, 0, 1.0, "{min: 0.01, max: 10, n: 16, scale: log}", "impact speed [m/s], > 0"},
-  {"fe", -INFINITY, INFINITY, 0, 0, 0.0, "0", "constant force pushing into the contact [N], kv only"},
+  {"fe", -INFINITY, INFINITY, 0, 0, 0.0, "0", "constant force pushing into the contact [N], kv, hc and general"},
+  {"c", 0.0, INFINITY, 1, 0, 0.0, "0", "damping coefficient of the general law [N (s/m)^rate_exp / m^n2], >= 0"},
+  {"n2", 0.0, 10.0, 1, 1, 1.5, "1.5", "exponent of d in the general law's damping term, in [0, 10)"},
+  {"rate_exp", 0.0, 10.0, 0, 1, 1.0, "1", "rate exponent of the general law (its m, not the mass), in (0, 10)"},
 };
 
 
@@ -193,7 +196,8 @@ static void dirname_of(const char *path, char *buf, size_t cap)
 static kelvin_status spec_from(kl_cfg *c, const char *path, kl_sweep_spec *s)
 {
   static const char *const top_keys[] = {"sweep", NULL};
-  static const char *const keys[] = {"model", "law", "rule", "m", "K", "n", "cr", "v0", "fe", "samples", "scenarios", NULL};
+  static const char *const keys[] = {"model", "law", "rule", "m",  "K",        "n",       "cr",       "v0",
+                                     "fe",    "c",   "n2",   "rate_exp", "samples", "scenarios", NULL};
   kelvin_status st;
   const kl_cfg_node *root = kl_cfg_root(c);
   if ((st = kl_cfg_keys(c, root, "(top level)", top_keys)) != KELVIN_OK) return st;
@@ -201,7 +205,7 @@ static kelvin_status spec_from(kl_cfg *c, const char *path, kl_sweep_spec *s)
   if (!sw) return kl_cfg_fail(c, root, "sweep", "missing (the file must have a 'sweep:' mapping)");
   if ((st = kl_cfg_keys(c, sw, "sweep", keys)) != KELVIN_OK) return st;
   const kl_cfg_node *nd;
-  if ((nd = kl_cfg_get(sw, "model")) && (st = parse_names(c, nd, "sweep.model", kl_model_names_, s->model, 3, &s->nmodel)))
+  if ((nd = kl_cfg_get(sw, "model")) && (st = parse_names(c, nd, "sweep.model", kl_model_names_, s->model, KL_NMODELS, &s->nmodel)))
     return st;
   s->given[NPAR + 0] = nd != NULL;
   if ((nd = kl_cfg_get(sw, "law")) && (st = parse_names(c, nd, "sweep.law", kl_law_names_, s->law, 5, &s->nlaw))) return st;
@@ -241,71 +245,112 @@ static kelvin_status spec_from(kl_cfg *c, const char *path, kl_sweep_spec *s)
     return KELVIN_OK;
   }
   /* keys that only some models use must meet one of them */
-  int has[3] = {0, 0, 0};
+  int has[KL_NMODELS] = {0};
   for (int k = 0; k < s->nmodel; ++k) has[s->model[k]] = 1;
   if (s->given[NPAR + 1] && !has[1])
     return kl_cfg_fail(c, kl_cfg_get(sw, "law"), "sweep.law", "applies to model hc only, and sweep.model has no hc");
-  if (s->given[NPAR + 2] && !has[0])
-    return kl_cfg_fail(c, kl_cfg_get(sw, "rule"), "sweep.rule", "applies to model kv only, and sweep.model has no kv");
-  if (s->given[PN] && !has[1] && !has[2])
-    return kl_cfg_fail(c, kl_cfg_get(sw, "n"), "sweep.n", "applies to models hc and ef only (kv is linear)");
-  if (s->given[PFE] && !has[0])
+  if (s->given[NPAR + 2] && !has[0] && !has[KL_MODEL_GEN])
+    return kl_cfg_fail(c, kl_cfg_get(sw, "rule"), "sweep.rule",
+                       "applies to models kv and general only, and sweep.model has neither");
+  if (s->given[PN] && !has[1] && !has[2] && !has[KL_MODEL_GEN])
+    return kl_cfg_fail(c, kl_cfg_get(sw, "n"), "sweep.n", "applies to models hc, ef and general only (kv is linear)");
+  if (s->given[PFE] && !has[0] && !has[1] && !has[KL_MODEL_GEN])
     return kl_cfg_fail(c, kl_cfg_get(sw, "fe"), "sweep.fe",
-                       "applies to model kv only (the nonlinear models have no closed form under a force)");
+                       "applies to models kv, hc and general only (ef has no model under a force)");
+  for (int i = PC; i <= PREXP; ++i)
+    if (s->given[i] && !has[KL_MODEL_GEN]) {
+      char f[64];
+      snprintf(f, sizeof f, "sweep.%s", kl_sweep_pdefs[i].key);
+      return kl_cfg_fail(c, kl_cfg_get(sw, kl_sweep_pdefs[i].key), f,
+                         "applies to model general only, and sweep.model has no general");
+    }
   return KELVIN_OK;
 }
 
 //------- scenarios -------
 
-/* Rows of the cartesian product; -1 if above MAXP. Kelvin-Voigt rows run over rules and fe with
- * n = 1; Hunt-Crossley rows over laws and n with fe = 0; Emden-Fowler rows over n. */
+/* The values of parameter i a model's rows run over (1 where the model does not use it, with the value the
+ * row then takes: n = 1 for kv, fe = 0 for ef, c = n2 = rate_exp = 0 but for general). */
+static int model_nv(const kl_sweep_spec *s, int model, int i)
+{
+  if (i == PN && model == KL_MODEL_KV) return 1;
+  if (i == PFE && model == KL_MODEL_EF) return 1;
+  if (i >= PC && i <= PREXP && model != KL_MODEL_GEN) return 1;
+  return s->nv[i];
+}
+static double model_value(const kl_sweep_spec *s, int model, int i, int k)
+{
+  if (i == PN && model == KL_MODEL_KV) return 1.0;
+  if (i == PFE && model == KL_MODEL_EF) return 0.0;
+  if (i >= PC && i <= PREXP && model != KL_MODEL_GEN) return 0.0;
+  return s->v[i][k];
+}
+/* Variants of a model: kv and general by rule, hc by law. */
+static int model_nvar(const kl_sweep_spec *s, int model)
+{
+  return (model == KL_MODEL_KV || model == KL_MODEL_GEN) ? s->nrule : model == KL_MODEL_HC ? s->nlaw : 1;
+}
+
+/* Rows of the cartesian product; -1 if above MAXP. Kelvin-Voigt rows run over rules and fe with n = 1;
+ * Hunt-Crossley rows over laws, n and fe; Emden-Fowler rows over n with fe = 0; general rows over rules, n, fe,
+ * c, n2 and rate_exp. */
 long kl_sweep_product_size(const kl_sweep_spec *s)
 {
   double tot = 0.0;
   const double base = (double)s->nv[PM] * s->nv[PK] * s->nv[PCR] * s->nv[PV0];
   for (int k = 0; k < s->nmodel; ++k) {
-    if (s->model[k] == KL_MODEL_KV) tot += base * s->nrule * s->nv[PFE];
-    if (s->model[k] == KL_MODEL_HC) tot += base * s->nlaw * s->nv[PN];
-    if (s->model[k] == KL_MODEL_EF) tot += base * s->nv[PN];
+    double r = base * model_nvar(s, s->model[k]);
+    for (int i = PN; i <= PREXP; ++i)
+      if (i != PCR && i != PV0) r *= model_nv(s, s->model[k], i);
+    tot += r;
   }
   return tot > (double)MAXP ? -1 : (long)tot;
 }
 
-/* Fill b with the product, in the order model, law/rule, m, K, n/fe, v0, cr (cr fastest). */
+/* Fill b with the product, in the order model, law/rule, m, K, n, fe, c, n2, rate_exp, v0, cr (cr fastest). */
 void kl_sweep_fill_product(const kl_sweep_spec *s, kl_impact_batch *b)
 {
   size_t p = 0;
   for (int k = 0; k < s->nmodel; ++k) {
     const int model = s->model[k];
-    const int nvar = model == KL_MODEL_KV ? s->nrule : model == KL_MODEL_HC ? s->nlaw : 1;
-    const int nextra = model == KL_MODEL_KV ? s->nv[PFE] : s->nv[PN];
+    const int nvar = model_nvar(s, model);
+    const int nn = model_nv(s, model, PN), nf = model_nv(s, model, PFE), nc = model_nv(s, model, PC),
+              nn2 = model_nv(s, model, PN2), nr = model_nv(s, model, PREXP);
     for (int var = 0; var < nvar; ++var)
       for (int im = 0; im < s->nv[PM]; ++im)
         for (int iK = 0; iK < s->nv[PK]; ++iK)
-          for (int ix = 0; ix < nextra; ++ix)
-            for (int iv = 0; iv < s->nv[PV0]; ++iv)
-              for (int ic = 0; ic < s->nv[PCR]; ++ic) {
-                kl_impact_in in;
-                in.c = in.n2 = in.rate_exp = 0.0;
-                in.model = model;
-                in.law = model == KL_MODEL_HC ? s->law[var] : KL_LAW_EXACT;
-                in.rule = model == KL_MODEL_KV ? s->rule[var] : KL_SEP_PENETRATION;
-                in.m = s->v[PM][im];
-                in.K = s->v[PK][iK];
-                in.n = model == KL_MODEL_KV ? 1.0 : s->v[PN][ix];
-                in.fe = model == KL_MODEL_KV ? s->v[PFE][ix] : 0.0;
-                in.v0 = s->v[PV0][iv];
-                in.cr = s->v[PCR][ic];
-                kl_impact_batch_set(b, p++, in);
-              }
+          for (int in_ = 0; in_ < nn; ++in_)
+            for (int ifo = 0; ifo < nf; ++ifo)
+              for (int ic_ = 0; ic_ < nc; ++ic_)
+                for (int i2 = 0; i2 < nn2; ++i2)
+                  for (int ir = 0; ir < nr; ++ir)
+                    for (int iv = 0; iv < s->nv[PV0]; ++iv)
+                      for (int ic = 0; ic < s->nv[PCR]; ++ic) {
+                        kl_impact_in in;
+                        in.model = model;
+                        in.law = model == KL_MODEL_HC ? s->law[var] : KL_LAW_EXACT;
+                        in.rule = (model == KL_MODEL_KV || model == KL_MODEL_GEN) ? s->rule[var] : KL_SEP_PENETRATION;
+                        in.m = s->v[PM][im];
+                        in.K = s->v[PK][iK];
+                        in.n = model_value(s, model, PN, in_);
+                        in.fe = model_value(s, model, PFE, ifo);
+                        in.c = model_value(s, model, PC, ic_);
+                        in.n2 = model_value(s, model, PN2, i2);
+                        in.rate_exp = model_value(s, model, PREXP, ir);
+                        in.v0 = s->v[PV0][iv];
+                        in.cr = s->v[PCR][ic];
+                        kl_impact_batch_set(b, p++, in);
+                      }
   }
 }
 
 /* Scenario columns: the names of sweep.csv (with units) and the short ones. */
-enum { CM, CK, CN, CCR, CV0, CFE, CMODEL, CLAW, CRULE, NCOL };
+enum { CM, CK, CN, CCR, CV0, CFE, CC, CN2, CREXP, CMODEL, CLAW, CRULE, NCOL };
 static const char *const CN_M[] = {"m_kg", "m", NULL}, *const CN_K[] = {"K", NULL}, *const CN_N[] = {"n", NULL},
                          *const CN_CR[] = {"cr", NULL}, *const CN_V0[] = {"v0_m_s", "v0", NULL},
-                         *const CN_FE[] = {"fe_N", "fe", NULL}, *const CN_MODEL[] = {"model", NULL},
+                         *const CN_FE[] = {"fe_N", "fe", NULL}, *const CN_C[] = {"c", NULL},
+                         *const CN_N2[] = {"n2", NULL}, *const CN_REXP[] = {"rate_exp", NULL},
+                         *const CN_MODEL[] = {"model", NULL},
                          *const CN_LAW[] = {"law", NULL}, *const CN_RULE[] = {"rule", NULL};
 
 typedef struct scen_ctx {
@@ -321,9 +366,9 @@ typedef struct scen_ctx {
 static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
 {
   scen_ctx *c = vp;
-  static const int pidx[6] = {PM, PK, PN, PCR, PV0, PFE};
+  static const int pidx[9] = {PM, PK, PN, PCR, PV0, PFE, PC, PN2, PREXP};
   if (r->index == 0) return kl_csv_columns(c->file, r, c->col, NCOL, msg, cap);
-  double vals[6] = {0};
+  double vals[9] = {0};
   int ints[3] = {0, KL_LAW_EXACT, KL_SEP_PENETRATION};
   for (int k = CMODEL; k <= CRULE; ++k) {
     const char *const *names = k == CMODEL ? kl_model_names_ : k == CLAW ? kl_law_names_ : kl_rule_names_;
@@ -346,7 +391,9 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
     ints[k - CMODEL] = idx;
   }
   vals[CN] = ints[0] == KL_MODEL_KV ? 1.0 : 1.5;
-  for (int k = CM; k <= CFE; ++k) {
+  vals[CREXP] = 1.0;
+  int n2_given = 0;
+  for (int k = CM; k <= CREXP; ++k) {
     if (c->col[k].idx < 0) continue;
     if (!c->col[k].required && strcmp(r->f[c->col[k].idx], "-") == 0) continue;
     double x;
@@ -364,8 +411,14 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
       return KELVIN_ERR_CONFIG;
     }
     vals[k] = x;
+    if (k == CN2) n2_given = 1;
   }
   kl_impact_in in = {0};
+  if (ints[0] == KL_MODEL_GEN) { /* the general law: n2 defaults to n (Hunt-Crossley's), rate_exp to 1 */
+    in.c = vals[CC];
+    in.n2 = n2_given ? vals[CN2] : vals[CN];
+    in.rate_exp = vals[CREXP];
+  }
   in.m = vals[CM];
   in.K = vals[CK];
   in.n = vals[CN];
@@ -379,8 +432,8 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
     snprintf(msg, (size_t)cap, "%s:%ld: column 'n': model kv is linear: n must be 1 (or -), got %g", c->file, r->line, in.n);
     return KELVIN_ERR_CONFIG;
   }
-  if (in.model != KL_MODEL_KV && in.fe != 0.0) {
-    snprintf(msg, (size_t)cap, "%s:%ld: column 'fe_N': model %s has no closed form under an external force: fe must be 0",
+  if (in.model == KL_MODEL_EF && in.fe != 0.0) {
+    snprintf(msg, (size_t)cap, "%s:%ld: column 'fe_N': model %s has no model under an external force: fe must be 0",
              c->file, r->line, kl_model_names_[in.model]);
     return KELVIN_ERR_CONFIG;
   }
@@ -406,8 +459,8 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
 }
 
 /* Scenarios from a CSV file with a header row. Required columns m_kg (or m), K, cr, v0_m_s (or v0),
- * model; optional n (default 1 for kv, 1.5 otherwise), fe_N (0), law (exact), rule (penetration), '-'
- * for "not given"; other columns are ignored, so a sweep.csv can be fed back. Returns KELVIN_OK,
+ * model; optional n (default 1 for kv, 1.5 otherwise), fe_N (0), law (exact), rule (penetration), and for
+ * model general c (0), n2 (n) and rate_exp (1), '-' for "not given"; other columns are ignored, so a sweep.csv can be fed back. Returns KELVIN_OK,
  * KELVIN_ERR_IO or KELVIN_ERR_CONFIG with a message naming file, line and column. */
 kelvin_status kl_sweep_load_csv(const char *path, int M, kl_impact_batch **out, char *msg, size_t cap)
 {
@@ -420,7 +473,8 @@ kelvin_status kl_sweep_load_csv_progress(const char *path, int M, kl_impact_batc
   *out = NULL;
   scen_ctx c = {path,
                 {{CN_M, 1, -1, 0}, {CN_K, 1, -1, 0}, {CN_N, 0, -1, 0}, {CN_CR, 1, -1, 0}, {CN_V0, 1, -1, 0}, {CN_FE, 0, -1, 0},
-                 {CN_MODEL, 1, -1, 0}, {CN_LAW, 0, -1, 0}, {CN_RULE, 0, -1, 0}},
+                 {CN_C, 0, -1, 0}, {CN_N2, 0, -1, 0}, {CN_REXP, 0, -1, 0}, {CN_MODEL, 1, -1, 0}, {CN_LAW, 0, -1, 0},
+                 {CN_RULE, 0, -1, 0}},
                 NULL, 0, 0, fn, ctx};
   kelvin_status st = kl_csv_parse_file(path, MAXP, scen_row, &c, msg, (int)cap);
   if (st == KELVIN_OK && c.n == 0) {

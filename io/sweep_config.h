@@ -13,7 +13,7 @@
 
 
 /* The real parameters, their config keys and domains (kl_impact_check's, stated for people). */
-enum { PM, PK, PN, PCR, PV0, PFE, NPAR };
+enum { PM, PK, PN, PCR, PV0, PFE, PC, PN2, PREXP, NPAR }; /* PC, PN2, PREXP: the general law's */
 typedef struct kl_sweep_pdef {
   const char *key;
   double lo, hi;   /* domain: lo < v (or lo <= v if lo_closed), v <= hi (or v < hi if hi_open) */
@@ -25,7 +25,7 @@ typedef struct kl_sweep_pdef {
 extern const kl_sweep_pdef kl_sweep_pdefs[NPAR];
 
 typedef struct kl_sweep_spec {
-  int model[3], nmodel;
+  int model[KL_NMODELS], nmodel;
   int law[5], nlaw;
   int rule[2], nrule;
   double *v[NPAR]; /* values of each parameter (malloc'd) */

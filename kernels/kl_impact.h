@@ -233,6 +233,7 @@ KL_FN kl_impact_out kl_impact_by_step(kl_impact_in in)
   o.cr_eff = -r.vexit / in.v0;
   o.ediss = 1.0 - o.cr_eff * o.cr_eff;
   o.damp = in.model == KL_MODEL_GEN ? in.c : L.c / in.K;
+  if (!kl_finite(o.ediss) || !kl_finite(o.damp)) return kl_impact_zero(KL_NO_CONVERGE);
   return o;
 }
 

@@ -185,7 +185,11 @@ KL_FN kl_istep_out kl_impact_step_run(kl_gen_law L, kl_real mb, kl_real v0, kl_r
       const kl_real ef = fabs(kl_istep_force(L, fin.x, fin.v) - kl_istep_force(L, x3.x, x3.v)) / fn;
       kl_real err = kl_istep_max(kl_istep_max(fabs(er.x) / xn, fabs(er.v) / vs), ef) / KL_ISTEP_TOL;
       if (!kl_finite(err)) err = 1e30;
-      if (!(err <= 1.0) && h > hmin && !landing) {
+      if (!(err <= 1.0) && !landing) {
+        if (!(h > hmin)) { /* the shortest step still misses the tolerance: no result rather than a wrong one */
+          o.status = KL_ISTEP_NOCONV;
+          return o;
+        }
         h = kl_istep_max(kl_xrb_next_h(h, err), hmin);
         o.nrej++;
         if (o.nsteps + o.nrej >= KL_ISTEP_MAXSTEPS) break;

@@ -95,6 +95,9 @@ static void test_config_errors(void **state)
     {"logmin.yaml", "sweep:\n  fe: {min: -1, max: 1, n: 3, scale: log}\n",
      "logmin.yaml:2: sweep.fe.min: must be > 0 for scale: log, got -1"},
     {"lawkv.yaml", "sweep:\n  model: kv\n  law: flores\n", "lawkv.yaml:3: sweep.law: applies to model hc only"},
+    {"ckv.yaml", "sweep:\n  model: [kv, hc]\n  c: 10\n", "ckv.yaml:3: sweep.c: applies to model general only"},
+    {"rexp.yaml", "sweep:\n  model: general\n  rate_exp: 0\n", "rexp.yaml:3: sweep.rate_exp: must be > 0, got 0"},
+    {"feef.yaml", "sweep:\n  model: ef\n  fe: 1\n", "feef.yaml:3: sweep.fe: applies to models kv, hc and general only"},
     {"empty.yaml", "", "empty.yaml: the file is empty"},
     {"dup.yaml", "sweep:\n  cr: 0.5\n  cr: 0.6\n", "dup.yaml:3: sweep.cr: duplicate key (first given on line 2)"},
     {"missingcol.yaml", "sweep:\n  scenarios: missingcol.csv\n",
@@ -182,9 +185,16 @@ static void test_good_runs(void **state)
                     "  fe: [0, -10]\n  samples: 4\n");
   assert_int_equal(kelvin(NULL, "sweep --quiet --out small small.yaml", err, sizeof err), 0);
   assert_string_equal(err, ""); /* --quiet: nothing on stderr */
-  /* kv: 1 rule x 2 m x 2 fe x 3 v0 x 5 cr = 60; hc: 2 laws x 2 m x 3 x 5 = 60 */
-  assert_int_equal(count_lines("small/sweep.csv"), 120 + 1);
-  assert_int_equal(count_lines("small/samples.csv"), 120 * 4 + 1);
+  /* kv: 1 rule x 2 m x 2 fe x 3 v0 x 5 cr = 60; hc (under a force too, by the step): 2 laws x 2 m x 2 fe x 3 x 5
+   * = 120 */
+  assert_int_equal(count_lines("small/sweep.csv"), 180 + 1);
+  assert_int_equal(count_lines("small/samples.csv"), 180 * 4 + 1);
+  /* the general law: 2 rules x 2 c x 2 n2 x 2 rate_exp x 2 v0 = 32 rows, its columns in sweep.csv */
+  put("gen.yaml", "sweep:\n  model: general\n  rule: [penetration, force]\n  K: 1e9\n  n: 1.5\n  c: [1e3, 1e5]\n"
+                  "  n2: [0, 1.5]\n  rate_exp: [0.5, 1]\n  cr: 0.5\n  v0: [0.1, 1]\n  samples: 3\n");
+  assert_int_equal(kelvin(NULL, "sweep --cpu --quiet --out gen gen.yaml", err, sizeof err), 0);
+  assert_int_equal(count_lines("gen/sweep.csv"), 32 + 1);
+  assert_int_equal(count_lines("gen/samples.csv"), 32 * 3 + 1);
   put("rows.csv", "# scenarios\nmodel,m,K,cr,v0,law,n,note\nkv,1,1e8,0.5,1,-,-,first\nhc,1,1e9,0.8,2,gonthier,1.5,x\n"
                   "ef,0.5,1e9,0.9,3,-,2,x\n");
   put("rows.yaml", "sweep:\n  scenarios: rows.csv\n");

@@ -188,7 +188,8 @@ static void compare_samples(const kl_impact_batch *ref, const kl_impact_batch *g
   size_t nbad = 0;
   for (size_t p = 0; p < P; ++p) {
     const kl_impact_in in = kl_impact_batch_get(ref, p);
-    const double sc[KL_NSMP] = {in.model == KL_MODEL_KV ? ref->y[KL_OUT_TC * P + p] : 2.0, ref->y[KL_OUT_DMAX * P + p],
+    const int timed = in.model == KL_MODEL_KV || in.model == KL_MODEL_GEN || in.fe != 0.0; /* sampled in time */
+    const double sc[KL_NSMP] = {timed ? ref->y[KL_OUT_TC * P + p] : 2.0, ref->y[KL_OUT_DMAX * P + p],
                                 ref->y[KL_OUT_FPEAK * P + p]};
     for (size_t q = 0; q < KL_NSMP; ++q)
       for (size_t j = 0; j < M; ++j) {
@@ -245,7 +246,10 @@ static void test_chunks_and_samples(void **state)
     if (ser->status[p] != KL_OK) continue;
     assert_true(ser->smp[(KL_SMP_D * (size_t)M + 0) * P + p] == 0.0);
     const kl_impact_in in = kl_impact_batch_get(ser, p);
-    if (in.model != KL_MODEL_KV) assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == 2.0);
+    const int timed = in.model == KL_MODEL_KV || in.model == KL_MODEL_GEN || in.fe != 0.0; /* sampled in time */
+    if (!timed) assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == 2.0);
+    if (timed && in.model != KL_MODEL_KV)
+      assert_true(ser->smp[(KL_SMP_S * (size_t)M + (size_t)M - 1) * P + p] == ser->y[KL_OUT_TC * P + p]);
   }
   kl_host_destroy(small);
   kl_impact_batch_destroy(ser);

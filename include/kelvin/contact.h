@@ -58,10 +58,11 @@ typedef struct kelvin_impact_in {
   double n;           /* force exponent: 1 for Kelvin-Voigt (required), 1.5 for Hertz; in (0, 10) */
   double cr;          /* coefficient of restitution in (0, 1] */
   double v0;          /* impact speed [m/s] > 0 */
-  double fe;          /* constant external force pushing into the contact [N]; Kelvin-Voigt only, else 0 */
+  double fe;          /* constant external force pushing into the contact [N]; Kelvin-Voigt, Hunt-Crossley and
+                         the general law (both by a step with error control); 0 for Emden-Fowler */
   kelvin_model model;
   kelvin_law law;     /* Hunt-Crossley only */
-  kelvin_rule rule;   /* Kelvin-Voigt only */
+  kelvin_rule rule;   /* Kelvin-Voigt, the general law and Hunt-Crossley under a force */
   /* the general law (KELVIN_MODEL_GEN) only, where K is its k and n its n1 (cr and law unused): damping
    * coefficient c >= 0 [N (s/m)^rate_exp / m^n2], exponent n2 in [0, 10) of d in the damping term and the
    * rate exponent rate_exp in (0, 10) (the law's m, not the mass) */
@@ -78,7 +79,7 @@ typedef struct kelvin_impact_in {
 #define KELVIN_IMPACT_NO_CONVERGE 64    /* an iteration did not reach its tolerance */
 #define KELVIN_IMPACT_BAD_INPUT 128     /* fe not finite */
 #define KELVIN_IMPACT_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
-#define KELVIN_IMPACT_UNSUPPORTED 512   /* fe != 0 with a nonlinear model (no closed form) */
+#define KELVIN_IMPACT_UNSUPPORTED 512   /* fe != 0 with Emden-Fowler (no model of it) */
 
 /* Metrics of one impact */
 typedef struct kelvin_impact_out {
@@ -97,7 +98,9 @@ typedef struct kelvin_impact_out {
 KELVIN_API void kelvin_impact_in_init(kelvin_impact_in *in);
 
 /* Metrics of one impact from the closed forms (Kelvin-Voigt: the exact solution of paper eq. (3)-(4);
- * Hunt-Crossley: phase-plane closed forms through the Lambert W function; Emden-Fowler: eq. (11)-(13)).
+ * Hunt-Crossley: phase-plane closed forms through the Lambert W function; Emden-Fowler: eq. (11)-(13)), or
+ * where none exists (the general law, Hunt-Crossley under a force) by an error-controlled step to ~1e-9
+ * relative (docs/design.md section 2.5; an impact that does not separate: KELVIN_IMPACT_NO_SEPARATION).
  * KELVIN_OK; KELVIN_ERR_ARG for NULL pointers or a bad scenario (out->flags says what); KELVIN_ERR_NUMERIC
  * when the contact does not end or an iteration fails (flags again). *out is zeroed first. */
 KELVIN_API kelvin_status kelvin_impact(const kelvin_impact_in *in, kelvin_impact_out *out);
