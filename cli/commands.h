@@ -11,5 +11,6 @@ int kl_cmd_sweep(int argc, char **argv);   /* optimiser/cmd_sweep.c */
 int kl_cmd_devices(int argc, char **argv); /* optimiser/cmd_devices.c */
 int kl_cmd_robot(int argc, char **argv);   /* cli/cmd_robot.c */
 int kl_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
+int kl_cmd_fit(int argc, char **argv);     /* cli/cmd_fit.c */
 
 #endif

@@ -24,6 +24,7 @@ static const command commands[] = {
   {"check", kl_cmd_check, "validate a config, scene, robot, mesh or CSV input without running; print it in brief"},
   {"devices", kl_cmd_devices, "the OpenCL platforms and devices found, and which one is used"},
   {"robot", kl_cmd_robot, "robot effective mass and feed-speed bound along a path (IK, M(q), limits)"},
+  {"fit", kl_cmd_fit, "calibrate the general contact law (k, c, n1, n2, m) to a measured impact or force trace"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
