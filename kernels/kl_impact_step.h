@@ -24,7 +24,7 @@
 
 #define KL_ISTEP_TOL 1e-10       /* relative error per step (scales: see kl_impact_step_run) */
 #define KL_ISTEP_MAXSTEPS 100000 /* accepted and rejected steps of one impact, then KL_ISTEP_NOCONV */
-#define KL_ISTEP_HORIZON 1.0e4   /* natural times before an impact that has not separated is given up */
+#define KL_ISTEP_HORIZON 1.0e3   /* natural times before an impact that has not separated is given up */
 #define KL_ISTEP_OK 0
 #define KL_ISTEP_SETTLES 1 /* no separation: pressed in (energy below that of separation) or past the horizon */
 #define KL_ISTEP_NOCONV 2  /* the step count ran out */

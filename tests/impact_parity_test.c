@@ -55,6 +55,9 @@ static kl_impact_in scenario(void)
 {
   kl_impact_in in;
   in.model = (int)(rnd64() % KL_NMODELS);
+  /* the general law goes by the step (~0.3 ms a scenario, ~1000x a closed form): a sixth of its draws, ~4 %
+   * of the rows, keep the test's time near what it was */
+  if (in.model == KL_MODEL_GEN && unif() < 5.0 / 6.0) in.model = (int)(rnd64() % KL_MODEL_GEN);
   in.law = (int)(rnd64() % KL_NLAWS);
   in.rule = (int)(rnd64() % 2);
   in.m = logu(1e-3, 1e3);
@@ -78,11 +81,11 @@ static kl_impact_in scenario(void)
   in.fe = 0.0;
   if (in.model == KL_MODEL_KV && uf < 0.15) in.fe = -logu(1e-3, 1e3) * in.v0 * sqrt(in.K * in.m);
   if (in.model == KL_MODEL_KV && uf > 0.98) in.fe = logu(1e-3, 1e1) * in.v0 * sqrt(in.K * in.m);
-  /* Hunt-Crossley under an external force (by the step, kernels/kl_impact_step.h): a tenth of its rows, fe
-   * within +-0.3 of the elastic force K d*^n at the Hertz depth d* */
-  if (in.model == KL_MODEL_HC && uf < 0.1) {
+  /* Hunt-Crossley under an external force (by the step, kernels/kl_impact_step.h): fe
+   * within +-0.3 of the elastic force K d*^n at the Hertz depth d* (by the step: 4 % of its rows) */
+  if (in.model == KL_MODEL_HC && uf < 0.04) {
     const double ds = pow((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
-    in.fe = (uf * 20.0 - 1.0) * 0.3 * in.K * pow(ds, in.n);
+    in.fe = (uf * 50.0 - 1.0) * 0.3 * in.K * pow(ds, in.n);
   }
   /* the general law (kernels/kl_contact_gen.h): exponents n1 = n in [1, 2.5], n2 in [0, 2.5], rate exponent in
    * [0.3, 2.5]; c sized so that the damping force at the impact speed and the Hertz depth d* is z times the

@@ -30,6 +30,7 @@ run() { # NAME ARGS...: kelvin ARGS under oclgrind; its output must be empty
   fi
 }
 run sweep sweep "$src/tests/data/oclgrind/sweep.yaml"
+run sweep_general sweep "$src/tests/data/oclgrind/sweep_general.yaml"
 run optimise_lm optimise "$src/tests/data/oclgrind/optimise_lm.yaml"
 run optimise_nlopt optimise "$src/tests/data/oclgrind/optimise_nlopt.yaml"
 exit "$fail"
