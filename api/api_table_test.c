@@ -22,14 +22,18 @@
 #include <kelvin/batch.h>
 
 #define P 70001
-#define NCOL 19
+#define NCOL 22
+#define NNUM 16 /* numeric columns: m_kg .. damp */
 
 /* the table's columns and units, written out here as docs/api.md states them */
-static const char *const names[NCOL] = {"id",     "model",  "law",    "rule",    "m_kg", "K",      "n",
-                                        "cr",     "v0_m_s", "fe_N",   "dmax_m",  "tmax_s", "fpeak_N", "tc_s",
-                                        "cr_eff", "ediss",  "damp",   "status",  "status_text"};
+static const char *const names[NCOL] = {"id",     "model",   "law",    "rule",   "m_kg",    "K",      "n",
+                                        "cr",     "v0_m_s",  "fe_N",   "c",      "n2",      "rate_exp", "dmax_m",
+                                        "tmax_s", "fpeak_N", "tc_s",   "cr_eff", "ediss",   "damp",   "status",
+                                        "status_text"};
 static const char *const units[NCOL] = {"1", "-", "-", "-", "kg", "N/m^n", "1", "1", "m/s", "N",
+                                        "N (s/m)^rate_exp / m^n2", "1", "1",
                                         "m", "s", "N", "s", "1",  "1",     "N s/m (kv), s/m (hc)", "-", "-"};
+#define C_STATUS 20 /* the status column; status_text is the last */
 
 static char tmpdir[256];
 static kelvin_impact_batch *batch;
@@ -63,12 +67,17 @@ static int setup(void **state)
   for (size_t i = 0; i < P; ++i) {
     kelvin_impact_in in = {.m = 0.1 + 1e-3 * (double)(i % 97), .K = 1e8, .n = 1.5,
                            .cr = 0.05 + 0.9 * (double)(i % 89) / 88.0, .v0 = 0.01 * (double)(1 + i % 101), .fe = 0.0};
-    const int v = (int)(i % 11);
+    const int v = (int)(i % 12);
     in.model = v < 2 ? KELVIN_MODEL_KV : v < 7 ? KELVIN_MODEL_HC : v < 9 ? KELVIN_MODEL_EF : KELVIN_MODEL_KV;
     in.rule = (kelvin_rule)(v % 2);
     in.law = (kelvin_law)(v < 7 ? v - 2 : 0);
     if (v == 9) in.model = (kelvin_model)7; /* an unknown model: "?" */
     if (v == 10) in.model = KELVIN_MODEL_HC, in.law = (kelvin_law)9;
+    if (v == 11) /* the general law: its own three inputs are written; '-' (CSV) and NaN (HDF5) for the others */
+      in.model = KELVIN_MODEL_GEN, in.c = 1e3 * (double)(1 + i % 7), in.n2 = 0.5 * (double)(i % 4),
+      in.rate_exp = 0.5 + 0.25 * (double)(i % 5);
+    else
+      in.c = 1.0, in.n2 = 2.0, in.rate_exp = 3.0; /* ignored by the other models, and not written */
     if (i % 13 == 0) in.m = any_double();
     if (i % 17 == 0) in.v0 = any_double();
     if (i % 19 == 0) in.fe = any_double();
@@ -104,9 +113,9 @@ static void status_text(int st, char *buf)
     }
 }
 
-/* the CSV parsed: per row the 13 numbers, the id, the status and the four strings */
+/* the CSV parsed: per row the 16 numbers (NaN where the CSV has '-'), the id, the status and the four strings */
 typedef struct table {
-  double num[13][P];
+  double num[NNUM][P];
   long id[P], status[P];
   char str[4][P][32]; /* model, law, rule, status_text */
 } table;
@@ -137,25 +146,29 @@ static void test_csv_exact(void **state)
     kelvin_impact_out y;
     kelvin_impact_batch_input(batch, r, &in);
     kelvin_impact_batch_get(batch, r, &y);
-    const double want[13] = {in.m,   in.K,   in.n,     in.cr, in.v0,    in.fe,  y.dmax,
-                             y.tmax, y.fpeak, y.tc, y.cr_eff, y.ediss, y.damp};
+    const int gen = in.model == KELVIN_MODEL_GEN;
+    const double want[NNUM] = {in.m,   in.K,    in.n,         in.cr,   in.v0,  in.fe,    gen ? in.c : NAN,
+                               gen ? in.n2 : NAN, gen ? in.rate_exp : NAN, y.dmax, y.tmax, y.fpeak, y.tc,
+                               y.cr_eff, y.ediss, y.damp};
     csv.id[r] = strtol(fld[0], NULL, 10);
-    csv.status[r] = strtol(fld[17], NULL, 10);
-    for (int k = 0; k < 13; ++k) {
-      csv.num[k][r] = strtod(fld[4 + k], NULL);
-      if (memcmp(&csv.num[k][r], &want[k], sizeof(double)) != 0 && bad++ < 5)
+    csv.status[r] = strtol(fld[C_STATUS], NULL, 10);
+    for (int k = 0; k < NNUM; ++k) {
+      csv.num[k][r] = strcmp(fld[4 + k], "-") == 0 ? NAN : strtod(fld[4 + k], NULL);
+      const int same = isnan(want[k]) ? strcmp(fld[4 + k], "-") == 0
+                                      : memcmp(&csv.num[k][r], &want[k], sizeof(double)) == 0;
+      if (!same && bad++ < 5)
         printf("row %zu column %s: '%s' is not %a\n", r, names[4 + k], fld[4 + k], want[k]);
     }
     const int m = (int)in.model;
-    const char *mn = m == 0 ? "kv" : m == 1 ? "hc" : m == 2 ? "ef" : "?";
+    const char *mn = m == 0 ? "kv" : m == 1 ? "hc" : m == 2 ? "ef" : m == 3 ? "general" : "?";
     static const char *const laws[] = {"hunt-crossley", "lankarani-nikravesh", "flores", "gonthier", "exact"};
     const char *ln = m != 1 ? "-" : (int)in.law >= 0 && (int)in.law < 5 ? laws[in.law] : "?";
-    const char *rn = m != 0 ? "-" : in.rule == 0 ? "penetration" : "force";
+    const char *rn = m != 0 && m != 3 ? "-" : in.rule == 0 ? "penetration" : "force";
     char st[160];
     status_text(y.flags, st);
     bad += csv.id[r] != (long)r || csv.status[r] != y.flags || strcmp(fld[1], mn) || strcmp(fld[2], ln) ||
-           strcmp(fld[3], rn) || strcmp(fld[18], st);
-    for (int k = 0; k < 4; ++k) snprintf(csv.str[k][r], 32, "%s", fld[k < 3 ? 1 + k : 18]);
+           strcmp(fld[3], rn) || strcmp(fld[C_STATUS + 1], st);
+    for (int k = 0; k < 4; ++k) snprintf(csv.str[k][r], 32, "%s", fld[k < 3 ? 1 + k : C_STATUS + 1]);
   }
   assert_null(fgets(line, sizeof line, f));
   fclose(f);
@@ -220,13 +233,14 @@ static void test_hdf5_equals_csv(void **state)
     if (c == 0) {
       assert_true(H5Dread(ds, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, l) >= 0);
       for (size_t r = 0; r < P; ++r) bad += l[r] != csv.id[r];
-    } else if (c == 17) {
+    } else if (c == C_STATUS) {
       assert_true(H5Dread(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) >= 0);
       for (size_t r = 0; r < P; ++r) bad += s[r] != csv.status[r];
-    } else if (c >= 4 && c < 17) {
+    } else if (c >= 4 && c < C_STATUS) {
       assert_int_equal(H5Tget_class(ft), H5T_FLOAT);
       assert_true(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, d) >= 0);
-      for (size_t r = 0; r < P; ++r) bad += memcmp(&d[r], &csv.num[c - 4][r], sizeof(double)) != 0;
+      for (size_t r = 0; r < P; ++r)
+        bad += isnan(csv.num[c - 4][r]) ? !isnan(d[r]) : memcmp(&d[r], &csv.num[c - 4][r], sizeof(double)) != 0;
     } else {
       assert_int_equal(H5Tget_class(ft), H5T_STRING);
       const hid_t mt = H5Tcopy(H5T_C_S1); /* read as NUL-terminated strings of 32 bytes */

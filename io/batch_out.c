@@ -283,9 +283,11 @@ kelvin_status kl_batch_write_csv(const kl_impact_batch *b, const char *path, kel
   }
   kelvin_status st = KELVIN_OK;
   int err = 0;
-  static const char head[] = "id,model,law,rule,m_kg,K,n,cr,v0_m_s,fe_N,dmax_m,tmax_s,fpeak_N,tc_s,cr_eff,ediss,damp,"
-                             "status,status_text\n";
-  if (fwrite(head, 1, sizeof head - 1, f) != sizeof head - 1) err = errno ? errno : EIO;
+  char head[512]; /* the names of kl_batch_cols, the one list of the columns */
+  size_t hl = 0;
+  for (int c = 0; c < KL_BATCH_NCOL; ++c)
+    hl += (size_t)snprintf(head + hl, sizeof head - hl, "%s%s", kl_batch_cols[c].name, c + 1 < KL_BATCH_NCOL ? "," : "\n");
+  if (fwrite(head, 1, hl, f) != hl) err = errno ? errno : EIO;
   for (size_t g0 = 0; g0 < P && !err; g0 += (size_t)CSV_GROUP * CSV_BLOCK) {
     const size_t g1 = P - g0 < (size_t)CSV_GROUP * CSV_BLOCK ? P : g0 + (size_t)CSV_GROUP * CSV_BLOCK;
     const int nb = (int)((g1 - g0 + CSV_BLOCK - 1) / CSV_BLOCK);
