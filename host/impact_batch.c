@@ -227,14 +227,17 @@ cleanup:
   return st;
 }
 
-/* On a CPU device, a batch that goes in one launch and is all of one model: the kernel works on the
- * batch's own tables (CL_MEM_USE_HOST_PTR over page-aligned tables, which pocl uses in place), so no
- * input or result is copied; the results are made visible to the host by mapping them. */
-static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+/* On a CPU device: the kernel works on the batch's own tables (CL_MEM_USE_HOST_PTR over page-aligned
+ * tables, which pocl uses in place), so no input or result is copied and no scenario is regrouped (a CPU
+ * work-group runs its work-items one after the other: a branch that differs between them costs nothing
+ * extra); chunks of `chunk` rows are launched at a global offset, so that progress comes and a stop is
+ * heard; the results are made visible to the host by mapping them. */
+static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t chunk, kl_progress_fn progress, void *ctx)
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
   const size_t P = b->P, M = (size_t)b->M, wgs = (size_t)h->wgs;
+  size_t stopped = 0; /* rows done when the progress callback said stop (results mapped all the same) */
   const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, out = CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR;
   cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
   KL_CL(h, (dx = clCreateBuffer(h->ctx, in, KL_NIN * P * sizeof(double), b->x, &err), err));
@@ -246,10 +249,17 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, kl_progress_
   else /* a kernel argument must be a valid buffer even when M = 0: one element */
     KL_CL(h, (dsmp = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, sizeof(double), NULL, &err), err));
   const cl_int iP = (cl_int)P;
-  const size_t global = (P + wgs - 1) / wgs * wgs;
   KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
-  KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
+  for (size_t start = 0; start < P; start += chunk) {
+    const size_t cnt = (P - start < chunk) ? P - start : chunk, global = (cnt + wgs - 1) / wgs * wgs;
+    KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, &start, &global, &wgs, 0, NULL, NULL));
+    if (start + cnt < P) KL_CL(h, clFinish(h->q));
+    if (progress && start + cnt < P && progress(ctx, start + cnt, P)) {
+      stopped = start + cnt;
+      break;
+    }
+  }
   /* map and unmap each result table: after this the host copy holds what the kernel wrote */
   cl_mem res[3] = {dy, dst, M ? dsmp : NULL};
   const size_t bytes[3] = {KL_NOUT * P * sizeof(double), P * sizeof(int), KL_NSMP * M * P * sizeof(double)};
@@ -260,8 +270,9 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, kl_progress_
     KL_CL(h, clEnqueueUnmapMemObject(h->q, res[i], ptr, 0, NULL, NULL));
   }
   KL_CL(h, clFinish(h->q));
-  if (progress && progress(ctx, P, P))
-    st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", P, P);
+  if (!stopped && progress && progress(ctx, P, P)) stopped = P;
+  if (stopped)
+    st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", stopped, P);
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q);
   if (dsmp) clReleaseMemObject(dsmp);
@@ -272,19 +283,10 @@ cleanup:
   return st;
 }
 
-/* 1 if every scenario of the batch is of one model group (Hunt-Crossley, Kelvin-Voigt, the rest) */
-static int one_model(const kl_impact_batch *b)
-{
-  const int *model = b->ix + (size_t)KL_IIN_MODEL * b->P;
-  const int g0 = model[0] == KL_MODEL_HC ? 0 : model[0] == KL_MODEL_KV ? 1 : 2;
-  for (size_t i = 1; i < b->P; ++i)
-    if ((model[i] == KL_MODEL_HC ? 0 : model[i] == KL_MODEL_KV ? 1 : 2) != g0) return 0;
-  return 1;
-}
-
 /* The OpenCL path: chunks of at most `chunk` rows through device buffers sized for one chunk; a chunk that
- * mixes models goes through a staging copy grouped by model (group_by_model). A batch of one model that
- * fits one launch on a CPU device runs in place (run_cl_inplace). */
+ * mixes models goes through a staging copy grouped by model (group_by_model), so that a GPU's work-group
+ * takes one branch. A batch whose tables each fit one buffer runs in place on a CPU device
+ * (run_cl_inplace). */
 static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
 {
   kelvin_status st = KELVIN_OK;
@@ -304,8 +306,12 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
     pc = pc / wgs * wgs;
     if (pc >= wgs && pc < chunk) chunk = pc;
   }
-  if ((kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) && P <= chunk && P <= (size_t)INT_MAX - wgs && one_model(b))
-    return run_cl_inplace(h, b, progress, ctx);
+  /* in place: each whole table must fit one buffer of the device */
+  size_t widest = (size_t)(KL_NIN > KL_NOUT ? KL_NIN : KL_NOUT) * sizeof(double);
+  if (M && (size_t)KL_NSMP * M * sizeof(double) > widest) widest = (size_t)KL_NSMP * M * sizeof(double);
+  if ((kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) && P <= (size_t)(kl_host_device(h)->max_alloc / widest) &&
+      P <= (size_t)INT_MAX - wgs)
+    return run_cl_inplace(h, b, chunk, progress, ctx);
   if (chunk > P) chunk = (P + wgs - 1) / wgs * wgs; /* buffers no larger than the batch needs */
   KL_CL(h, (dx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIN * chunk * sizeof(double), NULL, &err), err));
   KL_CL(h, (dix = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIIN * chunk * sizeof(int), NULL, &err), err));
