@@ -287,7 +287,7 @@ cleanup:
  * mixes models goes through a staging copy grouped by model (group_by_model), so that a GPU's work-group
  * takes one branch. A batch whose tables each fit one buffer runs in place on a CPU device
  * (run_cl_inplace). */
-static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx, int inplace)
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
@@ -309,8 +309,8 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
   /* in place: each whole table must fit one buffer of the device */
   size_t widest = (size_t)(KL_NIN > KL_NOUT ? KL_NIN : KL_NOUT) * sizeof(double);
   if (M && (size_t)KL_NSMP * M * sizeof(double) > widest) widest = (size_t)KL_NSMP * M * sizeof(double);
-  if ((kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) && P <= (size_t)(kl_host_device(h)->max_alloc / widest) &&
-      P <= (size_t)INT_MAX - wgs)
+  if (inplace && (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) &&
+      P <= (size_t)(kl_host_device(h)->max_alloc / widest) && P <= (size_t)INT_MAX - wgs)
     return run_cl_inplace(h, b, chunk, progress, ctx);
   if (chunk > P) chunk = (P + wgs - 1) / wgs * wgs; /* buffers no larger than the batch needs */
   KL_CL(h, (dx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIN * chunk * sizeof(double), NULL, &err), err));
@@ -380,7 +380,7 @@ cleanup:
 
 kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
 {
-  if (h->opencl) return run_cl(h, b, progress, ctx);
+  if (h->opencl) return run_cl(h, b, progress, ctx, 1);
   for (size_t lo = 0; lo < b->P; lo += OMP_BLOCK) {
     const size_t hi = (b->P - lo < OMP_BLOCK) ? b->P : lo + OMP_BLOCK;
     kl_impact_run_omp(b, lo, hi, h->threads);
@@ -389,4 +389,10 @@ kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
                           b->P);
   }
   return KELVIN_OK;
+}
+
+kelvin_status kl_impact_run_staged(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+{
+  if (!h->opencl) return kl_host_fail(h, KELVIN_ERR_ARG, "the staged impact path needs an OpenCL device");
+  return run_cl(h, b, progress, ctx, 0);
 }
