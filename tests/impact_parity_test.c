@@ -297,21 +297,22 @@ static int stop_progress(void *ctx, size_t done, size_t total)
   return stop_after && done >= stop_after;
 }
 
-/* A mixed batch with progress on the OpenCL device: 70000 rows in launches of 65536 rows and the rest
- * (KL_PROGRESS_CHUNK; on a CPU device in place, the second launch at a global offset): the numbers of one
- * launch, bit for bit, two progress calls; asked to stop after the first, KELVIN_ERR_STOPPED with the
- * first 65536 rows done (as in one launch) and the rest untouched (zero). */
+/* A mixed batch with progress on the OpenCL device: 140000 rows in launches of 65536, 65536 and 8928 rows
+ * (KL_PROGRESS_CHUNK; on a CPU device in place, the later launches at a global offset, the second with
+ * blocks of several rows per work-item): the numbers of one launch, bit for bit, three progress calls;
+ * asked to stop after the first, KELVIN_ERR_STOPPED with the first 65536 rows done (as in one launch) and
+ * the rest untouched (zero). */
 static void test_progress_and_stop(void **state)
 {
   (void)state;
-  kl_impact_batch *one = make_batch(70000, 0, 4242);
+  kl_impact_batch *one = make_batch(140000, 0, 4242);
   kl_impact_batch *prog = clone_inputs(one), *stopped = clone_inputs(one);
   const size_t P = one->P;
   assert_int_equal(kl_impact_run(host, one, NULL, NULL), KELVIN_OK);
   nprog = 0;
   stop_after = 0;
   assert_int_equal(kl_impact_run(host, prog, stop_progress, NULL), KELVIN_OK);
-  assert_int_equal(nprog, 2);
+  assert_int_equal(nprog, 3);
   assert_memory_equal(one->y, prog->y, KL_NOUT * P * sizeof(double));
   assert_memory_equal(one->status, prog->status, P * sizeof(int));
   nprog = 0;
