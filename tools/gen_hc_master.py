@@ -254,7 +254,7 @@ def peak_double(a, zeta, G):
     if not zeta > 1e-12:
         return 1.0 - (2.0 / 3.0) * a * zeta
     lo, hi = 0.0, zeta
-    y = 2.0 * G / (a + math.sqrt(a * a + 2.0 * G))
+    y = 2.0 * G / (a + math.sqrt(a * a + 2.0 * G)) if G < 0.5 else (G + math.log1p(G / (1.0 + a))) / (1.0 + a)
     if not (lo < y < hi):
         y = 0.5 * (lo + hi)
     for _ in range(60):
@@ -270,7 +270,7 @@ def peak_double(a, zeta, G):
         yn = y - (f / fp) / (1.0 - 0.5 * f * fpp / (fp * fp))
         if not (lo <= yn <= hi):
             yn = 0.5 * (lo + hi)
-        done = abs(yn - y) <= 2.0 * 2.220446049250313e-16 * yn
+        done = abs(yn - y) <= 1e-6 * yn
         y = yn
         if done:
             break
@@ -474,12 +474,15 @@ KL_FN kl_real kl_hcm_sum1(KL_HCM_CPTR c, int du, const kl_real *tu)
 
 /* Peak force F_peak / F* with a = n / (n+1) and gd = g(zeta): kl_hc_peak_force's closed form in scaled
  * units (docs/design.md section 2.3), d^(n+1) / d*^(n+1) = 2 a y / zeta^2 at the peak, taken by kl_exp and
- * kl_log; below zeta = 1e-12 its expansion 1 - 2 a zeta / 3. */
+ * kl_log; below zeta = 1e-12 its expansion 1 - 2 a zeta / 3. Halley's iteration as kl_hc_peak_force's, with
+ * a start that serves large zeta too and the stop of kl_math.h's g inverses (KL_HALLEY_STOP). */
 KL_FN kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd)
 {
   if (!(zeta > 1e-12)) return 1.0 - (2.0 / 3.0) * a * zeta;
   kl_real lo = 0.0, hi = zeta;
-  kl_real y = 2.0 * gd / (a + sqrt(a * a + 2.0 * gd));
+  /* start: the root of a y + y^2/2 = gd (F near y = 0) below gd = 0.5, above it one step of the fixed point
+   * y = (gd + log(1 + y)) / (1 + a) from y = gd / (1 + a) (F for large y): within 0.2 of the root */
+  kl_real y = gd < 0.5 ? 2.0 * gd / (a + sqrt(a * a + 2.0 * gd)) : (gd + kl_log1p(gd / (1.0 + a))) / (1.0 + a);
   if (!(y > lo && y < hi)) y = 0.5 * (lo + hi);
   for (int it = 0; it < 60; ++it) {
     const kl_real f = kl_g(y) + a * y - gd;
@@ -490,7 +493,7 @@ KL_FN kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd)
     const kl_real fpp = 1.0 / ((1.0 + y) * (1.0 + y));
     kl_real yn = y - (f / fp) / (1.0 - 0.5 * f * fpp / (fp * fp));
     if (!(yn >= lo && yn <= hi)) yn = 0.5 * (lo + hi);
-    const int done = fabs(yn - y) <= 2.0 * KL_EPS * yn;
+    const int done = fabs(yn - y) <= KL_HALLEY_STOP * yn; /* cubic convergence: the next step is ~1e-18 */
     y = yn;
     if (done) break;
   }
