@@ -982,12 +982,15 @@ KL_FN kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd)
 KL_FN kl_hc_scaled kl_hc_master(kl_real n, kl_real zeta)
 {
   const kl_real p = 1.0 / (n + 1.0);
-  int ip = (int)((p - KL_HCM_P_LO) * KL_HCM_P_SCALE);
-  ip = ip < 0 ? 0 : (ip > KL_HCM_NP - 1 ? KL_HCM_NP - 1 : ip);
+  /* the pieces: clamped before the conversion to int, so that no input (NaN included) is undefined there */
+  kl_real fp = (p - KL_HCM_P_LO) * KL_HCM_P_SCALE;
+  fp = fp >= 0.0 ? (fp <= KL_HCM_NP - 1 ? fp : KL_HCM_NP - 1) : 0.0;
+  const int ip = (int)fp;
   const kl_real xp = (p - (KL_HCM_P_LO + (kl_real)ip / KL_HCM_P_SCALE)) * (2.0 * KL_HCM_P_SCALE) - 1.0;
   const kl_real u = kl_log1p(zeta);
-  int iu = (int)(u * KL_HCM_U_SCALE);
-  iu = iu > KL_HCM_NU - 1 ? KL_HCM_NU - 1 : iu;
+  kl_real fu = u * KL_HCM_U_SCALE;
+  fu = fu >= 0.0 ? (fu <= KL_HCM_NU - 1 ? fu : KL_HCM_NU - 1) : 0.0;
+  const int iu = (int)fu;
   const kl_real xu = (u - (kl_real)iu / KL_HCM_U_SCALE) * (2.0 * KL_HCM_U_SCALE) - 1.0;
   kl_real tp[KL_HCM_DPMAX], tu[KL_HCM_DUMAX];
   tp[0] = 1.0;

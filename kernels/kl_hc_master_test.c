@@ -221,6 +221,13 @@ static void test_domain(void **state)
   assert_false(kl_hc_master_in(1.5, NAN));
   /* the largest zeta of each law at cr = 0.05 is inside (Flores 30.4, Gonthier 19.95) */
   for (int law = 0; law < KL_NLAWS; ++law) assert_true(kl_hc_master_in(1.5, kl_hc_chi(law, 0.05, 1.0)));
+  /* outside it the values mean nothing, but the piece lookup stays defined (clamped before the conversion to
+   * int; the sanitizer build would report a NaN or huge value converted) */
+  const double bad[][2] = {{NAN, 1.0}, {1.5, NAN}, {-1.0, 1.0}, {1.5, -2.0}, {1.5, 1e300}, {1e300, 1.0}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+    assert_false(kl_hc_master_in(bad[k][0], bad[k][1]));
+    (void)kl_hc_master(bad[k][0], bad[k][1]);
+  }
 }
 
 /* m, K, v0 chosen far from 1, every law: the scaled metrics times the units are the physical ones (the times
