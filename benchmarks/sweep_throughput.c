@@ -16,7 +16,8 @@
  * except AMD family 25, Zen 4, whose 512-bit operations run as two halves on 256-bit pipes: 4; 4 with
  * avx2, else 2) x 2 FMA pipes x 2 flops per FMA. The closed forms are compiled without contraction, so
  * the scalar non-FMA rate (cores x clock x 2) is printed too. The flops counted are those of the code
- * as it runs (Hunt-Crossley's master curves included, kernels/kl_hc_master.h); scenarios per second is the measure of speed, the flop rate that of how busy the units are. The
+ * as it runs (Hunt-Crossley's master curves included, kernels/kl_hc_master.h); scenarios per second
+ * is the measure of speed, the flop rate that of how busy the units are. The
  * device compiler's ceiling (function ceiling below) is printed beside the peak, and after the by-model
  * table the memory ceiling (function memory_ceiling): a copy-only kernel and loop over the same bytes a
  * scenario reads and writes, in place, with transfers and on the twin, and the cost of one launch. How to
@@ -599,7 +600,8 @@ int main(int argc, char **argv)
              cr[1] * ROW_BYTES * 1e-9);
     }
     printf("| OpenMP %dT loop (the twin's) | %.3g | %.2f |\n", threads, cr[2], cr[2] * ROW_BYTES * 1e-9);
-    if (have_cl) printf("\nper-launch cost (one work-group in place: buffers, launch, map, release): %.1f us\n", launch * 1e6);
+    if (have_cl)
+      printf("\nper-launch cost (one work-group in place: buffers, launch, map, release): %.1f us\n", launch * 1e6);
     kl_impact_batch_destroy(b);
   }
   printf("\nload average at end %.2f\n", loadavg());
