@@ -11,7 +11,6 @@
 #include "kl_common.h"
 #include "kl_math.h"
 #include "kl_quad.h"
-#include "kl_hc_exact.h"
 
 /* Damping laws chi(cr, v0) */
 #define KL_LAW_HUNT_CROSSLEY 0       /* Hunt & Crossley 1975: chi = 3(1-cr)/(2 v0) */
@@ -73,8 +72,8 @@ KL_FN kl_real kl_hc_exact_G(kl_real cr, kl_real d)
 }
 
 /* d = chi v0 of the exact-restitution law: the root in (0, 1/cr) of d (1 + cr) = ln((1+d)/(1-cr d)),
- * i.e. of g(-cr d) = g(d). cr = 1 gives 0 (no damping). Illinois on a bracket, relative 1e-15. kl_hc_chi
- * takes the fit of kernels/kl_hc_exact.h inside its domain (docs/design.md section 2.3), this outside. */
+ * i.e. of g(-cr d) = g(d). cr = 1 gives 0 (no damping). Illinois on a bracket, relative 1e-15. Impacts
+ * (kl_impact_hc) take the fit of kernels/kl_hc_exact.h inside its domain (docs/design.md section 2.3). */
 KL_FN kl_real kl_hc_exact_d(kl_real cr)
 {
   if (!(cr < 1.0)) return 0.0;
@@ -109,7 +108,7 @@ KL_FN kl_real kl_hc_chi(int law, kl_real cr, kl_real v0)
   case KL_LAW_LANKARANI_NIKRAVESH: return 3.0 * (1.0 - cr * cr) / (4.0 * v0);
   case KL_LAW_FLORES: return 8.0 * (1.0 - cr) / (5.0 * cr * v0);
   case KL_LAW_GONTHIER: return (1.0 - cr * cr) / (cr * v0);
-  case KL_LAW_EXACT: return (kl_hc_exact_in(cr) ? kl_hc_exact_fit(cr) : kl_hc_exact_d(cr)) / v0;
+  case KL_LAW_EXACT: return kl_hc_exact_d(cr) / v0;
   default: return -1.0;
   }
 }

@@ -45,8 +45,9 @@ static void test_spot(void **state)
     const double e = rel(kl_hc_exact_fit(cr), spot[i][1]);
     worst = fmax(worst, e);
     if (!(e <= 1e-15)) fail_msg("cr %.17g: fit %.17g, mpmath %.17g (rel %.3g)", cr, kl_hc_exact_fit(cr), spot[i][1], e);
-    /* kl_hc_chi takes the fit: d / v0 */
-    assert_true(kl_hc_chi(KL_LAW_EXACT, cr, 2.0) == kl_hc_exact_fit(cr) / 2.0);
+    /* impacts take the fit: damping d / v0 */
+    const kl_impact_in in = {0.3, 5e7, 1.5, cr, 2.0, 0.0, KL_MODEL_HC, KL_LAW_EXACT, KL_SEP_FORCE};
+    assert_true(kl_impact(in).damp == kl_hc_exact_fit(cr) / 2.0);
   }
   printf("  spot values (mpmath): worst relative %.3g\n", worst);
 }
@@ -85,7 +86,7 @@ static void test_dense(void **state)
   printf("  %d points: against kl_hc_exact_d worst relative %.3g, backward error %.3g\n", count, worst, worst_res);
 }
 
-/* the ends and outside the domain: cr = 1 gives 0, below 2^-7 kl_hc_chi takes the root finder; through
+/* the ends and outside the domain: cr = 1 gives 0, below 2^-7 impacts take the root finder; through
  * kl_impact the effective restitution is cr */
 static void test_domain(void **state)
 {
@@ -95,7 +96,8 @@ static void test_domain(void **state)
   assert_false(kl_hc_exact_in(0.0078));
   assert_false(kl_hc_exact_in(1.0000001));
   assert_false(kl_hc_exact_in(NAN));
-  assert_true(kl_hc_chi(KL_LAW_EXACT, 0.005, 2.0) == kl_hc_exact_d(0.005) / 2.0);
+  const kl_impact_in out = {0.3, 5e7, 1.5, 0.005, 2.0, 0.0, KL_MODEL_HC, KL_LAW_EXACT, KL_SEP_FORCE};
+  assert_true(kl_impact(out).damp == kl_hc_exact_d(0.005) / 2.0);
   const double crs[] = {0.0078125, 0.02, 0.2, 0.6, 0.95, 0.9999};
   for (int i = 0; i < 6; ++i) {
     const kl_impact_in in = {0.3, 5e7, 1.5, crs[i], 1.3, 0.0, KL_MODEL_HC, KL_LAW_EXACT, KL_SEP_FORCE};

@@ -9,6 +9,7 @@
 #include "kl_contact_kv.h"
 #include "kl_contact_hc.h"
 #include "kl_hc_master.h"
+#include "kl_hc_exact.h"
 
 #define KL_MODEL_KV 0 /* Kelvin-Voigt, D from cr by paper eq. (10) */
 #define KL_MODEL_HC 1 /* Hunt-Crossley family, chi from cr and v0 by a damping law */
@@ -163,7 +164,9 @@ KL_FN kl_impact_out kl_impact_hc_done(kl_impact_in in, kl_real chi, kl_real dmax
  * Outside it the phase-plane closed forms of kernels/kl_contact_hc.h. */
 KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
 {
-  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
+  /* the exact law's chi from its fit inside cr in [2^-7, 1] (kernels/kl_hc_exact.h, docs/design.md 2.3) */
+  const int fit = in.law == KL_LAW_EXACT && kl_hc_exact_in(in.cr);
+  const kl_real chi = fit ? kl_hc_exact_fit(in.cr) / in.v0 : kl_hc_chi(in.law, in.cr, in.v0);
   if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
   const kl_real zeta = chi * in.v0;
   if (kl_hc_master_in(in.n, zeta)) {
