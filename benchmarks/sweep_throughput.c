@@ -16,11 +16,12 @@
  * except AMD family 25, Zen 4, whose 512-bit operations run as two halves on 256-bit pipes: 4; 4 with
  * avx2, else 2) x 2 FMA pipes x 2 flops per FMA. The closed forms are compiled without contraction, so
  * the scalar non-FMA rate (cores x clock x 2) is printed too. The flops counted are those of the code
- * as it runs: the vectorisable quadrature of kernels/impact.cl computes both sides of its selects and a
- * fixed number of iterations, so it counts more flops per scenario than an early-exit version would;
- * scenarios per second is the measure of speed, the flop rate that of how busy the units are. The
- * device compiler's ceiling (function ceiling below) is printed beside the peak. How to see what pocl
- * generates: benchmarks/README.md. */
+ * as it runs (Hunt-Crossley's master curves included, kernels/kl_hc_master.h); scenarios per second
+ * is the measure of speed, the flop rate that of how busy the units are. The
+ * device compiler's ceiling (function ceiling below) is printed beside the peak, and after the by-model
+ * table the memory ceiling (function memory_ceiling): a copy-only kernel and loop over the same bytes a
+ * scenario reads and writes, in place, with transfers and on the twin, and the cost of one launch. How to
+ * see what pocl generates: benchmarks/README.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -207,6 +208,151 @@ done:
   if (prog) clReleaseProgram(prog);
   free(in);
   free(out);
+  return bad;
+}
+
+/* The memory ceiling: the same bytes a scenario's row reads (KL_NIN doubles, KL_NIIN ints: 60 B) and
+ * writes (KL_NOUT doubles and the status word: 60 B) with no arithmetic to speak of: a copy-only kernel
+ * (the sum of the row's inputs into each output column, the sum of its integers into the status), run
+ * (a) on the batch's own tables in place, as host/impact_batch.c runs a CPU device (CL_MEM_USE_HOST_PTR,
+ * launch, map and unmap the results, release), (b) through device buffers with explicit write and read
+ * transfers, as a GPU is run, and (c) as an OpenMP loop on all cores, the twin's ceiling; plus (d) the
+ * cost of one launch of one work-group by (a), the per-launch cost. Every result is checked (every 997th
+ * row, each column, exactly: the sums are the same additions in the same order) before a rate is
+ * printed. */
+_Static_assert(KL_NIN == 9 && KL_IN_C == 6 && KL_NIIN == 3 && KL_NOUT == 7, "copy-only kernel: the batch's columns changed");
+/* the columns a row of the built-in mix reads: the first six real inputs (the general law's own three, KL_IN_C
+ * and after, are read by its rows alone, kernels/impact.cl) */
+#define ROW_BYTES ((double)(KL_IN_C * 8 + KL_NIIN * 4 + KL_NOUT * 8 + 4))
+static const char *copy_src =
+  "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+  "#pragma OPENCL FP_CONTRACT OFF\n"
+  "__kernel void kl_copy_only(const int P, __global const double *x, __global const int *ix, __global double *y,\n"
+  "                           __global int *st)\n"
+  "{\n"
+  "  const int p = (int)get_global_id(0);\n"
+  "  if (p >= P) return;\n"
+  "  const size_t P_ = (size_t)P;\n"
+  "  const double s = ((((x[p] + x[P_ + p]) + x[2 * P_ + p]) + x[3 * P_ + p]) + x[4 * P_ + p]) + x[5 * P_ + p];\n"
+  "  for (int c = 0; c < 7; ++c) y[c * P_ + p] = s + (double)c;\n"
+  "  st[p] = (ix[p] + ix[P_ + p]) + ix[2 * P_ + p];\n"
+  "}\n";
+
+/* row p of the copy on the host (the build has -ffp-contract=off) */
+static void copy_row(kl_impact_batch *b, size_t p)
+{
+  const size_t P = b->P;
+  const double *x = b->x;
+  const double s = ((((x[p] + x[P + p]) + x[2 * P + p]) + x[3 * P + p]) + x[4 * P + p]) + x[5 * P + p];
+  for (size_t c = 0; c < 7; ++c) b->y[c * P + p] = s + (double)c;
+  b->status[p] = (b->ix[p] + b->ix[P + p]) + b->ix[2 * P + p];
+}
+
+/* 1 (with a message) unless every 997th row of b holds the copy's results; then clears them */
+static int copy_check(kl_impact_batch *b, const char *what)
+{
+  const size_t P = b->P;
+  for (size_t i = 0; i <= P / 997; ++i) {
+    const size_t p = i < P / 997 ? i * 997 : P - 1; /* every 997th row and the last */
+    const double *x = b->x;
+    const double s = ((((x[p] + x[P + p]) + x[2 * P + p]) + x[3 * P + p]) + x[4 * P + p]) + x[5 * P + p];
+    for (size_t c = 0; c < 7; ++c)
+      if (b->y[c * P + p] != s + (double)c) {
+        fprintf(stderr, "sweep_throughput: copy-only (%s): row %zu column %zu gives %.17g, the host %.17g\n", what, p,
+                c, b->y[c * P + p], s + (double)c);
+        return 1;
+      }
+    if (b->status[p] != (b->ix[p] + b->ix[P + p]) + b->ix[2 * P + p]) {
+      fprintf(stderr, "sweep_throughput: copy-only (%s): row %zu status %d\n", what, p, b->status[p]);
+      return 1;
+    }
+  }
+  memset(b->y, 0, KL_NOUT * P * sizeof(double));
+  memset(b->status, 0, P * sizeof(int));
+  return 0;
+}
+
+/* One copy-only launch over b: in place (inplace = 1) or through device buffers and transfers. */
+static int copy_launch(kl_host *h, cl_kernel k, kl_impact_batch *b, int inplace)
+{
+  const size_t P = b->P, wg = 64, global = (P + wg - 1) / wg * wg;
+  const size_t bx = KL_NIN * P * sizeof(double), bix = KL_NIIN * P * sizeof(int), by = KL_NOUT * P * sizeof(double),
+               bst = P * sizeof(int);
+  cl_context c = kl_host_context(h);
+  cl_command_queue q = kl_host_queue(h);
+  cl_int err = CL_SUCCESS, e2 = CL_SUCCESS;
+  const cl_mem_flags fi = CL_MEM_READ_ONLY | (inplace ? CL_MEM_USE_HOST_PTR : 0);
+  const cl_mem_flags fo = CL_MEM_WRITE_ONLY | (inplace ? CL_MEM_USE_HOST_PTR : 0);
+  cl_mem m[4] = {clCreateBuffer(c, fi, bx, inplace ? b->x : NULL, &err), NULL, NULL, NULL};
+  if (err == CL_SUCCESS) m[1] = clCreateBuffer(c, fi, bix, inplace ? b->ix : NULL, &err);
+  if (err == CL_SUCCESS) m[2] = clCreateBuffer(c, fo, by, inplace ? b->y : NULL, &err);
+  if (err == CL_SUCCESS) m[3] = clCreateBuffer(c, fo, bst, inplace ? b->status : NULL, &err);
+  const cl_int iP = (cl_int)P;
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof iP, &iP);
+  for (int i = 0; i < 4 && err == CL_SUCCESS; ++i) err = clSetKernelArg(k, (cl_uint)i + 1, sizeof m[i], &m[i]);
+  if (err == CL_SUCCESS && !inplace) err = clEnqueueWriteBuffer(q, m[0], CL_FALSE, 0, bx, b->x, 0, NULL, NULL);
+  if (err == CL_SUCCESS && !inplace) err = clEnqueueWriteBuffer(q, m[1], CL_FALSE, 0, bix, b->ix, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, 0, NULL, NULL);
+  if (err == CL_SUCCESS && !inplace) err = clEnqueueReadBuffer(q, m[2], CL_FALSE, 0, by, b->y, 0, NULL, NULL);
+  if (err == CL_SUCCESS && !inplace) err = clEnqueueReadBuffer(q, m[3], CL_FALSE, 0, bst, b->status, 0, NULL, NULL);
+  for (int i = 2; i < 4 && err == CL_SUCCESS && inplace; ++i) {
+    void *ptr = clEnqueueMapBuffer(q, m[i], CL_TRUE, CL_MAP_READ, 0, i == 2 ? by : bst, 0, NULL, NULL, &err);
+    if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(q, m[i], ptr, 0, NULL, NULL);
+  }
+  e2 = clFinish(q);
+  for (int i = 0; i < 4; ++i)
+    if (m[i]) clReleaseMemObject(m[i]);
+  if (err != CL_SUCCESS || e2 != CL_SUCCESS) {
+    fprintf(stderr, "sweep_throughput: copy-only kernel: OpenCL error %d\n", (int)(err != CL_SUCCESS ? err : e2));
+    return 1;
+  }
+  return 0;
+}
+
+/* The ceilings above over b (its inputs; its results are overwritten): rate[0] in place, rate[1] with
+ * transfers, rate[2] the OpenMP loop [scenarios/s]; *launch the seconds of one one-work-group launch in
+ * place. rate[0], rate[1] and *launch are 0 without OpenCL. 0 on success. */
+static int memory_ceiling(kl_host *h, int have_cl, kl_impact_batch *b, int reps, double rate[3], double *launch)
+{
+  const size_t P = b->P;
+  double t[4][MAXREP];
+  cl_program prog = NULL;
+  cl_kernel k = NULL;
+  kl_impact_batch *one = NULL;
+  int bad = 1;
+  rate[0] = rate[1] = rate[2] = *launch = 0.0;
+  if (have_cl) {
+    cl_int err = CL_SUCCESS;
+    if (kl_host_build(h, "benchmarks/sweep_throughput.c", copy_src, &prog) != KELVIN_OK) {
+      fprintf(stderr, "sweep_throughput: copy-only kernel: %s\n", kl_host_errmsg(h));
+      goto done;
+    }
+    k = clCreateKernel(prog, "kl_copy_only", &err);
+    if (err != CL_SUCCESS || kl_impact_batch_create(64, 0, &one) != KELVIN_OK) goto done;
+    for (size_t p = 0; p < 64; ++p) kl_impact_batch_set(one, p, kl_impact_batch_get(b, p));
+  }
+  for (int r = -1; r < reps; ++r) /* r = -1: a first run of each (pocl compiles the work-group function) */
+    for (int v = 0; v < 4; ++v) {
+      if (v != 2 && !have_cl) continue;
+      const double a = kl_bench_now();
+      if (v == 2) {
+#pragma omp parallel for schedule(static)
+        for (size_t p = 0; p < P; ++p) copy_row(b, p);
+      } else if (copy_launch(h, k, v == 3 ? one : b, v != 1))
+        goto done;
+      if (r >= 0) t[v][r] = kl_bench_now() - a;
+      if (v == 2) kl_bench_settle();
+      static const char *what[4] = {"OpenCL in place", "OpenCL with transfers", "OpenMP", "one work-group"};
+      if (copy_check(v == 3 ? one : b, what[v])) goto done;
+    }
+  for (int v = 0; v < 3; ++v)
+    if (v == 2 || have_cl) rate[v] = (double)P / kl_bench_median(t[v], reps);
+  if (have_cl) *launch = kl_bench_median(t[3], reps);
+  bad = 0;
+done:
+  kl_impact_batch_destroy(one);
+  if (k) clReleaseKernel(k);
+  if (prog) clReleaseProgram(prog);
   return bad;
 }
 
@@ -437,6 +583,28 @@ int main(int argc, char **argv)
     printf("| %s | %s | %s | %.3g | %.3g | %s | %.2f | %s | %s |\n", mname[mi], fl, c0, rate[PATH_OMP],
            rate[PATH_SERIAL], rco, rate[PATH_OMP] / rate[PATH_SERIAL], gfs, pk);
     fflush(stdout);
+    kl_impact_batch_destroy(b);
+  }
+  { /* the memory ceiling (see memory_ceiling) at the same P, on a batch of the mix */
+    kl_impact_batch *b = NULL;
+    if (kl_impact_batch_create((size_t)Pm, 0, &b) != KELVIN_OK) return 1;
+    rng = 0x2545F4914F6CDD1Du + (uint64_t)Pm;
+    for (long p = 0; p < Pm; ++p) kl_impact_batch_set(b, (size_t)p, scenario());
+    double cr[3], launch;
+    if (memory_ceiling(h, have_cl, b, reps_m, cr, &launch) != 0) return 1;
+    printf("\nMemory ceiling, P = %ld, medians of %d repeats: a copy-only kernel that reads and writes a scenario's "
+           "%.0f bytes (inputs, metrics, status) and computes nothing; results checked:\n\n",
+           Pm, reps_m, ROW_BYTES);
+    printf("| path | [scen/s] | GB/s |\n|---|---:|---:|\n");
+    if (have_cl) {
+      printf("| OpenCL, the batch's tables in place (as a CPU device is run) | %.3g | %.2f |\n", cr[0],
+             cr[0] * ROW_BYTES * 1e-9);
+      printf("| OpenCL, device buffers with write and read transfers (as a GPU is run) | %.3g | %.2f |\n", cr[1],
+             cr[1] * ROW_BYTES * 1e-9);
+    }
+    printf("| OpenMP %dT loop (the twin's) | %.3g | %.2f |\n", threads, cr[2], cr[2] * ROW_BYTES * 1e-9);
+    if (have_cl)
+      printf("\nper-launch cost (one work-group in place: buffers, launch, map, release): %.1f us\n", launch * 1e6);
     kl_impact_batch_destroy(b);
   }
   printf("\nload average at end %.2f\n", loadavg());

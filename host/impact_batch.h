@@ -46,6 +46,12 @@ kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p);
 kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx);
 #define KL_PROGRESS_CHUNK ((size_t)1 << 16) /* fewest rows per chunk when progress is reported */
 
+/* The same on the handle's OpenCL device through device buffers and transfers, a chunk that mixes models
+ * grouped by model, as a device that is not the CPU is always run (a CPU device runs a batch whose tables
+ * fit one buffer each in place): so that tests on a CPU device cover that path too. KELVIN_ERR_ARG without
+ * an OpenCL device. */
+kelvin_status kl_impact_run_staged(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx);
+
 /* Rows [lo, hi) on the host with OpenMP, threads threads (0: all). */
 void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads);
 

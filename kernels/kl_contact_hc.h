@@ -72,7 +72,8 @@ KL_FN kl_real kl_hc_exact_G(kl_real cr, kl_real d)
 }
 
 /* d = chi v0 of the exact-restitution law: the root in (0, 1/cr) of d (1 + cr) = ln((1+d)/(1-cr d)),
- * i.e. of g(-cr d) = g(d). cr = 1 gives 0 (no damping). Illinois on a bracket, relative 1e-15. */
+ * i.e. of g(-cr d) = g(d). cr = 1 gives 0 (no damping). Illinois on a bracket, relative 1e-15. Impacts
+ * (kl_impact_hc) take the fit of kernels/kl_hc_exact.h inside its domain (docs/design.md section 2.3). */
 KL_FN kl_real kl_hc_exact_d(kl_real cr)
 {
   if (!(cr < 1.0)) return 0.0;

@@ -9,6 +9,8 @@
 #include "kl_contact_kv.h"
 #include "kl_contact_hc.h"
 #include "kl_impact_step.h"
+#include "kl_hc_master.h"
+#include "kl_hc_exact.h"
 
 #define KL_MODEL_KV 0 /* Kelvin-Voigt, D from cr by paper eq. (10) */
 #define KL_MODEL_HC 1 /* Hunt-Crossley family, chi from cr and v0 by a damping law */
@@ -169,11 +171,31 @@ KL_FN kl_impact_out kl_impact_hc_done(kl_impact_in in, kl_real chi, kl_real dmax
   return o;
 }
 
-/* Hunt-Crossley impact (fe = 0): phase-plane closed forms of kernels/kl_contact_hc.h. */
+/* Hunt-Crossley impact (fe = 0). Inside the master curves' domain (kl_hc_master_in: n and zeta = chi v0)
+ * their scaled metrics times d* = ((n+1) m v0^2 / (2K))^(1/(n+1)), t* = d* / v0 and F* = K d*^n =
+ * (n+1) m v0^2 / (2 d*) (kernels/kl_hc_master.h, docs/design.md section 2.3): no quadrature, no iteration.
+ * Outside it the phase-plane closed forms of kernels/kl_contact_hc.h. */
 KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
 {
-  const kl_real chi = kl_hc_chi(in.law, in.cr, in.v0);
+  /* the exact law's chi from its fit inside cr in [2^-7, 1] (kernels/kl_hc_exact.h, docs/design.md 2.3) */
+  const int fit = in.law == KL_LAW_EXACT && kl_hc_exact_in(in.cr);
+  const kl_real chi = fit ? kl_hc_exact_fit(in.cr) / in.v0 : kl_hc_chi(in.law, in.cr, in.v0);
   if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
+  const kl_real zeta = chi * in.v0;
+  if (kl_hc_master_in(in.n, zeta)) {
+    const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K); /* d*^(n+1) */
+    const kl_real ds = kl_powr(e, 1.0 / (in.n + 1.0)), ts = ds / in.v0;
+    const kl_hc_scaled sc = kl_hc_master(in.n, zeta);
+    kl_impact_out o = kl_impact_zero(KL_OK);
+    o.damp = chi;
+    o.dmax = sc.dmax * ds;
+    o.tmax = sc.tmax * ts;
+    o.fpeak = sc.fpeak * (e * in.K / ds);
+    o.tc = sc.tc * ts;
+    o.cr_eff = sc.cr_eff;
+    o.ediss = 1.0 - o.cr_eff * o.cr_eff;
+    return o;
+  }
   const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
   kl_real trest;
   const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
@@ -268,24 +290,6 @@ KL_FN kl_impact_out kl_impact(kl_impact_in in)
   else
     o = kl_impact_gen(in);
   return kl_impact_final(o);
-}
-
-/* The fast Hunt-Crossley case of a scenario (kl_hc_quad_fast): 1 and its chi, d_max and g(chi v0), else 0.
- * Its contact-time quadrature is then kl_hc_quad_node for each node pair, and its metrics
- * kl_impact_final(kl_impact_hc_done(...)): what kl_impact computes for it, split so that a device can run
- * the nodes of many scenarios in step (kernels/impact.cl). */
-KL_FN int kl_impact_hc_fast(kl_impact_in in, kl_real *chi, kl_real *dmax, kl_real *gd)
-{
-  *chi = 0.0;
-  *dmax = 0.0;
-  *gd = 0.0;
-  if (kl_impact_check(in) != KL_OK || in.model != KL_MODEL_HC || in.fe != 0.0) return 0;
-  const kl_real c = kl_hc_chi(in.law, in.cr, in.v0);
-  if (!(c >= 0.0) || !kl_finite(c) || !kl_hc_quad_fast(c, in.v0, in.n)) return 0;
-  *chi = c;
-  *dmax = kl_hc_delta_max(in.m, in.K, in.n, c, in.v0);
-  *gd = kl_g(c * in.v0);
-  return 1;
 }
 
 #endif

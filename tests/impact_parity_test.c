@@ -219,6 +219,12 @@ static void test_parity(void **state)
   assert_memory_equal(ser->y, omp->y, KL_NOUT * ser->P * sizeof(double));
   assert_memory_equal(ser->status, omp->status, ser->P * sizeof(int));
   compare(ser, cl, "OpenCL vs serial");
+  /* the staged path (device buffers, chunks grouped by model, as a GPU is run): same device code, bit for bit */
+  kl_impact_batch *stg = clone_inputs(ser);
+  assert_int_equal(kl_impact_run_staged(host, stg, NULL, NULL), KELVIN_OK);
+  assert_memory_equal(cl->y, stg->y, KL_NOUT * ser->P * sizeof(double));
+  assert_memory_equal(cl->status, stg->status, ser->P * sizeof(int));
+  kl_impact_batch_destroy(stg);
   kl_impact_batch_destroy(ser);
   kl_impact_batch_destroy(omp);
   kl_impact_batch_destroy(cl);
@@ -262,8 +268,8 @@ static void test_chunks_and_samples(void **state)
 
 /* Batches of one model each (Hunt-Crossley, Kelvin-Voigt, Emden-Fowler), with samples: on a CPU device
  * these run in place (host/impact_batch.c, run_cl_inplace: the kernel on the batch's own tables), and
- * must give the numbers of the copying path (the same batch through a host with chunks smaller than
- * it, bit for bit: same device code) and of the serial loop (within TOL). */
+ * must give the numbers of the copying path (kl_impact_run_staged, through a host with chunks smaller than
+ * the batch, bit for bit: same device code) and of the serial loop (within TOL). */
 static void test_one_model_in_place(void **state)
 {
   (void)state;
@@ -283,7 +289,7 @@ static void test_one_model_in_place(void **state)
     kl_impact_batch *inpl = clone_inputs(ser), *copied = clone_inputs(ser);
     kl_impact_run_serial(ser, 0, P);
     assert_int_equal(kl_impact_run(host, inpl, NULL, NULL), KELVIN_OK);
-    assert_int_equal(kl_impact_run(small, copied, NULL, NULL), KELVIN_OK);
+    assert_int_equal(kl_impact_run_staged(small, copied, NULL, NULL), KELVIN_OK);
     assert_memory_equal(inpl->y, copied->y, KL_NOUT * P * sizeof(double));
     assert_memory_equal(inpl->status, copied->status, P * sizeof(int));
     if (M) assert_memory_equal(inpl->smp, copied->smp, (size_t)KL_NSMP * (size_t)M * P * sizeof(double));
@@ -305,6 +311,49 @@ static int progress(void *ctx, size_t done, size_t total)
   ++nprog;
   return 0;
 }
+static size_t stop_after; /* rows after which stop_progress asks to stop; 0: never */
+/* Progress callback: counts calls, asks to stop once done >= stop_after. */
+static int stop_progress(void *ctx, size_t done, size_t total)
+{
+  (void)ctx;
+  assert_true(done <= total);
+  ++nprog;
+  return stop_after && done >= stop_after;
+}
+
+/* A mixed batch with progress on the OpenCL device: 140000 rows in launches of 65536, 65536 and 8928 rows
+ * (KL_PROGRESS_CHUNK; on a CPU device in place, the later launches at a global offset, the second with
+ * blocks of several rows per work-item): the numbers of one launch, bit for bit, three progress calls;
+ * asked to stop after the first, KELVIN_ERR_STOPPED with the first 65536 rows done (as in one launch) and
+ * the rest untouched (zero). */
+static void test_progress_and_stop(void **state)
+{
+  (void)state;
+  kl_impact_batch *one = make_batch(140000, 0, 4242);
+  kl_impact_batch *prog = clone_inputs(one), *stopped = clone_inputs(one);
+  const size_t P = one->P;
+  assert_int_equal(kl_impact_run(host, one, NULL, NULL), KELVIN_OK);
+  nprog = 0;
+  stop_after = 0;
+  assert_int_equal(kl_impact_run(host, prog, stop_progress, NULL), KELVIN_OK);
+  assert_int_equal(nprog, 3);
+  assert_memory_equal(one->y, prog->y, KL_NOUT * P * sizeof(double));
+  assert_memory_equal(one->status, prog->status, P * sizeof(int));
+  nprog = 0;
+  stop_after = 1;
+  assert_int_equal(kl_impact_run(host, stopped, stop_progress, NULL), KELVIN_ERR_STOPPED);
+  assert_int_equal(nprog, 1);
+  const size_t done = KL_PROGRESS_CHUNK;
+  for (int c = 0; c < KL_NOUT; ++c) {
+    assert_memory_equal(one->y + (size_t)c * P, stopped->y + (size_t)c * P, done * sizeof(double));
+    for (size_t p = done; p < P; ++p) assert_true(stopped->y[(size_t)c * P + p] == 0.0);
+  }
+  assert_memory_equal(one->status, stopped->status, done * sizeof(int));
+  kl_impact_batch_destroy(one);
+  kl_impact_batch_destroy(prog);
+  kl_impact_batch_destroy(stopped);
+}
+
 /* The OpenMP twin through kl_impact_run (cpu option) with progress: same numbers as the serial loop. */
 static void test_twin_via_handle(void **state)
 {
@@ -350,6 +399,7 @@ int main(void)
     cmocka_unit_test(test_parity),
     cmocka_unit_test(test_chunks_and_samples),
     cmocka_unit_test(test_one_model_in_place),
+    cmocka_unit_test(test_progress_and_stop),
     cmocka_unit_test(test_twin_via_handle),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
