@@ -585,6 +585,59 @@ int main(int argc, char **argv)
     fflush(stdout);
     kl_impact_batch_destroy(b);
   }
+  { /* the general law (issue 36): no closed form, so its impacts are stepped (kernels/kl_impact_step.h); far
+     * slower per scenario, so a smaller P; the OpenCL results equal the serial loop's, bit for bit, before a
+     * rate is printed (the flop counter of benchmarks/flop_count.cpp does not know the law: no flop rate) */
+    const long Pg = Pm < 10000 ? Pm : 10000;
+    kl_impact_batch *b = NULL;
+    if (kl_impact_batch_create((size_t)Pg, 0, &b) != KELVIN_OK) return 1;
+    rng = 0x51ED2701u;
+    for (long p = 0; p < Pg; ++p) {
+      kl_impact_in in = scenario_of(0);
+      in.model = KL_MODEL_GEN;
+      in.n = 1.5;                                  /* k d^1.5 (K = 1e9) */
+      in.n2 = (double)(p % 3) * 0.5 + 0.5;         /* 0.5, 1, 1.5 */
+      in.rate_exp = 0.5 + 0.6 * (double)(p % 4) / 3.0; /* 0.5 .. 1.1 */
+      in.c = 1e7 * unif();
+      kl_impact_batch_set(b, (size_t)p, in);
+    }
+    const int on[NPATH] = {have_cl, 1, 1};
+    double rate[NPATH];
+    if (measure(h, b, 3, on, rate) != 0) return 1; /* the serial loop runs last: its results stay in b */
+    size_t ok = 0, differ = 0;
+    double *ys = malloc((size_t)Pg * KL_NOUT * sizeof *ys);
+    int *ss = malloc((size_t)Pg * sizeof *ss);
+    if (!ys || !ss) return 1;
+    memcpy(ys, b->y, (size_t)Pg * KL_NOUT * sizeof *ys);
+    memcpy(ss, b->status, (size_t)Pg * sizeof *ss);
+    if (have_cl && kl_impact_run(h, b, NULL, NULL) != KELVIN_OK) return 1;
+    for (long p = 0; p < Pg; ++p) {
+      ok += ss[p] == 0;
+      differ += ss[p] != b->status[p] || memcmp(ys + p, b->y + p, sizeof(double)) != 0;
+      for (int q = 1; q < KL_NOUT; ++q) differ += memcmp(ys + (size_t)q * Pg + p, b->y + (size_t)q * Pg + p, 8) != 0;
+    }
+    free(ys);
+    free(ss);
+    if (differ) {
+      fprintf(stderr, "sweep_throughput: general law: %zu OpenCL results differ from the serial loop's\n", differ);
+      return 1;
+    }
+    printf("\nThe general law F = k d^1.5 + c sgn(d')|d'|^m d^n2 (n2 0.5, 1, 1.5; m 0.5 .. 1.1; c up to 1e7; the same cr "
+           "and v0 ranges), stepped with error control; P = %ld, medians of 3; %zu of them separate (the others "
+           "settle: KL_NO_SEPARATION); OpenCL equal to the serial loop bit for bit:\n\n",
+           Pg, ok);
+    printf("| model | OpenCL [scen/s] | OpenMP [scen/s] | serial [scen/s] | OpenCL / OpenMP | OpenMP / serial |\n");
+    printf("|---|---:|---:|---:|---:|---:|\n");
+    char c0[32] = "-", rco[32] = "-";
+    if (have_cl) {
+      snprintf(c0, sizeof c0, "%.3g", rate[PATH_CL]);
+      snprintf(rco, sizeof rco, "%.2f", rate[PATH_CL] / rate[PATH_OMP]);
+    }
+    printf("| general law (by the step) | %s | %.3g | %.3g | %s | %.2f |\n", c0, rate[PATH_OMP], rate[PATH_SERIAL], rco,
+           rate[PATH_OMP] / rate[PATH_SERIAL]);
+    fflush(stdout);
+    kl_impact_batch_destroy(b);
+  }
   { /* the memory ceiling (see memory_ceiling) at the same P, on a batch of the mix */
     kl_impact_batch *b = NULL;
     if (kl_impact_batch_create((size_t)Pm, 0, &b) != KELVIN_OK) return 1;
