@@ -171,16 +171,12 @@ KL_FN kl_impact_out kl_impact_hc_done(kl_impact_in in, kl_real chi, kl_real dmax
   return o;
 }
 
-/* Hunt-Crossley impact (fe = 0). Inside the master curves' domain (kl_hc_master_in: n and zeta = chi v0)
- * their scaled metrics times d* = ((n+1) m v0^2 / (2K))^(1/(n+1)), t* = d* / v0 and F* = K d*^n =
+/* Hunt-Crossley impact (fe = 0) of damping factor chi. Inside the master curves' domain (kl_hc_master_in: n
+ * and zeta = chi v0) their scaled metrics times d* = ((n+1) m v0^2 / (2K))^(1/(n+1)), t* = d* / v0 and F* = K d*^n =
  * (n+1) m v0^2 / (2 d*) (kernels/kl_hc_master.h, docs/design.md section 2.3): no quadrature, no iteration.
  * Outside it the phase-plane closed forms of kernels/kl_contact_hc.h. */
-KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+KL_FN kl_impact_out kl_impact_hc_of(kl_impact_in in, kl_real chi)
 {
-  /* the exact law's chi from its fit inside cr in [2^-7, 1] (kernels/kl_hc_exact.h, docs/design.md 2.3) */
-  const int fit = in.law == KL_LAW_EXACT && kl_hc_exact_in(in.cr);
-  const kl_real chi = fit ? kl_hc_exact_fit(in.cr) / in.v0 : kl_hc_chi(in.law, in.cr, in.v0);
-  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
   const kl_real zeta = chi * in.v0;
   if (kl_hc_master_in(in.n, zeta)) {
     const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K); /* d*^(n+1) */
@@ -200,6 +196,16 @@ KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
   kl_real trest;
   const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
   return kl_impact_hc_done(in, chi, dmax, tmax, trest);
+}
+
+/* A Hunt-Crossley impact (fe = 0) of its damping law: chi from the law (the exact law's from its fit inside
+ * cr in [2^-7, 1], kernels/kl_hc_exact.h, docs/design.md 2.3), then kl_impact_hc_of. */
+KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
+{
+  const int fit = in.law == KL_LAW_EXACT && kl_hc_exact_in(in.cr);
+  const kl_real chi = fit ? kl_hc_exact_fit(in.cr) / in.v0 : kl_hc_chi(in.law, in.cr, in.v0);
+  if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);
+  return kl_impact_hc_of(in, chi);
 }
 
 /* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor. */
@@ -264,11 +270,7 @@ KL_FN kl_impact_out kl_impact_by_step(kl_impact_in in)
 KL_FN kl_impact_out kl_impact_gen(kl_impact_in in)
 {
   if (in.rate_exp == 1.0 && in.n2 == in.n && in.fe == 0.0) {
-    const kl_real chi = in.c / in.K;
-    const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
-    kl_real trest;
-    const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
-    kl_impact_out o = kl_impact_hc_done(in, chi, dmax, tmax, trest);
+    kl_impact_out o = kl_impact_hc_of(in, in.c / in.K);
     o.damp = in.c;
     return o;
   }
