@@ -166,13 +166,17 @@ static fwd_out forward(const double *law, double mass, double v0, size_t n, cons
 /* ---------------------------------------------------------------------------------------------------
  * Checks */
 
-static int law_ok(int p, double v)
+/* 0 if v lies in parameter p's domain, the law's one (kernels/kl_contact_gen.h, kl_gen_law_check; docs/design.md
+ * section 2.5), c > 0 besides (the fit takes log c); else 1 with why: "<name>: <why>, got <v>" */
+static int law_bad(int p, double v, char *why, int cap)
 {
-  if (!isfinite(v)) return 0;
-  return p == KELVIN_FIT_N2 ? v >= 0.0 : v > 0.0;
+  kl_gen_law L = {1.0, 1.0, 1.0, 1.0, 1.0};
+  double *f[NP] = {&L.k, &L.c, &L.n1, &L.n2, &L.m};
+  *f[p] = v;
+  if (kl_gen_law_bad(L, why, cap)) return 1;
+  if (p == KELVIN_FIT_C && !(v > 0.0)) return snprintf(why, (size_t)cap, "c: must be > 0 (the fit takes log c), got %g", v), 1;
+  return 0;
 }
-
-static const char *const pdomain[NP] = {"> 0 N/m^n1", "> 0 N (s/m)^m / m^n2", "> 0", ">= 0", "> 0"};
 
 /* 0, or KELVIN_ERR_ARG with a message naming the field */
 static kelvin_status check_problem(kelvin_fit *f, const kelvin_fit_problem *p)
@@ -183,8 +187,8 @@ static kelvin_status check_problem(kelvin_fit *f, const kelvin_fit_problem *p)
   if (!(isfinite(p->v0) && p->v0 > 0)) return kl_api_fail(m, KELVIN_ERR_ARG, "v0: must be > 0 m/s, got %g", p->v0);
   for (int i = 0; i < NP; ++i) {
     const char *nm = pnames[i];
-    if (!law_ok(i, p->start[i]))
-      return kl_api_fail(m, KELVIN_ERR_ARG, "%s: must be %s, got %g", nm, pdomain[i], p->start[i]);
+    char why[160];
+    if (law_bad(i, p->start[i], why, sizeof why)) return kl_api_fail(m, KELVIN_ERR_ARG, "%s", why);
     if (p->fixed[i]) continue;
     const int kc = i == KELVIN_FIT_K || i == KELVIN_FIT_C;
     if (kc) {
@@ -194,9 +198,11 @@ static kelvin_status check_problem(kelvin_fit *f, const kelvin_fit_problem *p)
         return kl_api_fail(m, KELVIN_ERR_ARG,
                            "%s: bounds must be 0 < min < max < inf, or [0, inf] for none, got [%g, %g]", nm, p->lo[i],
                            p->hi[i]);
-    } else if (!(isfinite(p->lo[i]) && isfinite(p->hi[i]) && p->hi[i] > p->lo[i] && law_ok(i, p->lo[i]))) {
-      return kl_api_fail(m, KELVIN_ERR_ARG, "%s: bounds must be finite with min %s and min < max, got [%g, %g]", nm,
-                         pdomain[i], p->lo[i], p->hi[i]);
+    } else if (!(isfinite(p->lo[i]) && isfinite(p->hi[i]) && p->hi[i] > p->lo[i])) {
+      return kl_api_fail(m, KELVIN_ERR_ARG, "%s: bounds must be finite with min < max, got [%g, %g]", nm, p->lo[i],
+                         p->hi[i]);
+    } else if (law_bad(i, p->lo[i], why, sizeof why) || law_bad(i, p->hi[i], why, sizeof why)) {
+      return kl_api_fail(m, KELVIN_ERR_ARG, "%s (a bound)", why);
     }
     if (!(p->start[i] > p->lo[i] && p->start[i] < p->hi[i]))
       return kl_api_fail(m, KELVIN_ERR_ARG, "%s: the start %g must lie strictly inside its bounds [%g, %g]", nm,
@@ -620,9 +626,9 @@ kelvin_status kelvin_fit_model(kelvin_fit *f, const double *law, double mass, do
   f->msg[0] = '\0';
   if (!law || (n > 0 && (!t || !force))) return kl_api_fail(f->msg, KELVIN_ERR_ARG, "kelvin_fit_model: NULL argument");
   for (size_t i = 0; i < n; ++i) force[i] = 0;
+  char why[160];
   for (int i = 0; i < NP; ++i)
-    if (!law_ok(i, law[i]))
-      return kl_api_fail(f->msg, KELVIN_ERR_ARG, "%s: must be %s, got %g", pnames[i], pdomain[i], law[i]);
+    if (law_bad(i, law[i], why, sizeof why)) return kl_api_fail(f->msg, KELVIN_ERR_ARG, "%s", why);
   if (!(isfinite(mass) && mass > 0)) return kl_api_fail(f->msg, KELVIN_ERR_ARG, "mass: must be > 0 kg, got %g", mass);
   if (!(isfinite(v0) && v0 > 0)) return kl_api_fail(f->msg, KELVIN_ERR_ARG, "v0: must be > 0 m/s, got %g", v0);
   const fwd_out o = forward(law, mass, v0, n, t, force);
@@ -696,14 +702,21 @@ static kelvin_status num_pos(kl_cfg *c, const kl_cfg_node *n, const char *field,
   return KELVIN_OK;
 }
 
+/* law_bad's why without its "<name>: " (the reader names the field) */
+static const char *why_tail(const char *why)
+{
+  const char *w = strstr(why, ": ");
+  return w ? w + 2 : why;
+}
+
 static kelvin_status load_param(kl_cfg *c, const kl_cfg_node *n, int i, kelvin_fit_problem *p)
 {
-  char field[64], sub[80];
+  char field[64], sub[80], why[160];
   snprintf(field, sizeof field, "parameters.%s", pnames[i]);
   if (n->type == KL_CFG_SCALAR) {
     kelvin_status st = kl_cfg_number(c, n, field, &p->start[i]);
     if (st != KELVIN_OK) return st;
-    if (!law_ok(i, p->start[i])) return kl_cfg_fail(c, n, field, "must be %s, got %g", pdomain[i], p->start[i]);
+    if (law_bad(i, p->start[i], why, sizeof why)) return kl_cfg_fail(c, n, field, "%s", why_tail(why));
     if (!(p->start[i] > p->lo[i] && p->start[i] < p->hi[i]))
       return kl_cfg_fail(c, n, field,
                          "the start %g must lie strictly inside the default bounds [%g, %g] (give min and max)",
@@ -720,18 +733,19 @@ static kelvin_status load_param(kl_cfg *c, const kl_cfg_node *n, int i, kelvin_f
       return kl_cfg_fail(c, s0 ? s0 : lo ? lo : hi, field, "a fixed parameter takes no start, min or max");
     if ((st = kl_cfg_number(c, fx, kl_cfg_field(sub, sizeof sub, field, "fixed"), &p->start[i])) != KELVIN_OK)
       return st;
-    if (!law_ok(i, p->start[i])) return kl_cfg_fail(c, fx, sub, "must be %s, got %g", pdomain[i], p->start[i]);
+    if (law_bad(i, p->start[i], why, sizeof why)) return kl_cfg_fail(c, fx, sub, "%s", why_tail(why));
     p->fixed[i] = 1;
     return KELVIN_OK;
   }
   if (!s0) return kl_cfg_fail(c, n, field, "needs start (a free parameter) or fixed (a held one)");
   if ((st = kl_cfg_number(c, s0, kl_cfg_field(sub, sizeof sub, field, "start"), &p->start[i])) != KELVIN_OK) return st;
-  if (!law_ok(i, p->start[i])) return kl_cfg_fail(c, s0, sub, "must be %s, got %g", pdomain[i], p->start[i]);
+  if (law_bad(i, p->start[i], why, sizeof why)) return kl_cfg_fail(c, s0, sub, "%s", why_tail(why));
   const int kc = i == KELVIN_FIT_K || i == KELVIN_FIT_C;
   if (lo && (st = kl_cfg_number(c, lo, kl_cfg_field(sub, sizeof sub, field, "min"), &p->lo[i])) != KELVIN_OK) return st;
-  if (lo && (kc ? !(p->lo[i] > 0) : !law_ok(i, p->lo[i])))
-    return kl_cfg_fail(c, lo, sub, "must be %s, got %g", kc ? "> 0" : pdomain[i], p->lo[i]);
+  if (lo && kc && !(p->lo[i] > 0)) return kl_cfg_fail(c, lo, sub, "must be > 0, got %g", p->lo[i]);
+  if (lo && !kc && law_bad(i, p->lo[i], why, sizeof why)) return kl_cfg_fail(c, lo, sub, "%s", why_tail(why));
   if (hi && (st = kl_cfg_number(c, hi, kl_cfg_field(sub, sizeof sub, field, "max"), &p->hi[i])) != KELVIN_OK) return st;
+  if (hi && !kc && law_bad(i, p->hi[i], why, sizeof why)) return kl_cfg_fail(c, hi, sub, "%s", why_tail(why));
   if (kc && (!lo) != (!hi))
     return kl_cfg_fail(c, lo ? lo : hi, field, "give both min and max, or neither (then %s is free in (0, inf))",
                        pnames[i]);

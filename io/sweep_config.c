@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/table.h"
+#include "kernels/kl_contact_gen.h"
 #include "kernels/kl_names.h"
 
 
@@ -19,13 +20,13 @@
 const kl_sweep_pdef kl_sweep_pdefs[NPAR] = {
   {"m", 0.0, INFINITY, 0, 0, 1.0, "1", "effective mass [kg], > 0"},
   {"K", 0.0, INFINITY, 0, 0, 1e9, "1e9", "stiffness [N/m for kv, N/m^n for hc/ef], > 0"},
-  {"n", 0.0, 10.0, 0, 1, 1.5, "1.5", "force exponent of hc/ef (n1 of general) in (0, 10) (kv is linear, n = 1)"},
+  {"n", 0.0, 10.0, 0, 1, 1.5, "1.5", "force exponent of hc/ef in (0, 10), n1 of general in (0, 5] (kv is linear, n = 1)"},
   {"cr", 0.0, 1.0, 0, 0, 0.5, "{min: 0.05, max: 1, n: 39}", "coefficient of restitution, in (0, 1]"},
   {"v0", 0.0, INFINITY, 0, 0, 1.0, "{min: 0.01, max: 10, n: 16, scale: log}", "impact speed [m/s], > 0"},
   {"fe", -INFINITY, INFINITY, 0, 0, 0.0, "0", "constant force pushing into the contact [N], kv, hc and general"},
   {"c", 0.0, INFINITY, 1, 0, 0.0, "0", "damping coefficient of the general law [N (s/m)^rate_exp / m^n2], >= 0"},
-  {"n2", 0.0, 10.0, 1, 1, 1.5, "1.5", "exponent of d in the general law's damping term, in [0, 10)"},
-  {"rate_exp", 0.0, 10.0, 0, 1, 1.0, "1", "rate exponent of the general law (its m, not the mass), in (0, 10)"},
+  {"n2", 0.0, 5.0, 1, 0, 1.5, "1.5", "exponent of d in the general law's damping term, in [0, 5]"},
+  {"rate_exp", 0.0, 5.0, 0, 0, 1.0, "1", "rate exponent of the general law (its m, not the mass), in (0, 5]"},
 };
 
 
@@ -77,10 +78,28 @@ int kl_sweep_spec_default(kl_sweep_spec *s)
 
 //------- config -------
 
+/* The general law's constant of parameter i (PC, PN2, PREXP) checked by the law's one domain check
+ * (kernels/kl_contact_gen.h, kl_gen_law_bad): 0, or 1 with why, its "<name>: " dropped. */
+static int gen_bad(int i, double v, char *why, int cap)
+{
+  kl_gen_law L = {1.0, 0.0, 1.0, 1.0, 1.0};
+  if (i == PC) L.c = v;
+  if (i == PN2) L.n2 = v;
+  if (i == PREXP) L.m = v;
+  char w[160];
+  if (!kl_gen_law_bad(L, w, sizeof w)) return 0;
+  const char *t = strstr(w, ": ");
+  snprintf(why, (size_t)cap, "%s", t ? t + 2 : w);
+  return 1;
+}
+
 /* Check v against parameter i's domain; field names it in the message. */
 static kelvin_status domain(kl_cfg *c, const kl_cfg_node *node, const char *field, int i, double v)
 {
   const kl_sweep_pdef *d = &kl_sweep_pdefs[i];
+  char why[160];
+  if ((i == PC || i == PN2 || i == PREXP) && gen_bad(i, v, why, sizeof why))
+    return kl_cfg_fail(c, node, field, "%s", why);
   if (d->lo_closed ? !(v >= d->lo) : !(v > d->lo))
     return kl_cfg_fail(c, node, field, "must be %s %g, got %g", d->lo_closed ? ">=" : ">", d->lo, v);
   if (d->hi_open ? !(v < d->hi) : !(v <= d->hi))
@@ -400,6 +419,11 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
     const kelvin_status st = kl_csv_number(c->file, r, &c->col[k], &x, msg, cap);
     if (st != KELVIN_OK) return st;
     const kl_sweep_pdef *d = &kl_sweep_pdefs[pidx[k]];
+    char why[160];
+    if ((pidx[k] == PC || pidx[k] == PN2 || pidx[k] == PREXP) && gen_bad(pidx[k], x, why, sizeof why)) {
+      snprintf(msg, (size_t)cap, "%s:%ld: column '%s': %s", c->file, r->line, c->col[k].names[c->col[k].which], why);
+      return KELVIN_ERR_CONFIG;
+    }
     if (d->lo_closed ? !(x >= d->lo) : !(x > d->lo)) {
       snprintf(msg, (size_t)cap, "%s:%ld: column '%s': must be %s %g, got %g", c->file, r->line, c->col[k].names[c->col[k].which],
                d->lo_closed ? ">=" : ">", d->lo, x);
@@ -428,6 +452,19 @@ static kelvin_status scen_row(void *vp, const kl_csv_row *r, char *msg, int cap)
   in.model = ints[0];
   in.law = ints[1];
   in.rule = ints[2];
+  if (in.model == KL_MODEL_GEN) { /* the law's one domain check: n (its n1), and n2 where it defaults to n */
+    const kl_gen_law L = {in.K, in.c, in.n, in.n2, in.rate_exp};
+    char why[160];
+    const int bad = kl_gen_law_bad(L, why, sizeof why);
+    if (bad) {
+      const int col = bad == KL_GEN_BAD_K ? CK : bad == KL_GEN_BAD_C ? CC : bad == KL_GEN_BAD_N2 && n2_given ? CN2
+                    : bad == KL_GEN_BAD_M ? CREXP : CN;
+      const char *t = strstr(why, ": ");
+      snprintf(msg, (size_t)cap, "%s:%ld: column '%s': %s", c->file, r->line,
+               c->col[col].idx >= 0 ? c->col[col].names[c->col[col].which] : kl_sweep_pdefs[pidx[col]].key, t ? t + 2 : why);
+      return KELVIN_ERR_CONFIG;
+    }
+  }
   if (in.model == KL_MODEL_KV && in.n != 1.0) {
     snprintf(msg, (size_t)cap, "%s:%ld: column 'n': model kv is linear: n must be 1 (or -), got %g", c->file, r->line, in.n);
     return KELVIN_ERR_CONFIG;

@@ -77,11 +77,17 @@ KL_FN int kl_impact_check(kl_impact_in in)
   if (in.model < 0 || in.model >= KL_NMODELS || in.law < 0 || in.law >= KL_NLAWS || in.rule < 0 ||
       in.rule > 1)
     st |= KL_BAD_LAW;
-  if (in.model == KL_MODEL_GEN) {
-    if (!(kl_finite(in.c) && in.c >= 0.0)) st |= KL_BAD_INPUT;
-    if (!(kl_finite(in.n2) && in.n2 >= 0.0 && in.n2 < 10.0) || !(kl_finite(in.rate_exp) && in.rate_exp > 0.0 &&
-                                                                  in.rate_exp < 10.0))
-      st |= KL_BAD_EXPONENT;
+  if (in.model == KL_MODEL_GEN) { /* the law's one domain check (kernels/kl_contact_gen.h, kl_gen_law_check) */
+    kl_gen_law L;
+    L.k = in.K;
+    L.c = in.c;
+    L.n1 = in.n;
+    L.n2 = in.n2;
+    L.m = in.rate_exp;
+    const int bad = kl_gen_law_check(L);
+    if (bad == KL_GEN_BAD_K) st |= KL_BAD_STIFFNESS;
+    if (bad == KL_GEN_BAD_C) st |= KL_BAD_INPUT;
+    if (bad >= KL_GEN_BAD_N1) st |= KL_BAD_EXPONENT;
   }
   if (st == KL_OK && in.model == KL_MODEL_EF && in.fe != 0.0) st |= KL_UNSUPPORTED;
   if (st == KL_OK && in.model == KL_MODEL_KV && in.n != 1.0) st |= KL_BAD_EXPONENT;

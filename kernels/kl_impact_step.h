@@ -10,11 +10,13 @@
  * under the force separation rule the unclamped force reaching 0). Common subset of C17 and OpenCL C 1.2;
  * the loops are data-dependent (this is not the device's fast path).
  *
- * The linearisation about each step's start takes the law's exact tangent (kl_gen_tangent) at the start
+ * The linearisation about each step's start takes the law's bounded tangent (kl_gen_lin_tangent) at the start
  * with d and |d'| floored at 1e-6 of their scales, clamped to >= 0: the tangent is unbounded at d' = 0 for
  * m < 1 and at d = 0 for n1, n2 < 1, and may be negative where damping dominates; any finite linearisation
  * keeps the step correct (the remainder carries the rest), only the step length depends on it. At the
- * impact the law is taken as its limit from inside (d -> 0+): with n2 = 0 the force jumps to c v0^m. */
+ * impact the law is taken as its limit from inside (d -> 0+, kl_gen_force_in): with n2 = 0 the force jumps to
+ * c v0^m. The force peak is located by this step's own search (kl_istep_dfdt), not kl_xrb_gen_peak: see there
+ * (kernels/kl_contact_gen.h) why the two differ. */
 #ifndef KL_IMPACT_STEP_H
 #define KL_IMPACT_STEP_H
 #include "kl_common.h"
@@ -41,12 +43,10 @@ typedef struct kl_istep_out {
 KL_FN kl_real kl_istep_max(kl_real a, kl_real b) { return a > b ? a : b; }
 KL_FN kl_real kl_istep_min(kl_real a, kl_real b) { return a < b ? a : b; }
 
-/* The force of the law with its limit from inside at d = 0 (entering, n2 = 0: c v^m), kept >= 0. */
-KL_FN kl_real kl_istep_force(kl_gen_law L, kl_real x, kl_real v)
-{
-  if (x == 0.0 && L.n2 == 0.0 && v > 0.0) return L.c * kl_gen_rate_pow(v, L.m);
-  return kl_gen_force(L, x, v);
-}
+/* The law's force with its limit at d = 0 (kl_gen_force_in), and none below the surface: the step's stages
+ * and dense output reach d < 0 after the contact has ended (where an n2 = 0 law entering would otherwise
+ * push with c v^m), while the engine's contact, located at d <= 0 by rounding, takes the limit there. */
+KL_FN kl_real kl_istep_force(kl_gen_law L, kl_real x, kl_real v) { return x < 0.0 ? 0.0 : kl_gen_force_in(L, x, v); }
 
 /* 1 where the unclamped force is positive (in contact and pushing), else 0; at d = 0 entering: 1. */
 KL_FN int kl_istep_pushing(kl_gen_law L, kl_real x, kl_real v)
@@ -72,19 +72,13 @@ KL_FN kl_real kl_istep_dfdt(kl_gen_law L, kl_real x, kl_real v, kl_real a)
   return (L.k * L.n1 * dn1 + L.c * L.n2 * rp * dn2) * v / x + L.c * dn2 * ma;
 }
 
-/* The linearisation about (x, v): m x'' = fe - F ~ f0 - kt x - ct v (kl_xrb.h); *F0 the force there. */
+/* The linearisation about (x, v): m x'' = fe - F ~ f0 - kt x - ct v (kl_xrb.h); *F0 the force there (the law's
+ * bounded tangent, kl_gen_lin_tangent, floors 1e-6 of the scales xs, vs). */
 KL_FN kl_kv_sys kl_istep_linearise(kl_gen_law L, kl_real mb, kl_real fe, kl_real x, kl_real v, kl_real xs,
                                    kl_real vs, kl_real *F0)
 {
-  *F0 = kl_istep_force(L, x, v);
-  kl_real kt = 0.0, ct = 0.0;
-  if (*F0 > 0.0) {
-    const kl_real xr = x > 1e-6 * xs ? x : 1e-6 * xs;
-    const kl_real vr = (v < 0.0 ? -v : v) > 1e-6 * vs ? v : (v < 0.0 ? -1e-6 * vs : 1e-6 * vs);
-    kl_gen_tangent(L, xr, vr, &kt, &ct);
-    if (!(kt > 0.0) || !kl_finite(kt)) kt = 0.0;
-    if (!(ct > 0.0) || !kl_finite(ct)) ct = 0.0;
-  }
+  kl_real kt, ct;
+  *F0 = kl_gen_lin_tangent(L, x, v, 1e-6 * xs, 1e-6 * vs, &kt, &ct);
   kl_kv_sys s;
   s.m = mb;
   s.K = kt;

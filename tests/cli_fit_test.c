@@ -115,7 +115,9 @@ static void test_refused(void **state)
        "  restitution: {value: 0.7, sd: 0.01}\n",
        "under-determined: 3 measured numbers (metrics) for 5 free parameters (k, c, n1, n2, m)"},
       {"mass: 0.05\nv0: 1\nparameters:\n  m: {fixed: 0}\nmeasured:\n  restitution: {value: 0.7, sd: 0.01}\n",
-       "bad.yaml:4: parameters.m.fixed: must be > 0, got 0"},
+       "bad.yaml:4: parameters.m.fixed: the rate exponent must be in (0, 5], got 0"}, /* the law's one domain */
+      {"mass: 0.05\nv0: 1\nparameters:\n  n2: {start: 1, min: 0, max: 6}\nmeasured:\n  restitution: {value: 0.7, sd: 0.01}\n",
+       "bad.yaml:4: parameters.n2.max: the damping's exponent of d must be in [0, 5], got 6"},
       {"mass: 0.05\nv0: 1\nmeasured:\n  peak_force: {value: 42}\n",
        "bad.yaml:4: measured.peak_force: needs value and sd"},
       {"mass: 0.05\nmeasured:\n  peak_force: {value: 42, sd: 1}\n", "bad.yaml: v0: missing"},

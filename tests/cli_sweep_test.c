@@ -96,7 +96,15 @@ static void test_config_errors(void **state)
      "logmin.yaml:2: sweep.fe.min: must be > 0 for scale: log, got -1"},
     {"lawkv.yaml", "sweep:\n  model: kv\n  law: flores\n", "lawkv.yaml:3: sweep.law: applies to model hc only"},
     {"ckv.yaml", "sweep:\n  model: [kv, hc]\n  c: 10\n", "ckv.yaml:3: sweep.c: applies to model general only"},
-    {"rexp.yaml", "sweep:\n  model: general\n  rate_exp: 0\n", "rexp.yaml:3: sweep.rate_exp: must be > 0, got 0"},
+    /* the general law's constants: the law's one domain (kernels/kl_contact_gen.h, kl_gen_law_check), its message */
+    {"rexp.yaml", "sweep:\n  model: general\n  rate_exp: 0\n",
+     "rexp.yaml:3: sweep.rate_exp: the rate exponent must be in (0, 5], got 0"},
+    {"rexp6.yaml", "sweep:\n  model: general\n  rate_exp: [1, 6]\n",
+     "rexp6.yaml:3: sweep.rate_exp[1]: the rate exponent must be in (0, 5], got 6"},
+    {"n2gen.yaml", "sweep:\n  model: general\n  n2: {min: 0, max: 5.5, n: 3}\n",
+     "n2gen.yaml:3: sweep.n2.max: the damping's exponent of d must be in [0, 5], got 5.5"},
+    {"gencsv.yaml", "sweep:\n  scenarios: gencsv.csv\n",
+     "gencsv.csv:3: column 'n': the elastic exponent must be in (0, 5], got 6"},
     {"feef.yaml", "sweep:\n  model: ef\n  fe: 1\n", "feef.yaml:3: sweep.fe: applies to models kv, hc and general only"},
     {"empty.yaml", "", "empty.yaml: the file is empty"},
     {"dup.yaml", "sweep:\n  cr: 0.5\n  cr: 0.6\n", "dup.yaml:3: sweep.cr: duplicate key (first given on line 2)"},
@@ -108,6 +116,7 @@ static void test_config_errors(void **state)
   };
   put("missingcol.csv", "m,K,cr,model\n1,1e8,0.5,kv\n");
   put("badcsv.csv", "m,K,cr,v0,model\n1,1e8,0.5,1,kv\n1,1e8,1.5,1,hc\n");
+  put("gencsv.csv", "m,K,n,cr,v0,model,c\n1,1e8,1.5,0.5,1,general,10\n1,1e8,6,0.5,1,general,10\n");
   char outdir[512], keep[600];
   snprintf(outdir, sizeof outdir, "%s/out", tmpdir);
   mkdir(outdir, 0777);

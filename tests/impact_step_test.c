@@ -335,11 +335,55 @@ static void test_pressed_in(void **state)
   assert_true(o.tc > 0 && o.cr_eff > 0 && o.cr_eff < 1);
 }
 
+/* The law's one domain (kernels/kl_contact_gen.h, docs/design.md section 2.5): k > 0, c >= 0, n1 in (0, 5],
+ * n2 in [0, 5], m in (0, 5], by hand at each edge; kl_impact_check's general-law bits come from it (the sweep's
+ * old domain took n2, rate_exp up to 10: 5.5 and 6 are now refused). */
+static void test_law_domain(void **state)
+{
+  (void)state;
+  const kl_gen_law ok = {1e8, 10.0, 5.0, 5.0, 5.0};
+  assert_int_equal(kl_gen_law_check(ok), 0);
+  kl_gen_law L = ok;
+  L.k = 0.0;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_K);
+  L = ok, L.c = -1e-9;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_C);
+  L = ok, L.c = 0.0, L.n2 = 0.0;
+  assert_int_equal(kl_gen_law_check(L), 0);
+  L = ok, L.n1 = 0.0;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_N1);
+  L = ok, L.n1 = 5.0000001;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_N1);
+  L = ok, L.n2 = -1e-12;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_N2);
+  L = ok, L.n2 = 5.5;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_N2);
+  L = ok, L.m = 0.0;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_M);
+  L = ok, L.m = NAN;
+  assert_int_equal(kl_gen_law_check(L), KL_GEN_BAD_M);
+  char msg[160];
+  L = ok, L.m = 6.0;
+  assert_int_equal(kl_gen_law_bad(L, msg, sizeof msg), KL_GEN_BAD_M);
+  assert_string_equal(msg, "m: the rate exponent must be in (0, 5], got 6");
+  /* the sweep's check */
+  kl_impact_in in = {1.0, 1e8, 1.5, 0.5, 1.0, 0.0, KL_MODEL_GEN, 0, 0, 10.0, 5.0, 5.0};
+  assert_int_equal(kl_impact_check(in), KL_OK);
+  in.n2 = 5.5;
+  assert_int_equal(kl_impact_check(in), KL_BAD_EXPONENT);
+  in.n2 = 1.5, in.rate_exp = 6.0;
+  assert_int_equal(kl_impact_check(in), KL_BAD_EXPONENT);
+  in.rate_exp = 1.0, in.n = 6.0;
+  assert_int_equal(kl_impact_check(in), KL_BAD_EXPONENT);
+  in.n = 1.5, in.c = -1.0;
+  assert_int_equal(kl_impact_check(in), KL_BAD_INPUT);
+}
+
 int main(void)
 {
   gsl_set_error_handler_off();
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_special_cases), cmocka_unit_test(test_pressed_in), cmocka_unit_test(test_corners),
+    cmocka_unit_test(test_law_domain), cmocka_unit_test(test_special_cases), cmocka_unit_test(test_pressed_in), cmocka_unit_test(test_corners),
     cmocka_unit_test(test_hc_force_vs_gsl), cmocka_unit_test(test_general_vs_gsl),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
