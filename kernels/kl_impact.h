@@ -78,12 +78,7 @@ KL_FN int kl_impact_check(kl_impact_in in)
       in.rule > 1)
     st |= KL_BAD_LAW;
   if (in.model == KL_MODEL_GEN) { /* the law's one domain check (kernels/kl_contact_gen.h, kl_gen_law_check) */
-    kl_gen_law L;
-    L.k = in.K;
-    L.c = in.c;
-    L.n1 = in.n;
-    L.n2 = in.n2;
-    L.m = in.rate_exp;
+    const kl_gen_law L = {in.K, in.c, in.n, in.n2, in.rate_exp};
     const int bad = kl_gen_law_check(L);
     if (bad == KL_GEN_BAD_K) st |= KL_BAD_STIFFNESS;
     if (bad == KL_GEN_BAD_C) st |= KL_BAD_INPUT;
