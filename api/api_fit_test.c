@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 
@@ -424,9 +426,7 @@ static void test_load(void **state)
     assert_int_equal(kelvin_fit_problem_get(f, &p), KELVIN_ERR_ARG);
   }
   kelvin_fit_free(f);
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(kl_test_rmtree(tmpdir), 0);
 }
 
 int main(void)

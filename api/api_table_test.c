@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "tests/cli_util.h"
+
 #include <kelvin/batch.h>
 
 #define P 70001
@@ -93,9 +95,7 @@ static int teardown(void **state)
 {
   (void)state;
   kelvin_impact_batch_free(batch);
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  return system(cmd) == 0 ? 0 : -1;
+  return kl_test_rmtree(tmpdir) == 0 ? 0 : -1;
 }
 
 static void path_of(char *buf, size_t cap, const char *name) { snprintf(buf, cap, "%s/%s", tmpdir, name); }
