@@ -1,0 +1,93 @@
+/* optimiser/removal.h: material removal on a grinding path (docs/design.md section 9, "Material removal"):
+ * the part's surface near the path as a height field that passes lower, Preston's law with the Hertz
+ * pressure over the contact patch (the law itself is kernels/kl_removal.h, shared by the device model's
+ * deposit here and the 3-D engine's in optimiser/verify3d.c), and what a pass leaves.
+ *
+ * The grid is laid in path coordinates: u along the path's arc length s, w across it along the binormal
+ * b = n x t at the nearest path sample (w > 0 to the left of the motion, seen from outside the part). Cell
+ * (i, j), i = 0..nu-1, j = 0..nw-1, has its centre at u_i = i du, w_j = (j - (nw - 1) / 2) dw, so row
+ * j = (nw - 1) / 2 (nw is odd) is the path itself. Heights are along the nominal normal n at the path
+ * point at u_i. Three numbers per cell (nu x nw, index i * nw + j):
+ *   stock   the actual part's height above the target surface before any removal [m]: the actual
+ *           surface (the mesh of the prepared problem) above the CAD along n, minus removal.allowance;
+ *   removed the depth removed so far along n [m] (>= 0);
+ *   error   stock - removed: above the target (> 0, residual) or below it (< 0, a gouge) [m].
+ * The tool's protrusion into the evolved part at path sample k is the prepared problem's h[k] plus the
+ * drop kl_surface_drop (<= 0): the rigid tool lowered onto the removed cells under it. */
+#ifndef KL_OPTIMISER_REMOVAL_H
+#define KL_OPTIMISER_REMOVAL_H
+
+#include "kelvin/kelvin.h"
+#include "optimiser/problem.h"
+
+/* The removal law's constants of a problem (from removal.*, tool.* and the materials). */
+typedef struct kl_removal_law {
+  double kp;        /* Preston's coefficient k_p [m^2/N] (removal.preston) */
+  double omega;     /* spindle speed [rad/s] (tool.spindle_rpm * 2 pi / 60) */
+  double rc;        /* the tool's radius at the contact about the spindle axis [m]: R sin(lead) for a ball-end
+                     * spinning about its axis tilted by tool.lead_deg, R for a disc */
+  double R;         /* tool radius [m] (the ball's, or the disc's) */
+  double L;         /* disc width [m] (0: a ball-end, point contact) */
+  double Es;        /* the contact's effective modulus E* [Pa] */
+  double G;         /* grinding ratio, removed volume / worn tool volume (removal.grinding_ratio; 0: no wear) */
+} kl_removal_law;
+
+/* The height field. */
+typedef struct kl_surface {
+  int nu, nw;           /* cells along the path and across it (nw odd) */
+  double du, dw;        /* spacing [m] */
+  double *stock;        /* (nu x nw) [m] */
+  double *removed;      /* (nu x nw) [m] */
+  double tool_R;        /* the tool's radius now (shrinks with wear) [m] */
+} kl_surface;
+
+/* The law of the prepared problem pb (its settings' removal section). KELVIN_ERR_CONFIG with a message
+ * naming the key if the section is incomplete (removal.preston or tool.spindle_rpm not set). */
+kelvin_status kl_removal_law_of(const kl_problem *pb, kl_removal_law *law, char *msg, int cap);
+
+/* A grid over the whole path (u from 0 to pb->length) and across it to +-removal.width / 2 at
+ * removal.resolution (the defaults derived from the Hertz patch at target.max_force: documented in
+ * optimiser/schema.c), its stock sampled from pb->actual. KELVIN_ERR_CONFIG (a grid over the cell limit,
+ * a cell off the part), KELVIN_ERR_NOMEM. */
+kelvin_status kl_surface_init(const kl_problem *pb, const kl_removal_law *law, kl_surface *sf, char *msg, int cap);
+kelvin_status kl_surface_copy(const kl_surface *from, kl_surface *to); /* deep copy; KELVIN_ERR_NOMEM */
+void kl_surface_free(kl_surface *sf);                                  /* NULL-safe; leaves sf zeroed */
+
+/* The drop (<= 0) [m] of the tool's protrusion over the evolved surface with the tool centre above the
+ * path at arc length s: the largest over the cells under the tool of (-removed - rho^2 / (2 R)), rho the
+ * cell's distance from the contact point (ball), or its distance along the path (disc, cells across its
+ * width only). 0 where nothing has been removed. */
+double kl_surface_drop(const kl_surface *sf, const kl_removal_law *law, double s);
+
+/* The protrusion h (ns) and dh/ds (ns) of pb's tool into the evolved part: pb->h + drop at each sample. */
+void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh);
+
+/* Deposit the removal of the contact patch of force F [N] (constant over the move) sliding from (u0, w0) to
+ * (u1, w1) in dt seconds: each cell gets k_p v_rel times the time integral of the Hertz pressure at its
+ * centre (kernels/kl_removal.h), v_rel = omega rc + |move| / dt. Returns the volume that law says the move
+ * removes, k_p F v_rel dt [m^3] (what volume conservation checks the grid against). With wear (G > 0) the
+ * tool radius shrinks by the worn volume over the tool's working band (docs/design.md section 9). */
+double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double u0, double w0, double u1, double w1,
+                          double dt);
+
+/* Deposit a pass the device model predicted: the step-averaged contact force favg and the times t at
+ * the ns samples (the rollout's KL_SO_FAVG and KL_SO_T), the patch sliding along the path from sample
+ * k - 1 to k. Returns the volume by the law (as kl_surface_deposit). */
+double kl_surface_deposit_pass(kl_surface *sf, kl_removal_law *law, const kl_problem *pb, const double *favg,
+                               const double *t);
+
+/* What a surface leaves against its target. The track is the path's row (w = 0) and its neighbours within
+ * the Hertz contact radius at target.force (the disc: its width): the residual is judged there; the gouge
+ * over the whole grid. */
+typedef struct kl_surface_stats {
+  double residual_rms, residual_max; /* error above the target along the track: RMS of max(error, 0), max [m] */
+  double gouge;                      /* the deepest the removal went below the target over the grid, as a depth
+                                      * >= 0 [m]: the largest removed - max(stock, 0) (a part already below its
+                                      * target is not a gouge until something is removed there) */
+  double volume;                     /* removed volume over the grid, sum of removed x du dw [m^3] */
+  double removed_max;                /* the deepest removal [m] */
+} kl_surface_stats;
+
+void kl_surface_stats_of(const kl_surface *sf, const kl_removal_law *law, const kl_problem *pb, kl_surface_stats *st);
+
+#endif
