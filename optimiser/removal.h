@@ -54,19 +54,25 @@ kelvin_status kl_surface_copy(const kl_surface *from, kl_surface *to); /* deep c
 void kl_surface_free(kl_surface *sf);                                  /* NULL-safe; leaves sf zeroed */
 
 /* The drop (<= 0) [m] of the tool's protrusion over the evolved surface with the tool centre above the
- * path at arc length s: the largest over the cells under the tool of (-removed - rho^2 / (2 R)), rho the
- * cell's distance from the contact point (ball), or its distance along the path (disc, cells across its
- * width only). 0 where nothing has been removed. */
+ * path at arc length s: where the rigid tool first touches the evolved surface, max over the cells under it
+ * of (stock - removed - rho^2 / (2 R)), less the same over the surface before any removal (stock alone);
+ * rho is the cell's distance from the tool's axis point (ball), or its distance along the path (disc,
+ * cells across its width only). 0 where nothing has been removed. */
 double kl_surface_drop(const kl_surface *sf, const kl_removal_law *law, double s);
 
 /* The protrusion h (ns) and dh/ds (ns) of pb's tool into the evolved part: pb->h + drop at each sample. */
 void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh);
 
-/* Deposit the removal of the contact patch of force F [N] (constant over the move) sliding from (u0, w0) to
- * (u1, w1) in dt seconds: each cell gets k_p v_rel times the time integral of the Hertz pressure at its
- * centre (kernels/kl_removal.h), v_rel = omega rc + |move| / dt. Returns the volume that law says the move
- * removes, k_p F v_rel dt [m^3] (what volume conservation checks the grid against). With wear (G > 0) the
- * tool radius shrinks by the worn volume over the tool's working band (docs/design.md section 9). */
+/* Deposit the removal of the contact force F [N] (constant over the move) while the tool's axis point moves
+ * from (u0, w0) to (u1, w1) in dt seconds, in sub-steps of at most a quarter of the Hertz contact radius:
+ * at each, the pressure over the cells is p = C sqrt(overlap), overlap the rigid tool's interference with
+ * the evolved surface when lowered from its first touch by the flat-part Hertz approach a^2 / (2 R) (a the
+ * Hertz radius at F; the disc: the half-width b of the line contact), C such that p integrates to F over
+ * the cells. On a flat part this is Hertz's p0 sqrt(1 - r^2 / a^2) exactly; on a groove the pressure goes
+ * where the tool touches. Each cell gets k_p p v_rel per unit time (kernels/kl_removal.h), v_rel = omega rc
+ * + |move| / dt, and the surface changes as the tool moves. Returns the volume the law removes, k_p F
+ * v_rel dt [m^3] (what volume conservation checks the grid against). With wear (G > 0) the tool radius
+ * shrinks by the worn volume (removed / G) spread over the tool's working band (docs/design.md section 9). */
 double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double u0, double w0, double u1, double w1,
                           double dt);
 
