@@ -680,6 +680,25 @@ kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *o, const
     goto fail;                                                                                               \
   } while (0)
 
+/* The contact's stiffness *Kc and Kelvin-Voigt damping *Dc (left alone for the other models) of the settings s at
+ * the mean target force fmean; returns the force exponent in use (the contact constants of kl_problem_build). */
+static double contact_stiffness(const kl_settings *s, double fmean, double *Kc, double *Dc)
+{
+  const double Es = kl_estar(s->tool_E, s->tool_nu, s->work_E, s->work_nu);
+  const int disc = s->tool_shape == KL_TOOL_DISC;
+  const double Kbase = disc ? 0.25 * PI * Es * s->tool_width : kl_hertz_K(Es, s->tool_R), nbase = disc ? 1.0 : 1.5;
+  const double dmean = pow(fmean / Kbase, 1.0 / nbase); /* static penetration of the base law at the mean target */
+  const double nexp = s->model == KL_MODEL_KV ? 1.0 : isfinite(s->exponent) ? s->exponent : nbase;
+  if (s->model == KL_MODEL_KV) {
+    /* linear stiffness: the base law's tangent at the mean target force, unless given */
+    *Kc = s->contact_K > 0 ? s->contact_K : nbase * fmean / dmean;
+    *Dc = kl_kv_damping(s->cr, *Kc, s->tool_mass);
+  } else {
+    *Kc = s->contact_K > 0 ? s->contact_K : nexp == nbase ? Kbase : fmean / pow(dmean, nexp);
+  }
+  return nexp;
+}
+
 kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *inputs, kl_problem **out, char *msg,
                                 int cap)
 {
@@ -840,24 +859,13 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
    * (Johnson 1985, 5.8; Pereira, Ramalho and Ambrosio 2011), whose logarithmic correction is left out.
    * A law of another exponent n (contact.exponent) is calibrated to pass through that law's force at the
    * mean target, K = F / d(F)^n, unless contact.stiffness gives K. */
-  const double Es = kl_estar(s->tool_E, s->tool_nu, s->work_E, s->work_nu);
-  const int disc = s->tool_shape == KL_TOOL_DISC;
-  const double Kbase = disc ? 0.25 * PI * Es * s->tool_width : kl_hertz_K(Es, s->tool_R), nbase = disc ? 1.0 : 1.5;
   double fmean = 0, fgmean = 0;
   for (int k = 0; k < ns; ++k) {
     fmean += pb->ft[k] / ns;
     fgmean += pb->fg[k] / ns;
   }
-  const double dmean = pow(fmean / Kbase, 1.0 / nbase); /* static penetration of the base law at the mean target */
-  const double nexp = s->model == KL_MODEL_KV ? 1.0 : isfinite(s->exponent) ? s->exponent : nbase;
-  if (s->model == KL_MODEL_KV) {
-    /* linear stiffness: the base law's tangent at the mean target force, unless given */
-    pb->Kc = s->contact_K > 0 ? s->contact_K : nbase * fmean / dmean;
-    pb->Dc = kl_kv_damping(s->cr, pb->Kc, s->tool_mass);
-  } else {
-    pb->Kc = s->contact_K > 0 ? s->contact_K : nexp == nbase ? Kbase : fmean / pow(dmean, nexp);
-    pb->chi = s->model == KL_MODEL_GEN ? 0.0 : kl_hc_chi(s->law, s->cr, s->approach_speed);
-  }
+  const double nexp = contact_stiffness(s, fmean, &pb->Kc, &pb->Dc);
+  if (s->model != KL_MODEL_KV) pb->chi = s->model == KL_MODEL_GEN ? 0.0 : kl_hc_chi(s->law, s->cr, s->approach_speed);
   pb->gp[KL_GP_NC] = nexp; /* static_pen needs it before the rest of gp is packed */
   if (s->model == KL_MODEL_GEN) { /* the general law: k is Kc, n1 the exponent; its constants checked by the library */
     const kl_gen_law L = {pb->Kc, s->gen_c, nexp, isfinite(s->gen_n2) ? s->gen_n2 : nexp, s->gen_m};
@@ -1053,4 +1061,78 @@ void kl_problem_at_bounds(const kl_problem *pb, const double *x, int j0, int j1,
     *at_lo += x[j] <= pb->lo[j] + tol;
     *at_hi += x[j] >= pb->hi[j] - tol;
   }
+}
+
+/* optimiser/removal.h: the device model on the part as material removal left it (docs/design.md section 9) */
+kelvin_status kl_problem_with_protrusion(const kl_problem *pb, const double *h, const double *dh, double tool_R,
+                                         kl_problem **out, char *msg, int cap)
+{
+  *out = NULL;
+  const int ns = pb->ns, nc = pb->nc;
+  for (int k = 0; k < ns; ++k)
+    if (!isfinite(h[k]) || !isfinite(dh[k])) {
+      snprintf(msg, (size_t)cap, "the protrusion at sample %d (s = %.4g m) is not finite", k, pb->s[k]);
+      return KELVIN_ERR_ARG;
+    }
+  if (!(tool_R > 0) || !isfinite(tool_R)) {
+    snprintf(msg, (size_t)cap, "tool radius %g m: must be > 0 (worn away?)", tool_R);
+    return KELVIN_ERR_ARG;
+  }
+  kl_problem *c = calloc(1, sizeof *c);
+  if (!c) return KELVIN_ERR_NOMEM;
+  *c = *pb;
+  c->s = c->p = c->nrm = c->tan = c->h = c->dh = c->meff = c->fg = c->ft = c->kap = c->geo = c->basis = NULL;
+  c->lo = c->hi = NULL;
+  c->own_actual = 0; /* borrowed */
+#define DUP(f, n)                                                                                            \
+  do {                                                                                                       \
+    if (pb->f) {                                                                                             \
+      c->f = malloc((size_t)(n) * sizeof(double));                                                           \
+      if (!c->f) goto nomem;                                                                                 \
+      memcpy(c->f, pb->f, (size_t)(n) * sizeof(double));                                                     \
+    }                                                                                                        \
+  } while (0)
+  DUP(s, ns);
+  DUP(p, 3 * ns);
+  DUP(nrm, 3 * ns);
+  DUP(tan, 3 * ns);
+  DUP(h, ns);
+  DUP(dh, ns);
+  DUP(meff, ns);
+  DUP(fg, ns);
+  DUP(ft, ns);
+  DUP(kap, ns);
+  DUP(geo, (size_t)ns * KL_GG_N);
+  DUP(basis, (size_t)2 * ns * nc);
+  DUP(lo, nc);
+  DUP(hi, nc);
+#undef DUP
+  memcpy(c->h, h, (size_t)ns * sizeof(double));
+  memcpy(c->dh, dh, (size_t)ns * sizeof(double));
+  for (int k = 0; k < ns; ++k) {
+    c->geo[k * KL_GG_N + KL_GG_H] = h[k];
+    c->geo[k * KL_GG_N + KL_GG_DH] = dh[k];
+  }
+  if (tool_R != pb->set.tool_R) { /* worn: the contact constants that came from the radius follow it */
+    c->set.tool_R = tool_R;
+    const double fmean = pb->gp[KL_GP_FREF];
+    contact_stiffness(&c->set, fmean, &c->Kc, &c->Dc);
+    c->gp[KL_GP_KC] = c->Kc;
+    c->gp[KL_GP_DC] = c->Dc;
+    if (c->set.model == KL_MODEL_GEN) {
+      const double dm = kl_contact_static_depth(kl_problem_contact(c), fmean);
+      c->gp[KL_GP_GDF] = 1e-6 * dm;
+      c->gp[KL_GP_GVF] = 1e-3 * dm / (2.0 * KL_PI * sqrt(c->set.tool_mass / c->set.holder_K));
+    }
+    c->contact_share = kl_contact_share(kl_problem_contact(c), fmean, c->set.holder_K);
+    double fgmean = 0;
+    for (int k = 0; k < ns; ++k) fgmean += c->fg[k] / ns;
+    c->naive_o = static_pen(c, fmean) + (fmean - fgmean) / c->set.holder_K;
+  }
+  *out = c;
+  return KELVIN_OK;
+nomem:
+  kl_problem_free(c);
+  snprintf(msg, (size_t)cap, "out of memory");
+  return KELVIN_ERR_NOMEM;
 }

@@ -118,6 +118,16 @@ typedef struct kl_settings {
   double verify_time_limit; /* wall seconds per verified pass (0: none) */
   char correct[16];      /* the correction stage: "auto", "off" or the most iterations (kl_correct_parse, optimiser/schema.h) */
   unsigned long seed;
+  /* material removal (removal.*, tool.spindle_rpm; docs/design.md section 9) */
+  double spindle_rpm;    /* spindle speed [rpm] */
+  double preston;        /* Preston's coefficient k_p [m^2/N] (0: no removal) */
+  double rm_allowance;   /* the target surface's height above the CAD [m] */
+  double rm_tolerance;   /* residual allowed above the target [m] */
+  double rm_gouge;       /* gouge allowed below the target [m] */
+  double rm_resolution;  /* height field's cell size [m] (NaN: derived from the contact patch) */
+  double rm_width;       /* height field's width across the path [m] (NaN: derived from the groove) */
+  double grinding_ratio; /* removed volume / worn tool volume (0: no wear) */
+  int rm_max_passes;     /* most passes a plan may take */
 } kl_settings;
 
 /* What is prepared from the settings. */
@@ -222,5 +232,13 @@ void kl_problem_at_bounds(const kl_problem *pb, const double *x, int j0, int j1,
 
 kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *offset, const double *speed, char *msg,
                                     size_t cap);
+
+/* A deep copy of pb (*out) whose tool sees the protrusion h (ns) and dh/ds (ns) instead of pb's (the part as
+ * material removal left it, optimiser/removal.h kl_surface_protrusion) and whose tool radius is tool_R (worn;
+ * the Hertz contact constants follow it where they came from the materials). The copy borrows pb's actual mesh
+ * (it must outlive the copy). Everything else (path, bounds, target, the naive offset's bounds) is pb's.
+ * KELVIN_ERR_NOMEM, KELVIN_ERR_ARG (a non-finite h or a radius <= 0) with a message; *out = NULL on failure. */
+kelvin_status kl_problem_with_protrusion(const kl_problem *pb, const double *h, const double *dh, double tool_R,
+                                         kl_problem **out, char *msg, int cap);
 
 #endif

@@ -39,6 +39,8 @@ typedef struct kl_surface {
   double *stock;        /* (nu x nw) [m] */
   double *removed;      /* (nu x nw) [m] */
   double tool_R;        /* the tool's radius now (shrinks with wear) [m] */
+  double *bound;        /* private to optimiser/removal.c (NULL: computed on the fly): per row, upper bounds of stock
+                         * (nu) and of stock - removed (nu), then the largest stock (1) */
 } kl_surface;
 
 /* The law of the prepared problem pb (its settings' removal section). KELVIN_ERR_CONFIG with a message

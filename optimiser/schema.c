@@ -87,6 +87,8 @@ static const kl_key table[] = {
   REAL3("tool.axis", tool_axis, 0, 1, 0, -1e3, 1e3, "", "disc axis in the tool frame (x along the path, z into the part)"),
   REAL3("tool.inertia", tool_inertia, 0.02, 0.02, 0.0012, 1e-12, 1e4, "kg m^2", "principal moments about the tool centre, tool frame (3-D verification)"),
   REAL("tool.lead_deg", lead_deg, 0.0, -60, 60, "deg", "tool tilted about its y axis (lead angle)"),
+  REAL("tool.spindle_rpm", spindle_rpm, 0.0, 0, 1e5, "rpm", "spindle speed: the abrasive's cutting speed omega rc "
+       "(material removal; a ball-end cuts at R sin(tool.lead_deg), a disc at its rim R)"),
   REAL("holder.lateral_stiffness", holder_Klat, 2e5, 1, 1e10, "N/m", "holder across the tool axis, at the tool centre (3-D verification)"),
   REAL("holder.lateral_damping", holder_Dlat, 220.0, 0, 1e8, "N s/m", "holder damping across the tool axis"),
   REAL("holder.rotational_stiffness", holder_Krot, 2e3, 1e-3, 1e9, "N m/rad", "holder's rotational stiffness about the tool centre"),
@@ -161,6 +163,18 @@ static const kl_key table[] = {
   ROBOT("robot.model", robot, "the arm holding the tool: builtin (the ER10-900-sized arm) or a .yaml/.urdf file"),
   REAL3("robot.base", robot_base, -0.55, 0, -0.25, -100, 100, "m", "base position in the workpiece frame"),
   REAL3("robot.rpy", robot_rpy, 0, 0, 0, -10, 10, "rad", "base orientation, roll-pitch-yaw"),
+  /* material removal (docs/design.md section 9; optimiser/removal.h) */
+  REAL("removal.preston", preston, 0.0, 0, 1e-6, "m^2/N", "Preston's coefficient k_p: depth removed per unit time "
+       "k_p p v_rel (0: no removal); see examples/optimise.yaml for typical values"),
+  REAL("removal.allowance", rm_allowance, 0.0, -0.01, 0.01, "m", "the target surface's height above the CAD"),
+  REAL("removal.tolerance", rm_tolerance, 20e-6, 0, 0.01, "m", "residual allowed above the target along the track"),
+  REAL("removal.gouge", rm_gouge, 10e-6, 0, 0.01, "m", "removal allowed below the target anywhere"),
+  REAL("removal.resolution", rm_resolution, NAN, 1e-6, 1e-2, "m", "height field's cell size (default: a quarter of "
+       "the Hertz radius at target.force, the disc: half its half-width, in [5e-6, 1e-3] m)"),
+  REAL("removal.width", rm_width, NAN, 1e-5, 1.0, "m", "height field's width across the path (default: the groove of "
+       "the highest stock, 2 sqrt(2 R (stock + a^2/R)) + 4a at target.max_force; the disc: its width + 4b)"),
+  REAL("removal.grinding_ratio", grinding_ratio, 0.0, 0, 1e7, "", "removed volume / worn tool volume (0: no wear)"),
+  INT("removal.max_passes", rm_max_passes, 20, 1, 1000, "most passes a plan may take"),
 };
 
 #define NKEYS ((int)(sizeof table / sizeof table[0]))
