@@ -397,6 +397,13 @@ static kelvin_status offsets(prun *r, const double *Fset, const double *v)
   st = kl_lm_solve(r->pe, r->h, r->ro, x, KL_PLAN_ITERATIONS, 0.0, NULL, &ls, r->msg, r->cap);
   r->plan->rollouts += ls.rollouts;
   if (st != KELVIN_OK) goto done;
+  /* where neither the sample nor its neighbours ask for a force the tool stays clear (the fit leaves offsets there
+   * free: light touches in the prediction, and an engine that chatters over them) */
+  static_offsets(r, Fset, r->o);
+  for (int k = 0; k < ns; ++k) {
+    const int quiet = Fset[k] == 0 && (k == 0 || Fset[k - 1] == 0) && (k == ns - 1 || Fset[k + 1] == 0);
+    x[k] = quiet ? fmin(x[k], r->o[k]) : x[k];
+  }
   memcpy(r->o, x, (size_t)ns * sizeof *r->o);
   smooth(pb, v, r->o);
   if ((st = predict(r, 1, r->o, v)) != KELVIN_OK) goto done;
@@ -452,7 +459,19 @@ static kelvin_status aim(prun *r, const double *v, double *Fset)
     }
     kl_surface_free(&tmp);
     if (worst <= 0.1 * r->lim.tol) break;
-    for (int k = 0; k < ns; ++k) Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
+    /* forces below KL_PLAN_FMIN of the limit are not asked for (light touches the next pass takes up) */
+    for (int k = 0; k < ns; ++k) {
+      Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
+      if (Fset[k] < KL_PLAN_FMIN * pb->set.max_F) Fset[k] = 0.0;
+    }
+    /* nor in runs of fewer than three samples (a touch-down and a lift-off within a sample or two) */
+    for (int k = 0; k < ns;) {
+      int e = k;
+      while (e < ns && Fset[e] > 0) ++e;
+      if (e > k && e - k < 3)
+        for (int j = k; j < e; ++j) Fset[j] = 0.0;
+      k = e > k ? e : k + 1;
+    }
     if ((st = offsets(r, Fset, v)) != KELVIN_OK) break;
   }
   free(ask);
