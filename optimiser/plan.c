@@ -459,19 +459,7 @@ static kelvin_status aim(prun *r, const double *v, double *Fset)
     }
     kl_surface_free(&tmp);
     if (worst <= 0.1 * r->lim.tol) break;
-    /* forces below KL_PLAN_FMIN of the limit are not asked for (light touches the next pass takes up) */
-    for (int k = 0; k < ns; ++k) {
-      Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
-      if (Fset[k] < KL_PLAN_FMIN * pb->set.max_F) Fset[k] = 0.0;
-    }
-    /* nor in runs of fewer than three samples (a touch-down and a lift-off within a sample or two) */
-    for (int k = 0; k < ns;) {
-      int e = k;
-      while (e < ns && Fset[e] > 0) ++e;
-      if (e > k && e - k < 3)
-        for (int j = k; j < e; ++j) Fset[j] = 0.0;
-      k = e > k ? e : k + 1;
-    }
+    for (int k = 0; k < ns; ++k) Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
     if ((st = offsets(r, Fset, v)) != KELVIN_OK) break;
   }
   free(ask);

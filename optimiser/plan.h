@@ -17,7 +17,6 @@
 #include "optimiser/removal.h"
 
 #define KL_PLAN_ITERATIONS 4  /* the offsets' force corrections per pass */
-#define KL_PLAN_FMIN 0.05     /* the removal's correction asks for no force below this share of target.max_force */
 #define KL_PLAN_AIM 2         /* the removal's own corrections per pass (deposits on a copy of the surface) */
 #define KL_PLAN_CLEARANCE 1e-4 /* where F* = 0 the tool is lifted this far clear of the evolved part [m] */
 #define KL_PLAN_NAIVE "naive"
