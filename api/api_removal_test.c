@@ -75,6 +75,11 @@ static void test_plan_getters(void **state)
   assert_null(kelvin_grind_removal_label(g, 0));
   if (kelvin_grind_plan(g, dev) != KELVIN_OK) fail_msg("plan: %s", kelvin_grind_errmsg(g));
   assert_int_equal(kelvin_grind_removal_nplans(g), 2);
+  /* the run's times and rollouts */
+  const double tp = kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT), tv = kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION);
+  assert_true(tp > 0 && tv > 0 && kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL) >= tp + tv);
+  assert_true(kelvin_grind_rollouts(g) > 0);
+  print_message("planning %.2f s, 3-D %.2f s, %ld rollouts\n", tp, tv, kelvin_grind_rollouts(g));
   assert_string_equal(kelvin_grind_removal_label(g, 0), "planned");
   assert_string_equal(kelvin_grind_removal_label(g, 1), "naive");
   assert_null(kelvin_grind_removal_label(g, 2));
