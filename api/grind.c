@@ -34,6 +34,8 @@ static void drop_results(kelvin_grind *g)
   }
   free(g->diagnosis);
   g->diagnosis = NULL;
+  kl_rm_results_free(g->rm);
+  g->rm = NULL;
 }
 
 /* A key set after the config file was loaded: its messages are about the value given, not the file's line. */
@@ -434,6 +436,10 @@ static kelvin_status begin(kelvin_grind *g, kelvin_device *dev, const char *what
   return g->res ? KELVIN_OK : kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
 }
 
+kelvin_status kl_grind_begin(kelvin_grind *g, kelvin_device *dev, const char *what) { return begin(g, dev, what); }
+
+void kl_grind_locate(kelvin_grind *g) { locate(g, 0); }
+
 /* a relative figure x as a percentage for a message: digits decimals, or %.3g when it is huge (a unit
  * mistake: never "368474072987388542976.00 %") */
 static const char *pct(double x, int digits, char *buf, size_t cap)
@@ -532,6 +538,7 @@ kelvin_status kelvin_grind_evaluate(kelvin_grind *g, kelvin_device *dev, const d
     }
   st = finish(g, kl_evaluate(g->pb, dev->h, offset, speed, g->progress, g->ctx, g->res, g->msg, KL_API_MSG), 0);
   if (st == KELVIN_OK) g->identity = 1;
+  if (st == KELVIN_OK) st = finish(g, kl_grind_removal_user(g, dev, offset, speed), 0); /* a removal section: plan "user" */
   return st;
 }
 

@@ -7,6 +7,16 @@
 #include "io/settings.h"
 #include "kelvin/grind.h"
 #include "optimiser/pipeline.h"
+#include "optimiser/plan.h"
+
+/* The removal results (include/kelvin/removal.h, api/removal.c): up to KL_RM_PLANS plans, each as the device
+ * model predicted it ([0]) and as the 3-D engine ran it ([1], when verified[i]). */
+#define KL_RM_PLANS 2
+typedef struct kl_rm_results {
+  int n;
+  kl_plan plan[KL_RM_PLANS][2];
+  int verified[KL_RM_PLANS];
+} kl_rm_results;
 
 struct kelvin_grind {
   kl_settings set;
@@ -24,6 +34,7 @@ struct kelvin_grind {
   int identity;    /* 1: the passes' control points are the samples themselves (evaluate) */
   char *warn[KL_MAXPASS]; /* per pass: the disagreement warning, or NULL (owned) */
   char *diagnosis;        /* the target not reached, or NULL (owned) */
+  kl_rm_results *rm;      /* the removal plans of the last run, or NULL (api/removal.c) */
   kelvin_progress_fn progress;
   void *ctx;
   /* the config file loaded (messages name its lines), and the keys set after it ("\n"-separated) */
@@ -32,5 +43,15 @@ struct kelvin_grind {
   int given_full;  /* more keys than given holds: no line is looked up */
   char msg[KL_API_MSG];
 };
+
+/* api/grind.c's steps every run shares, for api/removal.c: the checks and a fresh (empty) result on the prepared
+ * problem; and, after a failure over a setting, the message located at the config file's line. */
+kelvin_status kl_grind_begin(kelvin_grind *g, kelvin_device *dev, const char *what);
+void kl_grind_locate(kelvin_grind *g);
+
+/* api/removal.c: release the removal results (NULL-safe); plan "user" of a given pass on a problem with a
+ * removal section after kelvin_grind_evaluate (KELVIN_OK and nothing done without one). */
+void kl_rm_results_free(kl_rm_results *rm);
+kelvin_status kl_grind_removal_user(kelvin_grind *g, kelvin_device *dev, const double *offset, const double *speed);
 
 #endif

@@ -1,0 +1,777 @@
+/* optimiser/plan.c: passes planned to a target surface (plan.h; docs/design.md section 9.4). */
+#include "optimiser/plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "kernels/kl_contact_static.h"
+#include "kernels/kl_removal.h"
+#include "optimiser/lm.h"
+#include "optimiser/progress.h"
+#include "optimiser/verify3d.h"
+
+#define NTRIAL 1 /* candidates per batch of the run's own predictions */
+
+//------------------------------------------------------------------------------------------------------
+// the flat-part relations (docs/design.md section 9.4)
+
+void kl_plan_limits_of(const kl_problem *pb, kl_plan_limits *lim)
+{
+  lim->tol = pb->set.rm_tolerance;
+  lim->gouge = pb->set.rm_gouge;
+  lim->max_passes = pb->set.rm_max_passes;
+}
+
+/* The removed cross-section per unit length of a pass is exactly A = k_p F v_rel / v (the law's volume, whatever
+ * the pressure's shape). Its depth d at the centre: the disc spreads it over its width, d = A / L; under the ball
+ * it is the parabola d (1 - w^2 / c^2) across the path, c^2 = a^2 + 2 R d (a the Hertz radius at F), so that
+ * A = (4/3) d sqrt(a^2 + 2 R d): Hertz's (pi p0 / 2a)(a^2 - w^2) on a flat part (d << a^2 / 2R, the flat-part
+ * depth 3F/(4a) k_p v_rel / v), the rigid ball's own groove d - w^2 / 2R once the pass cuts deeper than the
+ * Hertz approach (docs/design.md section 9.4). */
+static double area_of_depth(const kl_removal_law *law, double R, double F, double d)
+{
+  if (law->L > 0) return d * law->L;
+  const double a = kl_removal_hertz_a(F, R, law->Es);
+  return 4.0 / 3.0 * d * sqrt(a * a + 2.0 * R * d);
+}
+
+double kl_plan_flat_depth(const kl_removal_law *law, double R, double F, double v)
+{
+  if (!(F > 0)) return 0.0;
+  const double A = law->kp * F * kl_removal_vrel(law->omega, law->rc, v) / v;
+  if (law->L > 0) return A / law->L;
+  /* bisection on d in [0, the flat-part depth] (area_of_depth is increasing in d and >= (4/3) d a) */
+  double lo = 0, hi = 0.75 * A / kl_removal_hertz_a(F, R, law->Es);
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (area_of_depth(law, R, F, mid) < A) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double kl_plan_flat_force(const kl_removal_law *law, double R, double depth, double v)
+{
+  if (!(depth > 0)) return 0.0;
+  const double q = law->kp * kl_removal_vrel(law->omega, law->rc, v) / v; /* A = q F */
+  if (law->L > 0) return depth * law->L / q;
+  /* q F = area_of_depth(F, depth): q F grows linearly, the area as F^(1/3) at most; bisection from the groove's
+   * own area (a = 0), a lower bound */
+  double lo = area_of_depth(law, R, 0.0, depth) / q, hi = 2.0 * lo + 1e-12;
+  while (q * hi < area_of_depth(law, R, hi, depth)) hi *= 2.0;
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (q * mid < area_of_depth(law, R, mid, depth)) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+void kl_plan_feed(const kl_problem *pb, const kl_removal_law *law, double R, const double *want, double *v)
+{
+  const kl_settings *s = &pb->set;
+  const int ns = pb->ns;
+  double vhi = s->v_max;
+  if (pb->robot_vmax > 0 && pb->robot_vmax < vhi) vhi = fmax(s->v_min, pb->robot_vmax);
+  const double g = law->kp * s->max_F, vs = law->omega * law->rc;
+  for (int k = 0; k < ns; ++k) {
+    /* F_max removes want at v where k_p F_max (vs + v) / v >= A(want): any v when A <= k_p F_max, else
+     * v <= k_p F_max vs / (A - k_p F_max) */
+    const double A = want[k] > 0 ? area_of_depth(law, R, s->max_F, want[k]) : 0.0;
+    double vk = vhi;
+    if (A > g) vk = g * vs / (A - g);
+    v[k] = fmin(vhi, fmax(s->v_min, vk));
+  }
+  /* |v dv/ds| = |d(v^2/2)/ds| <= a_max: v_k^2 <= v_{k-1}^2 + 2 a_max ds forward, and the same backward */
+  for (int k = 1; k < ns; ++k) v[k] = fmin(v[k], sqrt(v[k - 1] * v[k - 1] + 2.0 * s->a_max * (pb->s[k] - pb->s[k - 1])));
+  for (int k = ns - 2; k >= 0; --k)
+    v[k] = fmin(v[k], sqrt(v[k + 1] * v[k + 1] + 2.0 * s->a_max * (pb->s[k + 1] - pb->s[k])));
+}
+
+int kl_plan_design(const kl_problem *pb, const kl_removal_law *law, double R, const double *need, const double *e,
+                   double *want, double *v, double *F)
+{
+  const int ns = pb->ns;
+  const double dmax = kl_plan_flat_depth(law, R, pb->set.max_F, pb->set.v_min);
+  double mx = 0;
+  for (int k = 0; k < ns; ++k) mx = fmax(mx, need[k]);
+  const int N = mx > 0 && dmax > 0 ? (int)fmax(1.0, ceil(mx / dmax - 1e-9)) : 0;
+  for (int k = 0; k < ns; ++k) want[k] = N > 0 ? need[k] / N : 0.0;
+  if (e && N > 0 && !(law->L > 0)) {
+    /* the ball's reach: the rigid ball whose lowest point leaves e_k - want_k at s_k stands (s - s_k)^2 / 2R above
+     * that at s, out to c_k (c^2 = a^2 + 2 R want: the groove's half-width), so it must not stand below another
+     * sample's planned level there: want_k <= e_k - max over those of (e_j - want_j - (s_j - s_k)^2 / 2R), the
+     * planned levels dilated by the ball (docs/design.md section 9.4) */
+    const double a = kl_removal_hertz_a(pb->set.max_F, R, law->Es);
+    double *w2 = malloc((size_t)ns * sizeof *w2);
+    if (w2) {
+      for (int k = 0; k < ns; ++k) {
+        const double c2 = a * a + 2.0 * R * want[k];
+        double lv = e[k] - want[k];
+        for (int dir = -1; dir <= 1; dir += 2)
+          for (int j = k + dir; j >= 0 && j < ns; j += dir) {
+            const double d = pb->s[j] - pb->s[k];
+            if (d * d > c2) break;
+            lv = fmax(lv, e[j] - want[j] - d * d / (2.0 * R));
+          }
+        w2[k] = fmax(0.0, fmin(want[k], e[k] - lv));
+      }
+      memcpy(want, w2, (size_t)ns * sizeof *want);
+      free(w2);
+    }
+  }
+  kl_plan_feed(pb, law, R, want, v);
+  for (int k = 0; k < ns; ++k) F[k] = fmin(pb->set.max_F, kl_plan_flat_force(law, R, want[k], v[k]));
+  return N;
+}
+
+//------------------------------------------------------------------------------------------------------
+// the surface along the path
+
+/* the grid row (u index) of arc length s */
+static int row_of(const kl_surface *sf, double s)
+{
+  const long i = lround(s / sf->du);
+  return i < 0 ? 0 : i >= sf->nu ? sf->nu - 1 : (int)i;
+}
+
+/* the track's half-width across the path: the Hertz radius at the reference force (the disc: half its width) */
+static double track_half(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law)
+{
+  if (law->L > 0) return 0.5 * law->L;
+  return kl_removal_hertz_a(pb->set.target_F, sf->tool_R, law->Es);
+}
+
+void kl_plan_need(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, const kl_plan_limits *lim,
+                  double *need)
+{
+  const int nw = sf->nw, jm = (nw - 1) / 2;
+  const double half = track_half(pb, sf, law);
+  for (int k = 0; k < pb->ns; ++k) {
+    const size_t i = (size_t)row_of(sf, pb->s[k]);
+    double e = -INFINITY;
+    for (int j = 0; j < nw; ++j) {
+      if (j != jm && fabs((j - jm) * sf->dw) > half) continue;
+      const size_t c = i * (size_t)nw + (size_t)j;
+      e = fmax(e, sf->stock[c] - sf->removed[c]);
+    }
+    /* the guard: never aim the path's own row (where a pass cuts deepest) below the target by more than half the
+     * gouge allowed */
+    const size_t cm = i * (size_t)nw + (size_t)jm;
+    const double guard = sf->stock[cm] - sf->removed[cm] + 0.5 * lim->gouge;
+    need[k] = fmax(0.0, fmin(e - 0.5 * lim->tol, guard));
+  }
+}
+
+/* the path row's error at the samples */
+static void row_error(const kl_problem *pb, const kl_surface *sf, double *out)
+{
+  const int jm = (sf->nw - 1) / 2;
+  for (int k = 0; k < pb->ns; ++k) {
+    const size_t c = (size_t)row_of(sf, pb->s[k]) * (size_t)sf->nw + (size_t)jm;
+    out[k] = sf->stock[c] - sf->removed[c];
+  }
+}
+
+//------------------------------------------------------------------------------------------------------
+// plans
+
+kl_plan_pass *kl_plan_add(kl_plan *plan, int ns, int ncell)
+{
+  if (plan->npass == plan->cap) {
+    const int cap = plan->cap ? 2 * plan->cap : 8;
+    kl_plan_pass *p = realloc(plan->pass, (size_t)cap * sizeof *p);
+    if (!p) return NULL;
+    plan->pass = p;
+    plan->cap = cap;
+  }
+  kl_plan_pass *p = &plan->pass[plan->npass];
+  memset(p, 0, sizeof *p);
+  double **arr[] = {&p->o, &p->v, &p->Fset, &p->F, &p->t, &p->before, &p->after};
+  int ok = 1;
+  for (size_t j = 0; j < sizeof arr / sizeof arr[0]; ++j) ok &= (*arr[j] = calloc((size_t)ns, sizeof(double))) != NULL;
+  p->removed = calloc((size_t)ncell, sizeof(float));
+  plan->npass++; /* (counted even when incomplete, so that kl_plan_free releases it) */
+  return ok && p->removed ? p : NULL;
+}
+
+static void free_pass(kl_plan_pass *p)
+{
+  free(p->o);
+  free(p->v);
+  free(p->Fset);
+  free(p->F);
+  free(p->t);
+  free(p->before);
+  free(p->after);
+  free(p->removed);
+}
+
+void kl_plan_free(kl_plan *plan)
+{
+  if (!plan) return;
+  for (int i = 0; i < plan->npass; ++i) free_pass(&plan->pass[i]);
+  free(plan->pass);
+  kl_surface_free(&plan->sf);
+  free(plan->before0);
+  memset(plan, 0, sizeof *plan);
+}
+
+void kl_plan_error_after(const kl_plan *plan, int p, int cells, const kl_problem *pb, double *out)
+{
+  const kl_surface *sf = &plan->sf;
+  const size_t nc = (size_t)sf->nu * (size_t)sf->nw;
+  const int jm = (sf->nw - 1) / 2;
+  const int last = p >= plan->npass - 1;
+  const size_t n = cells ? nc : (size_t)pb->ns;
+  for (size_t q = 0; q < n; ++q) {
+    const size_t c = cells ? q : (size_t)row_of(sf, pb->s[q]) * (size_t)sf->nw + (size_t)jm;
+    double r = 0;
+    if (last && plan->npass > 0 && p >= 0)
+      r = sf->removed[c];
+    else
+      for (int i = 0; i <= p && i < plan->npass; ++i) r += plan->pass[i].removed[c];
+    out[q] = sf->stock[c] - r;
+  }
+}
+
+//------------------------------------------------------------------------------------------------------
+// the run
+
+typedef struct prun {
+  const kl_problem *pb;
+  kl_host *h;
+  kl_removal_law law;
+  kl_plan_limits lim;
+  kl_progress prog;
+  char *msg;
+  int cap;
+  kl_plan *plan;
+  kl_problem *pe;   /* the problem on the evolved part (this pass) */
+  kl_rollout *ro;   /* its rollouts */
+  double *hh, *dh;  /* the evolved protrusion (ns) */
+  double *ctrl, *obj, *so; /* a batch of NTRIAL candidates */
+  double *prev;     /* the grid's removal before the pass (nu x nw) */
+  double *need, *want, *c; /* per sample: need, want, compliance */
+  double *o, *so1;  /* the current offsets and their prediction (KL_SO_N x ns) */
+} prun;
+
+static void notice(void *ctx, const char *line)
+{
+  prun *r = ctx;
+  kl_progress_say(&r->prog, 0, -1.0, "%s", line);
+}
+
+static void close_pass(prun *r)
+{
+  kl_rollout_destroy(r->ro);
+  r->ro = NULL;
+  kl_problem_free(r->pe);
+  r->pe = NULL;
+}
+
+/* the problem on the evolved part and its rollouts, per-sample commands (the copy made so if the problem's are
+ * splines), the feed v (ns) fixed by its bounds, and the step-averaged contact force the scored measure (the force
+ * the deposit takes) */
+static kelvin_status open_pass(prun *r, const double *v)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  close_pass(r);
+  kl_surface_protrusion(pb, &r->plan->sf, &r->law, r->hh, r->dh);
+  kelvin_status st = kl_problem_with_protrusion(pb, r->hh, r->dh, r->plan->sf.tool_R, &r->pe, r->msg, r->cap);
+  if (st != KELVIN_OK) return st;
+  kl_problem *pe = r->pe;
+  if (pe->basis || pe->nc != 2 * ns) {
+    free(pe->basis);
+    pe->basis = NULL;
+    free(pe->lo);
+    free(pe->hi);
+    pe->lo = malloc((size_t)2 * ns * sizeof *pe->lo);
+    pe->hi = malloc((size_t)2 * ns * sizeof *pe->hi);
+    if (!pe->lo || !pe->hi) {
+      snprintf(r->msg, (size_t)r->cap, "out of memory");
+      return KELVIN_ERR_NOMEM;
+    }
+    pe->nc = 2 * ns;
+    pe->set.method = KL_METHOD_LM;
+    pe->set.n_o = pe->set.n_v = ns;
+  }
+  for (int k = 0; k < ns; ++k) {
+    pe->lo[k] = pe->set.o_min;
+    pe->hi[k] = pe->set.o_max;
+    pe->lo[ns + k] = pe->hi[ns + k] = v[k];
+  }
+  pe->set.measure = KL_MEASURE_AVERAGED;
+  pe->gp[KL_GP_AVG] = KL_MEASURE_AVERAGED;
+  const kl_rollout_def def = {ns, 2 * ns, pe->gp, pe->geo, NULL, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
+  if ((st = kl_rollout_create(r->h, &def, &r->ro)) != KELVIN_OK) snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
+  return st;
+}
+
+/* P candidates' offsets o (P x ns) at the feed v (ns) on the evolved part: per-sample outputs into so
+ * (KL_SO_N x ns x P, candidate fastest) and objective terms into r->obj */
+static kelvin_status predict(prun *r, int P, const double *o, const double *v)
+{
+  const int ns = r->pb->ns;
+  for (int p = 0; p < P; ++p)
+    for (int k = 0; k < ns; ++k) {
+      r->ctrl[(size_t)k * P + p] = o[(size_t)p * ns + k];
+      r->ctrl[(size_t)(ns + k) * P + p] = v[k];
+    }
+  const kelvin_status st = kl_rollout_eval(r->ro, (size_t)P, r->ctrl, r->obj, r->so);
+  if (st != KELVIN_OK) snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
+  r->plan->rollouts += P;
+  return st;
+}
+
+
+/* offsets within the bounds and the robot's normal acceleration (offset.max_accel), only ever lowered (less
+ * force: the limit stays a constraint): a peak above the limit is lowered, a valley's neighbours are */
+static void smooth(const kl_problem *pb, const double *v, double *o)
+{
+  const int ns = pb->ns;
+  const double amax = pb->set.o_acc, lo = pb->set.o_min, hi = pb->set.o_max;
+  for (int k = 0; k < ns; ++k) o[k] = fmin(hi, fmax(lo, o[k]));
+  for (int sweep = 0; sweep < 500; ++sweep) {
+    int changed = 0;
+    for (int k = 1; k + 1 < ns; ++k) {
+      const double ds = 0.5 * (pb->s[k + 1] - pb->s[k - 1]), c = v[k] * v[k] / (ds * ds);
+      const double A = (o[k + 1] - 2 * o[k] + o[k - 1]) * c;
+      if (A > amax * (1 + 1e-9)) { /* a valley: its neighbours down */
+        const double d = 0.5 * (A - amax) / c;
+        o[k - 1] = fmax(lo, o[k - 1] - d);
+        o[k + 1] = fmax(lo, o[k + 1] - d);
+        changed = 1;
+      } else if (A < -amax * (1 + 1e-9)) { /* a peak: down */
+        o[k] = fmax(lo, o[k] - 0.5 * (-amax - A) / c);
+        changed = 1;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+/* the static offsets of the forces F (ns) on the evolved part (kl_problem_guess's relation on the evolved
+ * protrusion): o = d*(F / kappa) + (F - F_g) / K_h - h; where F = 0 the tool clear of it by KL_PLAN_CLEARANCE */
+static void static_offsets(const prun *r, const double *F, double *o)
+{
+  const kl_problem *pb = r->pb;
+  const kl_contact_desc cd = kl_problem_contact(r->pe);
+  const double Kh = pb->set.holder_K;
+  for (int k = 0; k < pb->ns; ++k) {
+    const double d = F[k] > 0 ? kl_contact_static_depth(cd, F[k] / pb->kap[k]) : -KL_PLAN_CLEARANCE;
+    o[k] = d + (F[k] - pb->fg[k]) / Kh - r->hh[k];
+  }
+}
+
+/* the pass's offsets for the forces Fset at the feed v: static, then fitted by Levenberg-Marquardt (optimiser/lm.h:
+ * the device's banded Jacobian, four dampings tried in one batch per step; KL_PLAN_ITERATIONS steps at most) so
+ * that the step-averaged contact force follows F* (its interval's mean target), then lowered where the prediction
+ * is above target.max_force; r->o and r->so1 get the pass and its prediction */
+static kelvin_status offsets(prun *r, const double *Fset, const double *v)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  const kl_contact_desc cd = kl_problem_contact(r->pe);
+  const double Fmax = pb->set.max_F;
+  kelvin_status st;
+  double *x = malloc((size_t)2 * ns * sizeof *x);
+  if (!x) {
+    snprintf(r->msg, (size_t)r->cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  for (int k = 0; k < ns; ++k) { /* the compliance along the axis at the target, holder and contact in series */
+    r->c[k] = 1.0 / pb->set.holder_K + kl_contact_compliance(cd, fmax(Fset[k], 0.05 * Fmax) / pb->kap[k]) / pb->kap[k];
+    r->pe->ft[k] = k > 0 ? 0.5 * (Fset[k - 1] + Fset[k]) : Fset[0];
+  }
+  static_offsets(r, Fset, r->o);
+  smooth(pb, v, r->o);
+  memcpy(x, r->o, (size_t)ns * sizeof *x);
+  memcpy(x + ns, v, (size_t)ns * sizeof *x);
+  kl_lm_stats ls;
+  memset(&ls, 0, sizeof ls);
+  st = kl_lm_solve(r->pe, r->h, r->ro, x, KL_PLAN_ITERATIONS, 0.0, NULL, &ls, r->msg, r->cap);
+  r->plan->rollouts += ls.rollouts;
+  if (st != KELVIN_OK) goto done;
+  /* where neither the sample nor its neighbours ask for a force the tool stays clear (the fit leaves offsets there
+   * free: light touches in the prediction, and an engine that chatters over them) */
+  static_offsets(r, Fset, r->o);
+  for (int k = 0; k < ns; ++k) {
+    const int quiet = Fset[k] == 0 && (k == 0 || Fset[k - 1] == 0) && (k == ns - 1 || Fset[k + 1] == 0);
+    x[k] = quiet ? fmin(x[k], r->o[k]) : x[k];
+  }
+  memcpy(r->o, x, (size_t)ns * sizeof *r->o);
+  smooth(pb, v, r->o);
+  if ((st = predict(r, 1, r->o, v)) != KELVIN_OK) goto done;
+  memcpy(r->so1, r->so, (size_t)KL_SO_N * ns * sizeof *r->so1);
+  /* the limit: lowered where the prediction is above it (and the sample before), predicted again */
+  for (int it = 0; it < 8; ++it) {
+    int over = 0;
+    for (int k = 0; k < ns; ++k) {
+      const double e = fmax(r->so1[KL_SO_F * ns + k], r->so1[KL_SO_FAVG * ns + k]) - Fmax;
+      if (e > 0) {
+        const double d = (1.2 * e + 0.01 * Fmax) * r->c[k];
+        r->o[k] -= d;
+        if (k > 0) r->o[k - 1] -= d;
+        over = 1;
+      }
+    }
+    if (!over) break;
+    smooth(pb, v, r->o);
+    if ((st = predict(r, 1, r->o, v)) != KELVIN_OK) goto done;
+    memcpy(r->so1, r->so, (size_t)KL_SO_N * ns * sizeof *r->so1);
+  }
+  st = KELVIN_OK;
+done:
+  free(x);
+  return st;
+}
+
+/* The removal's own correction (docs/design.md section 9.4): the predicted pass deposited on a copy of the surface;
+ * where the path row's removal at a sample misses want (the rigid tool cuts ahead of its axis, the force lags its
+ * target), the depth asked of the force there moves by the miss, F* follows at the same feed, and the offsets are
+ * fitted again; KL_PLAN_AIM rounds at most, fewer once no sample misses by more than a tenth of the tolerance. */
+static kelvin_status aim(prun *r, const double *v, double *Fset)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns, jm = (r->plan->sf.nw - 1) / 2;
+  const kl_surface *sf = &r->plan->sf;
+  double *ask = malloc((size_t)ns * sizeof *ask);
+  kl_surface tmp;
+  memset(&tmp, 0, sizeof tmp);
+  kelvin_status st = KELVIN_OK;
+  if (!ask) goto nomem;
+  memcpy(ask, r->want, (size_t)ns * sizeof *ask);
+  for (int it = 0; it < KL_PLAN_AIM; ++it) {
+    if (kl_surface_copy(sf, &tmp) != KELVIN_OK) goto nomem;
+    kl_removal_law law = r->law;
+    kl_surface_deposit_pass(&tmp, &law, pb, r->so1 + KL_SO_FAVG * ns, r->so1 + KL_SO_T * ns);
+    double worst = 0;
+    for (int k = 0; k < ns; ++k) {
+      const size_t c = (size_t)row_of(sf, pb->s[k]) * (size_t)sf->nw + (size_t)jm;
+      const double miss = r->want[k] - (tmp.removed[c] - sf->removed[c]);
+      worst = fmax(worst, fabs(miss));
+      ask[k] = fmax(0.0, ask[k] + miss);
+    }
+    kl_surface_free(&tmp);
+    if (worst <= 0.1 * r->lim.tol) break;
+    for (int k = 0; k < ns; ++k) Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
+    if ((st = offsets(r, Fset, v)) != KELVIN_OK) break;
+  }
+  free(ask);
+  return st;
+nomem:
+  free(ask);
+  kl_surface_free(&tmp);
+  snprintf(r->msg, (size_t)r->cap, "out of memory");
+  return KELVIN_ERR_NOMEM;
+}
+
+/* deposit the predicted pass (r->o, v, r->so1) into the plan's surface and record it */
+static kelvin_status deposit(prun *r, const double *v, const double *Fset, int N)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  kl_surface *sf = &r->plan->sf;
+  const size_t nc = (size_t)sf->nu * (size_t)sf->nw;
+  memcpy(r->prev, sf->removed, nc * sizeof *r->prev);
+  kl_plan_pass *ps = kl_plan_add(r->plan, ns, (int)nc);
+  if (!ps) {
+    snprintf(r->msg, (size_t)r->cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  row_error(pb, sf, ps->before);
+  const double *favg = r->so1 + KL_SO_FAVG * ns, *t = r->so1 + KL_SO_T * ns, *Fi = r->so1 + KL_SO_F * ns;
+  ps->volume_law = kl_surface_deposit_pass(sf, &r->law, pb, favg, t);
+  double vol = 0;
+  for (size_t c = 0; c < nc; ++c) {
+    const double d = sf->removed[c] - r->prev[c];
+    ps->removed[c] = (float)d;
+    vol += d;
+  }
+  ps->volume = vol * sf->du * sf->dw;
+  row_error(pb, sf, ps->after);
+  kl_surface_stats_of(sf, &r->law, pb, &ps->st);
+  memcpy(ps->o, r->o, (size_t)ns * sizeof *ps->o);
+  memcpy(ps->v, v, (size_t)ns * sizeof *ps->v);
+  memcpy(ps->F, favg, (size_t)ns * sizeof *ps->F);
+  memcpy(ps->t, t, (size_t)ns * sizeof *ps->t);
+  for (int k = 0; k < ns; ++k) {
+    ps->Fset[k] = Fset ? Fset[k] : NAN;
+    ps->force_max = fmax(ps->force_max, fmax(Fi[k], favg[k]));
+  }
+  ps->time = t[ns - 1];
+  ps->tool_R = sf->tool_R;
+  ps->n = N;
+  return KELVIN_OK;
+}
+
+static void release(prun *r)
+{
+  close_pass(r);
+  free(r->hh);
+  free(r->dh);
+  free(r->ctrl);
+  free(r->obj);
+  free(r->so);
+  free(r->prev);
+  free(r->need);
+  free(r->want);
+  free(r->c);
+  free(r->o);
+  free(r->so1);
+}
+
+static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
+                           const char *label, char *msg, int cap)
+{
+  memset(r, 0, sizeof *r);
+  memset(plan, 0, sizeof *plan);
+  snprintf(plan->label, sizeof plan->label, "%s", label);
+  r->pb = pb;
+  r->h = h;
+  r->prog = kl_progress_of(progress, ctx);
+  r->msg = msg;
+  r->cap = cap;
+  r->plan = plan;
+  kl_plan_limits_of(pb, &r->lim);
+  kelvin_status st = kl_removal_law_of(pb, &r->law, msg, cap);
+  if (st != KELVIN_OK) return st;
+  if ((st = kl_surface_init(pb, &r->law, &plan->sf, msg, cap)) != KELVIN_OK) return st;
+  const size_t ns = (size_t)pb->ns, nc = (size_t)plan->sf.nu * (size_t)plan->sf.nw;
+  r->hh = malloc(ns * sizeof *r->hh);
+  r->dh = malloc(ns * sizeof *r->dh);
+  r->ctrl = malloc(2 * ns * NTRIAL * sizeof *r->ctrl);
+  r->obj = malloc(KL_OBJ_N * NTRIAL * sizeof *r->obj);
+  r->so = malloc(KL_SO_N * ns * NTRIAL * sizeof *r->so);
+  r->prev = malloc(nc * sizeof *r->prev);
+  r->need = malloc(ns * sizeof *r->need);
+  r->want = malloc(ns * sizeof *r->want);
+  r->c = malloc(ns * sizeof *r->c);
+  r->o = malloc(ns * sizeof *r->o);
+  r->so1 = malloc(KL_SO_N * ns * sizeof *r->so1);
+  plan->before0 = malloc(ns * sizeof *plan->before0);
+  if (!r->hh || !r->dh || !r->ctrl || !r->obj || !r->so || !r->prev || !r->need || !r->want || !r->c || !r->o || !r->so1 ||
+      !plan->before0) {
+    snprintf(msg, (size_t)cap, "out of memory for the removal plan (%zu grid cells)", nc);
+    return KELVIN_ERR_NOMEM;
+  }
+  row_error(pb, &plan->sf, plan->before0);
+  kl_surface_stats_of(&plan->sf, &r->law, pb, &plan->st0);
+  return KELVIN_OK;
+}
+
+kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
+                          char *msg, int cap)
+{
+  const double t0 = kl_now();
+  prun r;
+  kelvin_status st = begin(&r, pb, h, progress, ctx, plan, naive ? KL_PLAN_NAIVE : KL_PLAN_PLANNED, msg, cap);
+  const int ns = pb->ns;
+  double *v = malloc((size_t)ns * sizeof *v), *Fset = malloc((size_t)ns * sizeof *Fset);
+  if (st == KELVIN_OK && (!v || !Fset)) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    st = KELVIN_ERR_NOMEM;
+  }
+  if (st != KELVIN_OK) goto done;
+  const double um = 1e6;
+  for (;;) {
+    const kl_surface_stats *cur = plan->npass ? &plan->pass[plan->npass - 1].st : &plan->st0;
+    plan->reached = cur->residual_max <= r.lim.tol;
+    if (plan->reached || plan->npass >= r.lim.max_passes) break;
+    kl_plan_need(pb, &plan->sf, &r.law, &r.lim, r.need);
+    int N = 0;
+    if (!naive) {
+      double mx = 0;
+      for (int k = 0; k < ns; ++k) mx = fmax(mx, r.need[k]);
+      if (!(mx > 0)) break; /* above the tolerance between the samples only: nothing the samples can aim at */
+    }
+    if (naive) {
+      for (int k = 0; k < ns; ++k) {
+        r.o[k] = pb->naive_o;
+        v[k] = pb->set.v_init;
+      }
+      if ((st = open_pass(&r, v)) != KELVIN_OK) goto done;
+      if ((st = predict(&r, 1, r.o, v)) != KELVIN_OK) goto done;
+      memcpy(r.so1, r.so, (size_t)KL_SO_N * ns * sizeof *r.so1);
+    } else {
+      row_error(pb, &plan->sf, r.c); /* (r->c: scratch until offsets() fills the compliance) */
+      N = kl_plan_design(pb, &r.law, plan->sf.tool_R, r.need, r.c, r.want, v, Fset);
+      if ((st = open_pass(&r, v)) != KELVIN_OK) goto done;
+      if ((st = offsets(&r, Fset, v)) != KELVIN_OK || (st = aim(&r, v, Fset)) != KELVIN_OK) goto done;
+    }
+    if ((st = deposit(&r, v, naive ? NULL : Fset, N)) != KELVIN_OK) goto done;
+    const kl_plan_pass *ps = &plan->pass[plan->npass - 1];
+    char left[48] = "";
+    if (!naive) snprintf(left, sizeof left, " (%d still needed)", N);
+    if (kl_progress_say(&r.prog, 0, (double)plan->npass / r.lim.max_passes,
+                        "%s pass %d%s: residual max %.1f um (RMS %.1f um), gouge %.1f um, %.2f s, force max %.3g N",
+                        plan->label, plan->npass, left, um * ps->st.residual_max, um * ps->st.residual_rms,
+                        um * ps->st.gouge, ps->time, ps->force_max)) {
+      snprintf(msg, (size_t)cap, "removal plan: stopped by the caller");
+      st = KELVIN_ERR_STOPPED;
+      goto done;
+    }
+  }
+done:
+  plan->seconds = kl_now() - t0;
+  free(v);
+  free(Fset);
+  release(&r);
+  return st;
+}
+
+kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_plan *plan, char *msg,
+                           int cap)
+{
+  const double t0 = kl_now();
+  prun r;
+  kelvin_status st = begin(&r, pb, h, NULL, NULL, plan, "user", msg, cap);
+  if (st == KELVIN_OK) st = open_pass(&r, v);
+  if (st == KELVIN_OK) {
+    memcpy(r.o, o, (size_t)pb->ns * sizeof *r.o);
+    st = predict(&r, 1, r.o, v);
+  }
+  if (st == KELVIN_OK) {
+    memcpy(r.so1, r.so, (size_t)KL_SO_N * pb->ns * sizeof *r.so1);
+    st = deposit(&r, v, NULL, 0);
+  }
+  if (st == KELVIN_OK) plan->reached = plan->pass[0].st.residual_max <= r.lim.tol;
+  plan->seconds = kl_now() - t0;
+  release(&r);
+  return st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// the 3-D engine
+
+#define VMAX 4 /* plans verified at once */
+
+kelvin_status kl_plan_verify(const kl_problem *pb, int n, const kl_plan *const *dev, kl_plan *const *out,
+                             kelvin_progress_fn progress, void *ctx, char *msg, int cap)
+{
+  if (n < 1 || n > VMAX) {
+    snprintf(msg, (size_t)cap, "kl_plan_verify: %d plans (1 to %d)", n, VMAX);
+    return KELVIN_ERR_ARG;
+  }
+  const int ns = pb->ns;
+  kl_removal_law law[VMAX];
+  double *prev[VMAX] = {NULL};
+  kl_v3_out vo[VMAX];
+  kl_v3_removal vr[VMAX];
+  double *buf = NULL;
+  kl_progress prog = kl_progress_of(progress, ctx);
+  kelvin_status st = KELVIN_OK;
+  int maxp = 0;
+  size_t nc = 0;
+  for (int i = 0; i < n; ++i) {
+    kl_plan *pl = out[i];
+    memset(pl, 0, sizeof *pl);
+    snprintf(pl->label, sizeof pl->label, "%s", dev[i]->label);
+    if ((st = kl_removal_law_of(pb, &law[i], msg, cap)) != KELVIN_OK) goto done;
+    if ((st = kl_surface_init(pb, &law[i], &pl->sf, msg, cap)) != KELVIN_OK) goto done;
+    nc = (size_t)pl->sf.nu * (size_t)pl->sf.nw;
+    pl->before0 = malloc((size_t)ns * sizeof *pl->before0);
+    prev[i] = malloc(nc * sizeof *prev[i]);
+    if (!pl->before0 || !prev[i]) goto nomem;
+    row_error(pb, &pl->sf, pl->before0);
+    kl_surface_stats_of(&pl->sf, &law[i], pb, &pl->st0);
+    maxp = dev[i]->npass > maxp ? dev[i]->npass : maxp;
+  }
+  /* the engine's outputs of one pass per plan (ns each: F, Favg, Fc, Fcavg, t, dev) */
+  buf = malloc((size_t)VMAX * 6 * ns * sizeof *buf);
+  int *contact = malloc((size_t)VMAX * ns * sizeof *contact);
+  if (!buf || !contact) {
+    free(contact);
+    goto nomem;
+  }
+  for (int j = 0; j < maxp; ++j) {
+    int idx[VMAX], m = 0, one[VMAX];
+    const double *op[VMAX], *vp[VMAX];
+    kl_v3_out *outp[VMAX];
+    kl_v3_removal *rmp[VMAX];
+    char lab[VMAX][48];
+    const char *labels[VMAX];
+    for (int i = 0; i < n; ++i) {
+      if (j >= dev[i]->npass) continue;
+      const int q = m++;
+      idx[q] = i;
+      one[q] = 1;
+      op[q] = dev[i]->pass[j].o;
+      vp[q] = dev[i]->pass[j].v;
+      double *b = buf + (size_t)q * 6 * ns;
+      memset(&vo[q], 0, sizeof vo[q]);
+      vo[q].F = b, vo[q].Favg = b + ns, vo[q].Fc = b + 2 * ns, vo[q].Fcavg = b + 3 * ns, vo[q].t = b + 4 * ns;
+      vo[q].dev = b + 5 * ns, vo[q].contact = contact + (size_t)q * ns;
+      memset(&vr[q], 0, sizeof vr[q]);
+      vr[q].sf = &out[i]->sf;
+      vr[q].law = &law[i];
+      outp[q] = &vo[q];
+      rmp[q] = &vr[q];
+      snprintf(lab[q], sizeof lab[q], "%s pass %d", dev[i]->label, j + 1);
+      labels[q] = lab[q];
+      kl_plan_pass *ps = kl_plan_add(out[i], ns, (int)nc);
+      if (!ps) {
+        free(contact);
+        goto nomem;
+      }
+      row_error(pb, &out[i]->sf, ps->before);
+      memcpy(prev[i], out[i]->sf.removed, nc * sizeof *prev[i]);
+    }
+    kl_v3_watch w = {progress, ctx, (double)j / maxp, (double)(j + 1) / maxp, labels, pb->set.verify_time_limit, 0};
+    st = kl_verify3d_plans(pb, m, one, op, vp, outp, rmp, &w, msg, cap);
+    if (st != KELVIN_OK) {
+      free(contact);
+      goto done;
+    }
+    for (int q = 0; q < m; ++q) {
+      const int i = idx[q];
+      kl_plan *pl = out[i];
+      kl_surface *sf = &pl->sf;
+      kl_plan_pass *ps = &pl->pass[j];
+      const kl_plan_pass *pd = &dev[i]->pass[j];
+      double vol = 0;
+      for (size_t c = 0; c < nc; ++c) {
+        const double d = sf->removed[c] - prev[i][c];
+        ps->removed[c] = (float)d;
+        vol += d;
+      }
+      ps->volume = vol * sf->du * sf->dw;
+      ps->volume_law = vr[q].vol_law;
+      row_error(pb, sf, ps->after);
+      kl_surface_stats_of(sf, &law[i], pb, &ps->st);
+      memcpy(ps->o, pd->o, (size_t)ns * sizeof *ps->o);
+      memcpy(ps->v, pd->v, (size_t)ns * sizeof *ps->v);
+      memcpy(ps->Fset, pd->Fset, (size_t)ns * sizeof *ps->Fset);
+      memcpy(ps->F, vo[q].Favg, (size_t)ns * sizeof *ps->F);
+      memcpy(ps->t, vo[q].t, (size_t)ns * sizeof *ps->t);
+      for (int k = 0; k < ns; ++k) ps->force_max = fmax(ps->force_max, fmax(vo[q].F[k], vo[q].Favg[k]));
+      ps->time = vo[q].t[ns - 1];
+      ps->tool_R = sf->tool_R;
+      ps->n = pd->n;
+      pl->reached = ps->st.residual_max <= pb->set.rm_tolerance;
+      if (kl_progress_say(&prog, 0, (double)(j + 1) / maxp,
+                          "3-D engine: %s pass %d: residual max %.1f um (device %.1f um), gouge %.1f um (device %.1f um), "
+                          "%.2f s", pl->label, j + 1, 1e6 * ps->st.residual_max, 1e6 * pd->st.residual_max,
+                          1e6 * ps->st.gouge, 1e6 * pd->st.gouge, ps->time)) {
+        snprintf(msg, (size_t)cap, "removal plan, 3-D engine: stopped by the caller");
+        st = KELVIN_ERR_STOPPED;
+        free(contact);
+        goto done;
+      }
+    }
+  }
+  free(contact);
+  goto done;
+nomem:
+  snprintf(msg, (size_t)cap, "out of memory for the 3-D run of the removal plans");
+  st = KELVIN_ERR_NOMEM;
+done:
+  for (int i = 0; i < n; ++i) free(prev[i]);
+  free(buf);
+  return st;
+}
