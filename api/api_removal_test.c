@@ -121,6 +121,23 @@ static void test_plan_getters(void **state)
               kelvin_grind_removal_value(g, 1, -1, 0, KELVIN_REMOVAL_TIME));
   assert_true(kelvin_grind_removal_value(g, 1, -1, 0, KELVIN_REMOVAL_GOUGE) >
               kelvin_grind_removal_value(g, 0, -1, 0, KELVIN_REMOVAL_GOUGE));
+  /* verified in the 3-D engine: the same passes, each plan on its own surface */
+  for (int p = 0; p < 2; ++p) {
+    const int n = kelvin_grind_removal_npass(g, p);
+    for (int i = -1; i < n; ++i) {
+      const double r = kelvin_grind_removal_value(g, p, i, 1, KELVIN_REMOVAL_RESIDUAL_MAX),
+                   gg = kelvin_grind_removal_value(g, p, i, 1, KELVIN_REMOVAL_GOUGE),
+                   V = kelvin_grind_removal_value(g, p, i, 1, KELVIN_REMOVAL_VOLUME),
+                   VL = kelvin_grind_removal_value(g, p, i, 1, KELVIN_REMOVAL_VOLUME_LAW),
+                   T = kelvin_grind_removal_value(g, p, i, 1, KELVIN_REMOVAL_TIME),
+                   Fm = kelvin_grind_removal_value(g, p, i, 1, KELVIN_REMOVAL_FORCE_MAX);
+      print_message("%s %d 3-D: residual max %.2f um (device %.2f), gouge %.2f um (device %.2f), volume %.4g m^3 (law "
+                    "%.4g), %.3f s, force max %.3f N\n", kelvin_grind_removal_label(g, p), i, 1e6 * r,
+                    1e6 * kelvin_grind_removal_value(g, p, i, 0, KELVIN_REMOVAL_RESIDUAL_MAX), 1e6 * gg,
+                    1e6 * kelvin_grind_removal_value(g, p, i, 0, KELVIN_REMOVAL_GOUGE), V, VL, T, Fm);
+      assert_true(isfinite(r) && isfinite(gg) && V > 0 && T > 0);
+    }
+  }
   /* the series of the plan (pass -1): before its first pass and after its last */
   double *b = malloc((size_t)ns * sizeof *b);
   assert_int_equal(kelvin_grind_removal_series(g, 0, -1, 0, KELVIN_REMOVAL_BEFORE, a), KELVIN_OK);
@@ -138,7 +155,6 @@ static void test_plan_getters(void **state)
   double *x = malloc(nc * sizeof *x), *y = malloc(nc * sizeof *y), *rm = malloc(nc * sizeof *rm),
          *er = malloc(nc * sizeof *er), *e0 = malloc(nc * sizeof *e0), *sum = calloc(nc, sizeof *sum);
   assert_int_equal(kelvin_grind_removal_grid(g, 0, np, 0, x, y, rm, er), KELVIN_ERR_ARG);
-  assert_int_equal(kelvin_grind_removal_grid(g, 0, -1, 1, x, y, rm, er), KELVIN_ERR_ARG); /* not verified (yet) */
   assert_int_equal(kelvin_grind_removal_grid(g, 0, -1, 0, x, y, rm, er), KELVIN_OK);
   /* the plane's path runs along x at y = 0: cells along x by du, across along y by dw */
   const double du = x[(size_t)nw] - x[0], dw = y[1] - y[0];

@@ -27,13 +27,20 @@ static kl_rm_results *fresh(kelvin_grind *g)
   return g->rm;
 }
 
-/* Run plan i's passes in the 3-D engine in sequence on the evolving surface (docs/design.md section 9.3) into
- * its verified copy. */
-static kelvin_status verify_plan(kelvin_grind *g, int i)
+/* Run the plans' passes in the 3-D engine in sequence on their evolving surfaces (docs/design.md section 9.3) into
+ * their verified copies. */
+static kelvin_status verify_plans(kelvin_grind *g)
 {
-  (void)g;
-  (void)i;
-  return KELVIN_OK;
+  kl_rm_results *rm = g->rm;
+  const kl_plan *dev[KL_RM_PLANS];
+  kl_plan *out[KL_RM_PLANS];
+  for (int i = 0; i < rm->n; ++i) {
+    dev[i] = &rm->plan[i][0];
+    out[i] = &rm->plan[i][1];
+  }
+  const kelvin_status st = kl_plan_verify(g->pb, rm->n, dev, out, g->progress, g->ctx, g->msg, KL_API_MSG);
+  for (int i = 0; i < rm->n; ++i) rm->verified[i] = st == KELVIN_OK;
+  return st;
 }
 
 /* the removal section's law, or KELVIN_ERR_CONFIG with the message of the key it lacks */
@@ -78,8 +85,7 @@ kelvin_status kelvin_grind_plan(kelvin_grind *g, kelvin_device *dev)
     goto fail;
   }
   if ((st = kl_plan_run(pb, dev->h, 1, g->progress, g->ctx, &rm->plan[1][0], g->msg, KL_API_MSG)) != KELVIN_OK) goto fail;
-  for (int i = 0; i < rm->n; ++i)
-    if ((st = verify_plan(g, i)) != KELVIN_OK) goto fail;
+  if ((st = verify_plans(g)) != KELVIN_OK) goto fail;
   return KELVIN_OK;
 fail:
   kl_rm_results_free(g->rm);
@@ -96,7 +102,7 @@ kelvin_status kl_grind_removal_user(kelvin_grind *g, kelvin_device *dev, const d
   if (!fresh(g)) return kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
   g->rm->n = 1;
   if ((st = kl_plan_user(g->pb, dev->h, offset, speed, &g->rm->plan[0][0], g->msg, KL_API_MSG)) == KELVIN_OK)
-    st = verify_plan(g, 0);
+    st = verify_plans(g);
   if (st != KELVIN_OK) {
     kl_rm_results_free(g->rm);
     g->rm = NULL;

@@ -264,6 +264,7 @@ static void add_feature(kl_scratch *S, int sa, int sb, const kl_world_model *m, 
   v3_copy(f->pos, pos);
   v3_copy(f->normal, n);
   f->depth = depth;
+  f->fix = 0.0;
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -819,6 +820,37 @@ static double ca_time(double g, double vb, double ab)
   return 2.0 * g / (vb + sqrt(vb * vb + 2.0 * ab * g));
 }
 
+/* 1 if the bodies a, b are the data's corrected pair (world.h, fix), in either order */
+static int fix_pair(const kl_world_data *d, int a, int b)
+{
+  const int p = d->fix_body[0], q = d->fix_body[1];
+  return (a == p && (q < 0 || b == q)) || (b == p && (q < 0 || a == q));
+}
+
+/* the depth correction (world.h, fix; docs/design.md section 9.3) of the features of the corrected pair,
+ * computed afresh at every narrow phase (the surface may have changed since the features were found: a
+ * reused answer's correction is taken out first) */
+static void apply_fix(const kl_world_model *m, const kl_world_data *d, kl_scratch *S)
+{
+  (void)m;
+  for (int i = 0; i < S->nfeat; ++i) {
+    kl_feature *f = &S->feat[i];
+    if (!fix_pair(d, f->body[0], f->body[1])) continue;
+    /* the part's outward normal: the feature's normal points from body[1] to body[0] */
+    const double sg = f->body[1] == d->fix_body[0] ? 1.0 : -1.0;
+    double nout[3];
+    v3_scl(nout, f->normal, sg);
+    v3_addscl(f->pos, nout, -0.5 * f->fix); /* back to the uncorrected feature */
+    f->depth -= f->fix;
+    f->fix = 0.0;
+    const double c = d->fix(d->fix_ctx, f->pos, nout);
+    if (!isfinite(c)) continue;
+    f->depth += c;
+    v3_addscl(f->pos, nout, 0.5 * c);
+    f->fix = c;
+  }
+}
+
 int kl_collide(const kl_world_model *m, const kl_world_data *d, kl_scratch *S, double margin, double eps,
                const double *abound, double *h_ca)
 {
@@ -862,6 +894,7 @@ int kl_collide(const kl_world_model *m, const kl_world_data *d, kl_scratch *S, d
       else
         gap = pair_convex(m, S, a, b);
       *gs = gap;
+      if (d->fix && fix_pair(d, m->shape_body[a], m->shape_body[b])) gap -= d->fix_max; /* (world.h, fix) */
       if (!h_ca) continue;
       /* conservative advancement for pairs without an active contact */
       int active = 0;
@@ -887,6 +920,7 @@ int kl_collide(const kl_world_model *m, const kl_world_data *d, kl_scratch *S, d
       }
       if (t < *h_ca) *h_ca = t;
     }
+  if (d->fix) apply_fix(m, d, S);
   if (!again) {
     memcpy(S->lc_sx, S->sx, ns * 3 * sizeof(double));
     memcpy(S->lc_sR, S->sR, ns * 9 * sizeof(double));

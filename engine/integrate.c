@@ -769,6 +769,7 @@ static int substep(const kl_world_model *m, kl_world_data *d, double t_out)
   record_step(m, d, S, t0, hacc); /* the step taken: do_step's last */
   d->nsub++;
   if (hacc == t_out - t0) d->t = t_out; /* land on the output instant exactly */
+  if (d->observe) d->observe(d->observe_ctx, m, d, t0, hacc); /* (world.h: before the ended contacts go) */
   /* contacts whose located end is this step's end */
   for (int i = nc - 1; i >= 0; --i)
     if (S->cs[i].tend <= hacc) {

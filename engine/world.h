@@ -269,6 +269,25 @@ typedef struct kl_world_data {
    * advance there with KELVIN_ERR_STOPPED (d->t < t_out). The public API's progress and stop (kelvin/engine.h) */
   int (*check)(void *ctx, const struct kl_world_data *d);
   void *check_ctx;
+  /* Hooks set by the caller (NULL: none, and nothing is computed for them; kl_world_reset keeps them;
+   * docs/design.md section 9.3).
+   * observe: called after every accepted sub-step (once per d->nsub increment), the step from t0 of length h,
+   * the state then at the step's end (d->t = t0 + h) and d->con the contacts that carried the step, each with
+   * its step-averaged normal force favg, friction ftan, point and normal (a contact that ends at the step's
+   * end is still there; it is dropped after the call). It may change what fix answers (a surface that wears). */
+  void (*observe)(void *ctx, const kl_world_model *m, const struct kl_world_data *d, double t0, double h);
+  void *observe_ctx;
+  /* fix: the depth correction of the contacts between body fix_body[0] (the part whose surface changes) and
+   * body fix_body[1] (-1: any other body): fix(ctx, pos, nout) is the change [m] of the part's surface height
+   * along its outward unit normal nout at the contact point pos (both as the narrow phase found them on the
+   * uncorrected surface). Every narrow phase adds it to the feature's penetration and moves the contact point
+   * by half of it along nout (the middle of the corrected overlap), so contact onsets, the onset search inside
+   * a step and the contacts' depth all see the corrected surface. fix_max >= 0 bounds fix from above:
+   * conservative advancement takes the pair's gap less fix_max (0 for a surface that only wears away). */
+  double (*fix)(void *ctx, const double pos[3], const double nout[3]);
+  void *fix_ctx;
+  int fix_body[2];
+  double fix_max;
 } kl_world_data;
 
 #define KL_WORLD_CHECK_EVERY 256 /* sub-steps between checks */

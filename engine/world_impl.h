@@ -19,6 +19,7 @@ typedef struct kl_feature {
   double pos[3];         /* contact point [m] */
   double normal[3];      /* unit, from shape[1] towards shape[0] */
   double depth;          /* penetration, padding included [m]; < 0 is a gap */
+  double fix;            /* the data's depth correction (world.h, fix) in depth and pos, 0 without one */
 } kl_feature;
 
 /* Per-contact 1-D system of the current sub-step */

@@ -472,6 +472,100 @@ static void test_compile_errors(void **state)
   }
 }
 
+/* the hooks of docs/design.md section 9.3: a constant depth correction (the part's surface lowered by delta) and an
+ * observer that counts the sub-steps and integrates the contact's mean force */
+typedef struct hook_rec {
+  long calls;
+  double tsum, imp; /* sum of the step lengths [s]; sum of favg h of the contacts [N s] */
+  int bad;          /* a step that does not start where the last one ended */
+  double tlast;
+} hook_rec;
+
+static double lower_fix(void *ctx, const double pos[3], const double nout[3])
+{
+  (void)pos;
+  assert_true(fabs(nout[2] - 1.0) < 1e-12); /* the ground's outward normal, +z */
+  return -*(const double *)ctx;
+}
+
+static void count_obs(void *ctx, const kl_world_model *m, const kl_world_data *d, double t0, double h)
+{
+  (void)m;
+  hook_rec *r = ctx;
+  r->calls++;
+  if (t0 != r->tlast || d->t != t0 + h) r->bad++;
+  r->tlast = d->t;
+  r->tsum += h;
+  for (int c = 0; c < d->ncon; ++c) r->imp += d->con[c].favg * h;
+}
+
+/* A ball (1 kg, R 0.1 m, K 1e6 N/m, cr 0.2) dropped from 1 mm comes to rest on the ground (plane and mesh)
+ * with its centre at R - m g / K; with the ground's surface lowered by delta = 2e-4 m through the depth
+ * correction, at R - m g / K - delta (by hand), its contact point in the middle of the overlap, at
+ * -delta - m g / (2K). A box (2 kg, half height 0.05 m, four corner contacts, coupled: thousands of
+ * sub-steps) rests at 0.05 - m g / (4K), lowered by delta the same. The observer is called once per
+ * sub-step (d->nsub), its steps tile [0, T], and the contacts' impulse over the last second is m g x 1 s. */
+static void test_hooks(void **state)
+{
+  (void)state;
+  const double K = 1e6, delta = 2e-4, T = 3.0;
+  kl_mesh *mesh = grid(4);
+  for (int box = 0; box < 2; ++box)
+    for (int gi = 0; gi < 2; ++gi)
+      for (int fixed = 0; fixed < 2; ++fixed) {
+        kl_world_model *m = kl_world_create();
+        const int g = ground(m, gi ? mesh : NULL, K, box ? 0.5 : 0.2, 0);
+        kl_body_def b;
+        kl_world_default_body(&b);
+        b.mass = box ? 2 : 1, b.K = K, b.cr = box ? 0.5 : 0.2;
+        const double half = box ? 0.05 : 0.1; /* the box's half height, the ball's radius */
+        b.pos[0] = 0.05, b.pos[1] = 0.1, b.pos[2] = half + 1e-3;
+        const int body = kl_world_add_body(m, &b);
+        kl_shape_def s;
+        kl_world_default_shape(&s);
+        if (box) {
+          s.type = KL_SHAPE_BOX;
+          s.size[0] = 0.1, s.size[1] = 0.15, s.size[2] = half;
+        } else {
+          s.size[0] = half;
+        }
+        kl_world_add_shape(m, body, &s);
+        char msg[256];
+        assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+        kl_world_data *d = kl_world_data_create(m);
+        hook_rec rec = {0, 0, 0, 0, 0};
+        double dl = delta;
+        d->observe = count_obs;
+        d->observe_ctx = &rec;
+        if (fixed) {
+          d->fix = lower_fix;
+          d->fix_ctx = &dl;
+          d->fix_body[0] = g;
+          d->fix_body[1] = body;
+        }
+        assert_int_equal(kl_world_advance(m, d, T - 1.0, msg, sizeof msg), KELVIN_OK);
+        const double imp0 = rec.imp;
+        assert_int_equal(kl_world_advance(m, d, T, msg, sizeof msg), KELVIN_OK);
+        const double W = b.mass * G, pen = W / (box ? 4 * K : K);
+        const double z = d->xpos[3 * body + 2], zx = half - pen - (fixed ? delta : 0.0);
+        printf("# hooks, %s on the %s, %s: rest at %.12e m (by hand %.12e); %ld observer calls, %ld sub-steps; impulse "
+               "of the last second %.12f N s (m g = %.12f)\n",
+               box ? "box " : "ball", gi ? "mesh " : "plane", fixed ? "lowered by 2e-4 m" : "as it is         ", z, zx,
+               rec.calls, d->nsub, rec.imp - imp0, W);
+        assert_int_equal(d->ncon, box ? 4 : 1);
+        assert_true(fabs(z - zx) < 1e-3 * pen); /* at rest to 1e-3 of the static penetration (as test_box_rest) */
+        for (int c = 0; c < d->ncon; ++c) /* the contact points in the middle of the overlap */
+          assert_true(fabs(d->con[c].pos[2] - (-(fixed ? delta : 0.0) - 0.5 * pen)) < 1e-3 * pen);
+        assert_int_equal(rec.calls, d->nsub);
+        assert_int_equal(rec.bad, 0);
+        assert_true(fabs(rec.tsum - T) < 1e-12);
+        assert_true(fabs(rec.imp - imp0 - W) < 1e-6 * W);
+        kl_world_data_free(d);
+        kl_world_free(m);
+      }
+  kl_mesh_free(mesh);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -480,6 +574,7 @@ int main(void)
     cmocka_unit_test(test_shapes),             cmocka_unit_test(test_hunt_crossley),
     cmocka_unit_test(test_compile_errors),
     cmocka_unit_test(test_probe_repeat),       cmocka_unit_test(test_free_rotation),
+    cmocka_unit_test(test_hooks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include "kernels/kl_contact_static.h"
 #include "kernels/kl_removal.h"
 #include "optimiser/progress.h"
+#include "optimiser/verify3d.h"
 
 #define NTRIAL 3 /* trial steps of the offsets' force correction, one batch */
 static const double trial_step[NTRIAL] = {0.5, 1.0, 1.5};
@@ -571,5 +572,135 @@ kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, co
   if (st == KELVIN_OK) plan->reached = plan->pass[0].st.residual_max <= r.lim.tol;
   plan->seconds = kl_now() - t0;
   release(&r);
+  return st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// the 3-D engine
+
+#define VMAX 4 /* plans verified at once */
+
+kelvin_status kl_plan_verify(const kl_problem *pb, int n, const kl_plan *const *dev, kl_plan *const *out,
+                             kelvin_progress_fn progress, void *ctx, char *msg, int cap)
+{
+  if (n < 1 || n > VMAX) {
+    snprintf(msg, (size_t)cap, "kl_plan_verify: %d plans (1 to %d)", n, VMAX);
+    return KELVIN_ERR_ARG;
+  }
+  const int ns = pb->ns;
+  kl_removal_law law[VMAX];
+  double *prev[VMAX] = {NULL};
+  kl_v3_out vo[VMAX];
+  kl_v3_removal vr[VMAX];
+  double *buf = NULL;
+  kl_progress prog = kl_progress_of(progress, ctx);
+  kelvin_status st = KELVIN_OK;
+  int maxp = 0;
+  size_t nc = 0;
+  for (int i = 0; i < n; ++i) {
+    kl_plan *pl = out[i];
+    memset(pl, 0, sizeof *pl);
+    snprintf(pl->label, sizeof pl->label, "%s", dev[i]->label);
+    if ((st = kl_removal_law_of(pb, &law[i], msg, cap)) != KELVIN_OK) goto done;
+    if ((st = kl_surface_init(pb, &law[i], &pl->sf, msg, cap)) != KELVIN_OK) goto done;
+    nc = (size_t)pl->sf.nu * (size_t)pl->sf.nw;
+    pl->before0 = malloc((size_t)ns * sizeof *pl->before0);
+    prev[i] = malloc(nc * sizeof *prev[i]);
+    if (!pl->before0 || !prev[i]) goto nomem;
+    row_error(pb, &pl->sf, pl->before0);
+    kl_surface_stats_of(&pl->sf, &law[i], pb, &pl->st0);
+    maxp = dev[i]->npass > maxp ? dev[i]->npass : maxp;
+  }
+  /* the engine's outputs of one pass per plan (ns each: F, Favg, Fc, Fcavg, t, dev) */
+  buf = malloc((size_t)VMAX * 6 * ns * sizeof *buf);
+  int *contact = malloc((size_t)VMAX * ns * sizeof *contact);
+  if (!buf || !contact) {
+    free(contact);
+    goto nomem;
+  }
+  for (int j = 0; j < maxp; ++j) {
+    int idx[VMAX], m = 0, one[VMAX];
+    const double *op[VMAX], *vp[VMAX];
+    kl_v3_out *outp[VMAX];
+    kl_v3_removal *rmp[VMAX];
+    char lab[VMAX][48];
+    const char *labels[VMAX];
+    for (int i = 0; i < n; ++i) {
+      if (j >= dev[i]->npass) continue;
+      const int q = m++;
+      idx[q] = i;
+      one[q] = 1;
+      op[q] = dev[i]->pass[j].o;
+      vp[q] = dev[i]->pass[j].v;
+      double *b = buf + (size_t)q * 6 * ns;
+      memset(&vo[q], 0, sizeof vo[q]);
+      vo[q].F = b, vo[q].Favg = b + ns, vo[q].Fc = b + 2 * ns, vo[q].Fcavg = b + 3 * ns, vo[q].t = b + 4 * ns;
+      vo[q].dev = b + 5 * ns, vo[q].contact = contact + (size_t)q * ns;
+      memset(&vr[q], 0, sizeof vr[q]);
+      vr[q].sf = &out[i]->sf;
+      vr[q].law = &law[i];
+      outp[q] = &vo[q];
+      rmp[q] = &vr[q];
+      snprintf(lab[q], sizeof lab[q], "%s pass %d", dev[i]->label, j + 1);
+      labels[q] = lab[q];
+      kl_plan_pass *ps = kl_plan_add(out[i], ns, (int)nc);
+      if (!ps) {
+        free(contact);
+        goto nomem;
+      }
+      row_error(pb, &out[i]->sf, ps->before);
+      memcpy(prev[i], out[i]->sf.removed, nc * sizeof *prev[i]);
+    }
+    kl_v3_watch w = {progress, ctx, (double)j / maxp, (double)(j + 1) / maxp, labels, pb->set.verify_time_limit, 0};
+    st = kl_verify3d_plans(pb, m, one, op, vp, outp, rmp, &w, msg, cap);
+    if (st != KELVIN_OK) {
+      free(contact);
+      goto done;
+    }
+    for (int q = 0; q < m; ++q) {
+      const int i = idx[q];
+      kl_plan *pl = out[i];
+      kl_surface *sf = &pl->sf;
+      kl_plan_pass *ps = &pl->pass[j];
+      const kl_plan_pass *pd = &dev[i]->pass[j];
+      double vol = 0;
+      for (size_t c = 0; c < nc; ++c) {
+        const double d = sf->removed[c] - prev[i][c];
+        ps->removed[c] = (float)d;
+        vol += d;
+      }
+      ps->volume = vol * sf->du * sf->dw;
+      ps->volume_law = vr[q].vol_law;
+      row_error(pb, sf, ps->after);
+      kl_surface_stats_of(sf, &law[i], pb, &ps->st);
+      memcpy(ps->o, pd->o, (size_t)ns * sizeof *ps->o);
+      memcpy(ps->v, pd->v, (size_t)ns * sizeof *ps->v);
+      memcpy(ps->Fset, pd->Fset, (size_t)ns * sizeof *ps->Fset);
+      memcpy(ps->F, vo[q].Favg, (size_t)ns * sizeof *ps->F);
+      memcpy(ps->t, vo[q].t, (size_t)ns * sizeof *ps->t);
+      for (int k = 0; k < ns; ++k) ps->force_max = fmax(ps->force_max, fmax(vo[q].F[k], vo[q].Favg[k]));
+      ps->time = vo[q].t[ns - 1];
+      ps->tool_R = sf->tool_R;
+      ps->n = pd->n;
+      pl->reached = ps->st.residual_max <= pb->set.rm_tolerance;
+      if (kl_progress_say(&prog, 0, (double)(j + 1) / maxp,
+                          "3-D engine: %s pass %d: residual max %.1f um (device %.1f um), gouge %.1f um (device %.1f um), "
+                          "%.2f s", pl->label, j + 1, 1e6 * ps->st.residual_max, 1e6 * pd->st.residual_max,
+                          1e6 * ps->st.gouge, 1e6 * pd->st.gouge, ps->time)) {
+        snprintf(msg, (size_t)cap, "removal plan, 3-D engine: stopped by the caller");
+        st = KELVIN_ERR_STOPPED;
+        free(contact);
+        goto done;
+      }
+    }
+  }
+  free(contact);
+  goto done;
+nomem:
+  snprintf(msg, (size_t)cap, "out of memory for the 3-D run of the removal plans");
+  st = KELVIN_ERR_NOMEM;
+done:
+  for (int i = 0; i < n; ++i) free(prev[i]);
+  free(buf);
   return st;
 }

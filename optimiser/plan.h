@@ -95,6 +95,14 @@ kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_pr
 kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_plan *plan,
                            char *msg, int cap);
 
+/* Run plans' passes (n plans dev[i], each predicted by kl_plan_run or kl_plan_user) in the 3-D engine in sequence on
+ * their own evolving surfaces (optimiser/verify3d.h, kl_verify3d_plans: the same pass of every plan at once, OpenMP
+ * across plans, so that the surface after each pass is kept): out[i] (zeroed here) gets plan i as the engine ran it,
+ * its force the wrist sensor's step-averaged reading. Progress (a notice per pass), stop and verify.time_limit as
+ * kl_verify3d_many's; the first failure is returned, out holding what was done (kl_plan_free it). */
+kelvin_status kl_plan_verify(const kl_problem *pb, int n, const kl_plan *const *dev, kl_plan *const *out,
+                             kelvin_progress_fn progress, void *ctx, char *msg, int cap);
+
 /* Add a zeroed pass with its series allocated (ns, and the grid's nu x nw); NULL when memory runs out. */
 kl_plan_pass *kl_plan_add(kl_plan *plan, int ns, int ncell);
 

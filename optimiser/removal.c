@@ -79,7 +79,10 @@ static void bound_row(kl_surface *sf, int i)
   if (!sf->bound) return;
   const double *st = sf->stock + (size_t)i * sf->nw, *rm = sf->removed + (size_t)i * sf->nw;
   double e = -INFINITY;
-  for (int j = 0; j < sf->nw; ++j) e = fmax(e, st[j] - rm[j]);
+  for (int j = 0; j < sf->nw; ++j) {
+    const double x = st[j] - rm[j];
+    e = x > e ? x : e;
+  }
   sf->bound[sf->nu + i] = e;
 }
 
@@ -95,6 +98,7 @@ static void bound_all(kl_surface *sf)
     bound_row(sf, i);
   }
   sf->bound[2 * sf->nu] = g;
+  sf->bound[2 * sf->nu + 1] = 0.0; /* the last geometry-limited sub-step's lowering (kl_surface_deposit's guess) */
 }
 
 kelvin_status kl_surface_copy(const kl_surface *from, kl_surface *to)
@@ -104,7 +108,7 @@ kelvin_status kl_surface_copy(const kl_surface *from, kl_surface *to)
   to->nu = from->nu, to->nw = from->nw, to->du = from->du, to->dw = from->dw, to->tool_R = from->tool_R;
   to->stock = malloc(n * sizeof(double));
   to->removed = malloc(n * sizeof(double));
-  to->bound = malloc(((size_t)2 * from->nu + 1) * sizeof(double));
+  to->bound = malloc(((size_t)2 * from->nu + 2) * sizeof(double));
   if (!to->stock || !to->removed || !to->bound) {
     kl_surface_free(to);
     return KELVIN_ERR_NOMEM;
@@ -112,7 +116,7 @@ kelvin_status kl_surface_copy(const kl_surface *from, kl_surface *to)
   memcpy(to->stock, from->stock, n * sizeof(double));
   memcpy(to->removed, from->removed, n * sizeof(double));
   if (from->bound)
-    memcpy(to->bound, from->bound, ((size_t)2 * from->nu + 1) * sizeof(double));
+    memcpy(to->bound, from->bound, ((size_t)2 * from->nu + 2) * sizeof(double));
   else
     bound_all(to);
   return KELVIN_OK;
@@ -179,8 +183,8 @@ kelvin_status kl_surface_init(const kl_problem *pb, const kl_removal_law *law, k
   double du = s->rm_resolution, dw = du;
   if (!isfinite(du)) {
     du = fmin(KL_RM_RES_MAX, fmax(KL_RM_RES_MIN, disc ? 0.5 * a_t : 0.25 * a_t));
-    /* the disc removes uniformly across its width: 64 cells across it are enough there */
-    dw = disc ? fmin(KL_RM_RES_MAX, fmax(du, law->L / 64.0)) : du;
+    /* the disc removes uniformly across its width: 65 cells across it are enough there */
+    dw = disc ? fmin(KL_RM_RES_MAX, fmax(du, law->L / 65.0)) : du;
   }
   const int nu = (int)floor(pb->length / du + 1e-9) + 1;
   if (nu < 2 || (double)nu > KL_RM_CELLS_MAX)
@@ -208,7 +212,7 @@ kelvin_status kl_surface_init(const kl_problem *pb, const kl_removal_law *law, k
   sf->nu = nu, sf->nw = nw, sf->du = du, sf->dw = dw, sf->tool_R = R;
   sf->stock = malloc(n * sizeof(double));
   sf->removed = calloc(n, sizeof(double));
-  sf->bound = malloc(((size_t)2 * nu + 1) * sizeof(double));
+  sf->bound = malloc(((size_t)2 * nu + 2) * sizeof(double));
   if (!sf->stock || !sf->removed || !sf->bound) {
     kl_surface_free(sf);
     FAIL(KELVIN_ERR_NOMEM, "removal: out of memory for a %d x %d height field", nu, nw);
@@ -252,6 +256,23 @@ static double stock_max(const kl_surface *sf)
   return m;
 }
 
+/* The disc's cells across row: those its width [wc - L/2, wc + L/2] covers, at least in part (*j0..*j1) */
+static void disc_cells(const kl_surface *sf, double L, double wc, int *j0, int *j1)
+{
+  const int jc = (sf->nw - 1) / 2;
+  *j0 = jc + (int)ceil((wc - 0.5 * L) / sf->dw - 0.5 + 1e-9);
+  *j1 = jc + (int)floor((wc + 0.5 * L) / sf->dw + 0.5 - 1e-9);
+}
+
+/* The fraction of cell j's width [w_j - dw/2, w_j + dw/2] under the disc's width (1 for the ball) */
+static double disc_cover(const kl_surface *sf, double L, double wc, int j)
+{
+  if (!(L > 0)) return 1.0;
+  const double w = (j - (sf->nw - 1) / 2) * sf->dw;
+  const double lo = fmax(w - 0.5 * sf->dw, wc - 0.5 * L), hi = fmin(w + 0.5 * sf->dw, wc + 0.5 * L);
+  return fmax(0.0, fmin(1.0, (hi - lo) / sf->dw));
+}
+
 /* The first touch of the rigid tool (radius R; disc: L > 0, its width across) with the axis point above
  * (uc, wc): max over the cells of (height - rho^2 / (2 R)), height stock (which = 0) or stock - removed
  * (which = 1); -INFINITY if no cell is under it. Rows are taken outward from uc and skipped where their
@@ -275,8 +296,7 @@ static double first_touch(const kl_surface *sf, double R, double L, double uc, d
       if (!(rb - ru > best)) continue;
       int j0, j1;
       if (L > 0) { /* the disc: the cells under its width, rho along the path only */
-        j0 = jc + (int)ceil((wc - 0.5 * L) / sf->dw - 1e-9);
-        j1 = jc + (int)floor((wc + 0.5 * L) / sf->dw + 1e-9);
+        disc_cells(sf, L, wc, &j0, &j1);
       } else {
         const double q = best > -INFINITY ? r2 * (rb - best) - du * du : R * R;
         if (!(q > 0)) continue;
@@ -323,6 +343,7 @@ void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_
 typedef struct cell_ov {
   size_t c;  /* cell index */
   double ov; /* overlap [m] */
+  double f;  /* the fraction of the cell under the tool (the disc's edge cells; 1 for the ball) */
 } cell_ov;
 
 /* The cells the rigid tool at (uc, wc), lowered to z (its lowest point), overlaps: height - rho^2/(2R) > z.
@@ -344,8 +365,7 @@ static long overlap_cells(const kl_surface *sf, double R, double L, double uc, d
     if (!(q > 0)) continue;
     int j0, j1;
     if (L > 0) {
-      j0 = jc + (int)ceil((wc - 0.5 * L) / sf->dw - 1e-9);
-      j1 = jc + (int)floor((wc + 0.5 * L) / sf->dw + 1e-9);
+      disc_cells(sf, L, wc, &j0, &j1);
     } else {
       const double hw = fmin(R, sqrt(q));
       j0 = jc + (int)floor((wc - hw) / sf->dw);
@@ -364,11 +384,67 @@ static long overlap_cells(const kl_surface *sf, double R, double L, double uc, d
         if (!nb) return -1;
         *buf = nb, *bcap = nc;
       }
-      (*buf)[n].c = c, (*buf)[n].ov = ov;
+      (*buf)[n].c = c, (*buf)[n].ov = ov, (*buf)[n].f = disc_cover(sf, L, wc, j);
       ++n;
     }
   }
   return n;
+}
+
+/* cells by their height g over the tool, highest first */
+static int by_height(const void *a, const void *b)
+{
+  const double ga = ((const cell_ov *)a)->ov, gb = ((const cell_ov *)b)->ov;
+  return ga > gb ? -1 : ga < gb ? 1 : 0;
+}
+
+#define KL_RM_BINS 256
+
+/* The lowering z in (0, zh] at which the cells' material above the tool, V(z) = sum f max(0, g + z) (g = c[q].ov in
+ * (-zh, 0]; per unit cell area), is v: V is piecewise linear in z, its pieces at the heights. The heights are binned
+ * (O(n)); only the bin where V reaches v is sorted and walked. Reorders c. */
+static double carve_depth(cell_ov *c, long n, double zh, double v)
+{
+  double fa[KL_RM_BINS], fg[KL_RM_BINS];
+  memset(fa, 0, sizeof fa);
+  memset(fg, 0, sizeof fg);
+  const double w = zh / KL_RM_BINS;
+  for (long q = 0; q < n; ++q) { /* bin b holds g in [-zh + b w, -zh + (b + 1) w) */
+    int b = (int)floor((c[q].ov + zh) / w);
+    b = b < 0 ? 0 : b >= KL_RM_BINS ? KL_RM_BINS - 1 : b;
+    fa[b] += c[q].f;
+    fg[b] += c[q].f * c[q].ov;
+  }
+  double A = 0, B = 0;
+  int b = KL_RM_BINS - 1;
+  for (; b >= 0; --b) { /* the bins above b fully active: V(z) = A z + B from z = -(lowest g of bin b + 1) */
+    const double zb = zh - b * w; /* the z at which all of bin b is active */
+    if ((A + fa[b]) * zb + B + fg[b] >= v) break;
+    A += fa[b];
+    B += fg[b];
+  }
+  if (b < 0) return A > 0 ? (v - B) / A : zh; /* all active (zh was large enough: v reached at zh) */
+  /* within bin b: its cells sorted, highest first, activated one by one */
+  const double glo = -zh + b * w;
+  long m = 0;
+  for (long q = 0; q < n; ++q) {
+    int bq = (int)floor((c[q].ov + zh) / w);
+    bq = bq < 0 ? 0 : bq >= KL_RM_BINS ? KL_RM_BINS - 1 : bq;
+    if (bq == b) {
+      const cell_ov tmp = c[m];
+      c[m++] = c[q];
+      c[q] = tmp;
+    }
+  }
+  qsort(c, (size_t)m, sizeof *c, by_height);
+  double z = A > 0 ? (v - B) / A : -glo;
+  for (long q = 0; q < m; ++q) {
+    if (A > 0 && z <= -c[q].ov) break; /* reached before this cell starts */
+    A += c[q].f;
+    B += c[q].f * c[q].ov;
+    z = (v - B) / A;
+  }
+  return z;
 }
 
 double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double u0, double w0, double u1, double w1,
@@ -394,23 +470,64 @@ double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double 
     const double dv = kl_removal_rate(law->kp, F, vrel) * dts; /* k_p F v_rel dt: the volume the law removes */
     vol += dv;
     if (!(zt > -INFINITY)) continue; /* off the grid */
-    const long n = overlap_cells(sf, R, law->L, uc, wc, zt - ap, &buf, &bcap);
-    if (n < 0) {
-      free(buf);
-      return NAN;
+    /* The cells the tool overlaps when lowered by zh >= ap from its first touch, with their height g over its
+     * lowest point (g in (-zh, 0]); zh is the approach ap, or where the last sub-step was geometry-limited (below),
+     * a little more than its lowering; deepened until it holds dv */
+    const double da = sf->du * sf->dw, zlast = sf->bound ? sf->bound[2 * sf->nu + 1] : 0.0;
+    double zh = zlast > 0 ? fmax(ap, 1.25 * zlast) : ap, vap = 0, vzh = 0;
+    long n = 0;
+    for (;;) {
+      n = overlap_cells(sf, R, law->L, uc, wc, zt - zh, &buf, &bcap);
+      if (n < 0) {
+        free(buf);
+        return NAN;
+      }
+      vap = vzh = 0;
+      for (long q = 0; q < n; ++q) {
+        buf[q].ov -= zh; /* g */
+        vzh += buf[q].f * (buf[q].ov + zh);
+        if (buf[q].ov + ap > 0) vap += buf[q].f * (buf[q].ov + ap);
+      }
+      vap *= da, vzh *= da; /* the material inside the tool lowered by ap, by zh */
+      if (dv <= vap || vzh >= dv || zh > R) break;
+      /* deeper: at least twice, at least twice a flat part's lowering (the ball's cap pi R z^2 = dv, the disc's
+       * (4/3) L sqrt(2R) z^1.5 = dv) */
+      zh = fmax(2.0 * zh, 2.0 * (law->L > 0 ? pow(0.75 * dv / (law->L * sqrt(2.0 * R)), 2.0 / 3.0) : sqrt(dv / (KL_PI * R))));
     }
-    double sq = 0;
-    for (long q = 0; q < n; ++q) sq += sqrt(buf[q].ov);
-    if (!(sq > 0)) continue;
-    /* p = C sqrt(overlap), sum p du dw = F: each cell's depth k_p p v_rel dt_sub */
-    const double C = F / (sq * sf->du * sf->dw);
     int ilo = sf->nu, ihi = -1;
-    for (long q = 0; q < n; ++q) {
-      const size_t c = buf[q].c;
-      sf->removed[c] += kl_removal_rate(law->kp, C * sqrt(buf[q].ov), vrel) * dts;
-      const int i = (int)(c / (size_t)sf->nw);
-      ilo = i < ilo ? i : ilo;
-      ihi = i > ihi ? i : ihi;
+    if (dv <= vap) {
+      /* Preston over Hertz's pressure: p = C sqrt(overlap), overlap = g + ap, sum p f du dw = F (f the cell's
+       * fraction under the tool): each cell's depth k_p p v_rel dt_sub, over its fraction f */
+      double sq = 0;
+      for (long q = 0; q < n; ++q)
+        if (buf[q].ov + ap > 0) sq += buf[q].f * sqrt(buf[q].ov + ap);
+      if (sf->bound) sf->bound[2 * sf->nu + 1] = 0.0;
+      if (!(sq > 0)) continue;
+      const double C = F / (sq * da);
+      for (long q = 0; q < n; ++q) {
+        const double ov = buf[q].ov + ap;
+        if (!(ov > 0)) continue;
+        const size_t c = buf[q].c;
+        sf->removed[c] += buf[q].f * kl_removal_rate(law->kp, C * sqrt(ov), vrel) * dts;
+        const int i = (int)(c / (size_t)sf->nw);
+        ilo = i < ilo ? i : ilo;
+        ihi = i > ihi ? i : ihi;
+      }
+    } else {
+      /* geometry-limited (docs/design.md section 9.1): the law asks for more than the tool reaches at the approach;
+       * the rigid tool cannot remove what it does not reach, so it sinks by z (> ap) until the material above its
+       * profile, sum f max(0, g + z) du dw, is dv, and carves that */
+      const double z = carve_depth(buf, n, zh, dv / da);
+      if (sf->bound) sf->bound[2 * sf->nu + 1] = z;
+      for (long q = 0; q < n; ++q) {
+        const double dz = buf[q].ov + z;
+        if (!(dz > 0)) continue;
+        const size_t c = buf[q].c;
+        sf->removed[c] += buf[q].f * dz;
+        const int i = (int)(c / (size_t)sf->nw);
+        ilo = i < ilo ? i : ilo;
+        ihi = i > ihi ? i : ihi;
+      }
     }
     for (int i = ilo; i <= ihi; ++i) bound_row(sf, i);
     /* wear (docs/design.md section 9.1): the worn volume dv / G spread evenly over the tool's working band,

@@ -58,7 +58,7 @@ static double v3_plausible(const kl_settings *s)
 typedef struct scene {
   kl_world_model *m;
   kl_world_data *d;
-  int tool;
+  int tool, part;
   double W[3];    /* the tool's weight [N] */
   double *wt, *wp, *wq; /* waypoint times, tool-centre positions, orientations */
   double F0;      /* contact force of the start's equilibrium [N] */
@@ -156,8 +156,88 @@ static void equilibrium(const kl_problem *pb, scene *sc)
   place(pb, sc, a, av, R, sc->F0, n);
 }
 
-/* build the world of one pass */
-static kelvin_status build(const kl_problem *pb, const double *o, const double *v, scene *sc, char *msg, int cap)
+/* Material removal in the engine (docs/design.md section 9.3): the hooks' context (engine/world.h, observe and
+ * fix) of a pass on a surface */
+typedef struct v3_rm {
+  const kl_problem *pb;
+  kl_v3_removal *rm;
+  int tool, part;
+  int hint;          /* the nearest path sample of the last point mapped */
+  double xprev[3];   /* the tool centre at the start of the sub-step the observer is called for */
+} v3_rm;
+
+/* path coordinates (removal.h) of the point p: the nearest path sample k (walked to from *hint), u = s_k +
+ * (p - p_k) . t_k along the path, w = (p - p_k) . b_k across it, b = n x t */
+static void path_uw(const kl_problem *pb, const double p[3], int *hint, double *u, double *w)
+{
+  const int ns = pb->ns;
+  int k = *hint < 0 ? 0 : *hint >= ns ? ns - 1 : *hint;
+  double dk[3];
+  for (int i = 0; i < 3; ++i) dk[i] = p[i] - pb->p[3 * k + i];
+  double best = dot3(dk, dk);
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (;;) {
+      const int j = k + dir;
+      if (j < 0 || j >= ns) break;
+      double dj[3];
+      for (int i = 0; i < 3; ++i) dj[i] = p[i] - pb->p[3 * j + i];
+      const double e = dot3(dj, dj);
+      if (!(e < best)) break;
+      best = e, k = j;
+    }
+  *hint = k;
+  const double *n = pb->nrm + 3 * k, *t = pb->tan + 3 * k;
+  const double b[3] = {n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]};
+  for (int i = 0; i < 3; ++i) dk[i] = p[i] - pb->p[3 * k + i];
+  *u = pb->s[k] + dot3(dk, t);
+  *w = dot3(dk, b);
+}
+
+/* the engine's depth correction (world.h, fix): the drop of the tool's protrusion over the evolved surface
+ * (kl_surface_drop, <= 0) at the contact point's place along the path */
+static double rm_fix(void *ctx, const double pos[3], const double nout[3])
+{
+  (void)nout;
+  v3_rm *r = ctx;
+  double u, w;
+  path_uw(r->pb, pos, &r->hint, &u, &w);
+  return kl_surface_drop(r->rm->sf, r->rm->law, u);
+}
+
+/* the engine's observer (world.h, observe): the sub-step's mean normal force of the tool-part contacts deposited
+ * while their force-weighted point moved over the sub-step: from where the narrow phase put it at the step's
+ * start, by the tool centre's move over the step */
+static void rm_observe(void *ctx, const kl_world_model *m, const kl_world_data *d, double t0, double h)
+{
+  (void)m, (void)t0;
+  v3_rm *r = ctx;
+  double F = 0, p[3] = {0, 0, 0};
+  for (int c = 0; c < d->ncon; ++c) {
+    const kl_contact *k = &d->con[c];
+    if (!((k->body[0] == r->tool && k->body[1] == r->part) || (k->body[0] == r->part && k->body[1] == r->tool))) continue;
+    const double f = fmax(k->favg, 0.0);
+    F += f;
+    for (int i = 0; i < 3; ++i) p[i] += f * k->pos[i];
+  }
+  const double *x = d->xpos + 3 * r->tool;
+  if (F > 0 && h > 0) {
+    double p1[3], u0, w0, u1, w1;
+    for (int i = 0; i < 3; ++i) {
+      p[i] /= F;
+      p1[i] = p[i] + x[i] - r->xprev[i];
+    }
+    path_uw(r->pb, p, &r->hint, &u0, &w0);
+    path_uw(r->pb, p1, &r->hint, &u1, &w1);
+    r->rm->vol_law += kl_surface_deposit(r->rm->sf, r->rm->law, F, u0, w0, u1, w1, h);
+    r->rm->impulse += F * h;
+    r->rm->ndep++;
+  }
+  for (int i = 0; i < 3; ++i) r->xprev[i] = x[i];
+}
+
+/* build the world of one pass (rc: on a surface, or NULL) */
+static kelvin_status build(const kl_problem *pb, const double *o, const double *v, scene *sc, v3_rm *rc, char *msg,
+                           int cap)
 {
   const kl_settings *s = &pb->set;
   const int ns = pb->ns;
@@ -255,7 +335,19 @@ static kelvin_status build(const kl_problem *pb, const double *o, const double *
     snprintf(msg, (size_t)cap, "out of memory");
     return KELVIN_ERR_NOMEM;
   }
+  sc->part = work;
+  if (rc) { /* the contact on the evolved surface, from the start's equilibrium on (docs/design.md section 9.3) */
+    rc->tool = sc->tool, rc->part = work;
+    sc->d->fix = rm_fix;
+    sc->d->fix_ctx = rc;
+    sc->d->fix_body[0] = work;
+    sc->d->fix_body[1] = sc->tool;
+    sc->d->fix_max = 0.0; /* the surface only wears away */
+    sc->d->observe = rm_observe;
+    sc->d->observe_ctx = rc;
+  }
   equilibrium(pb, sc);
+  if (rc) memcpy(rc->xprev, sc->d->xpos + 3 * sc->tool, sizeof rc->xprev);
   return KELVIN_OK;
 }
 
@@ -278,6 +370,8 @@ typedef struct v3_ctl {
   const char *label; /* the pass's name for the message */
   void (*inline_watch)(void *w); /* called at each sample when no thread of its own watches */
   void *w;
+  double f0, fs;     /* the pass's share f is reported as f0 + fs f (a plan's passes: kl_verify3d_plans) */
+  double *pstart;    /* out: when the pass started (the watch's time limit counts from it), or NULL */
 } v3_ctl;
 
 #define KL_V3_TICK 0.25 /* seconds between the watch's ticks */
@@ -306,7 +400,7 @@ static kelvin_status halted(const v3_ctl *ctl, double f, double el, char *msg, i
 }
 
 static kelvin_status run_one(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, v3_ctl *ctl,
-                             char *msg, int cap)
+                             kl_v3_removal *rm, char *msg, int cap)
 {
   if (msg && cap > 0) msg[0] = '\0';
   const int ns = pb->ns;
@@ -319,8 +413,19 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
       snprintf(msg, (size_t)cap, "verify3d: sample %d: offset must be finite and speed > 0 m/s (got %g, %g)", k, o[k], v[k]);
       return KELVIN_ERR_ARG;
     }
+  if (rm && (!rm->sf || !rm->law)) {
+    snprintf(msg, (size_t)cap, "verify3d: a removal pass needs its surface and law");
+    return KELVIN_ERR_ARG;
+  }
+  v3_rm rc = {pb, rm, 0, 0, 0, {0, 0, 0}};
+  kl_surface_stats st0;
+  if (rm) {
+    rm->vol_law = rm->vol_grid = rm->impulse = 0;
+    rm->ndep = 0;
+    kl_surface_stats_of(rm->sf, rm->law, pb, &st0);
+  }
   scene sc;
-  kelvin_status st = build(pb, o, v, &sc, msg, cap);
+  kelvin_status st = build(pb, o, v, &sc, rm ? &rc : NULL, msg, cap);
   if (st != KELVIN_OK) {
     scene_free(&sc);
     return st;
@@ -352,7 +457,7 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
     if (ctl && k > 0) { /* a checkpoint per path sample: the share done, a stop request, the time limit */
       const double f = (sc.wt[k - 1] - sc.wt[0]) / Tp;
 #pragma omp atomic write
-      *ctl->frac = f;
+      *ctl->frac = ctl->f0 + ctl->fs * f;
       if (ctl->inline_watch) ctl->inline_watch(ctl->w);
       if ((st = halted(ctl, f, omp_get_wtime() - ctl->t0, msg, cap)) != KELVIN_OK) break;
     }
@@ -425,9 +530,14 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
   }
   out->nsub = d->nsub;
   out->seconds = omp_get_wtime() - t_start;
+  if (rm) {
+    kl_surface_stats st1;
+    kl_surface_stats_of(rm->sf, rm->law, pb, &st1);
+    rm->vol_grid = st1.volume - st0.volume;
+  }
   if (ctl && st == KELVIN_OK) {
 #pragma omp atomic write
-    *ctl->frac = 1.0;
+    *ctl->frac = ctl->f0 + ctl->fs;
   }
   scene_free(&sc);
   return st;
@@ -435,7 +545,13 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
 
 kelvin_status kl_verify3d_run(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out, char *msg, int cap)
 {
-  return run_one(pb, o, v, out, NULL, msg, cap);
+  return run_one(pb, o, v, out, NULL, NULL, msg, cap);
+}
+
+kelvin_status kl_verify3d_removal(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out,
+                                  kl_v3_removal *rm, char *msg, int cap)
+{
+  return run_one(pb, o, v, out, NULL, rm, msg, cap);
 }
 
 /* the watch of kl_verify3d_many: the passes' state as the workers leave it, read by the calling thread */
@@ -445,6 +561,7 @@ typedef struct v3_mon {
   int *halt;                /* per pass: 0 running, 1 stop, 2 over the time limit (v3_ctl) */
   double t0, last;          /* start, last tick (omp_get_wtime) */
   double *frac, *tstart, *tend; /* per pass; tstart/tend 0 until started/done */
+  double *pstart;           /* per pass (a plan: its pass now), the start the time limit counts from */
   int *said;                /* per pass: 1 start said, 2 expected time said, 3 end said */
   int *failed;              /* per pass: 1 if it ended without its result (written before tend) */
 } v3_mon;
@@ -490,7 +607,10 @@ static void watch(v3_mon *M)
     double f, ts, te;
     pass_state(M, i, &f, &ts, &te);
     fsum += te > 0 ? 1.0 : f;
-    if (ts > 0 && te == 0 && w->time_limit > 0 && now - ts > w->time_limit) {
+    double ps;
+#pragma omp atomic read
+    ps = M->pstart[i];
+    if (ts > 0 && te == 0 && w->time_limit > 0 && now - ps > w->time_limit) {
       int zero = 0;
       __atomic_compare_exchange_n(&M->halt[i], &zero, 2, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     }
@@ -548,18 +668,22 @@ static void watch_inline(void *m)
   if (omp_get_thread_num() == 0) watch(M);
 }
 
-kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
-                               kl_v3_watch *w, char *msg, int cap)
+/* one item of v3_many: pass (or plan) i under the watch's ctl (NULL: none) */
+typedef kelvin_status (*v3_item)(void *arg, int i, v3_ctl *ctl, char *msg, int cap);
+
+/* npass items at once, OpenMP across them, under the watch w (kl_verify3d_many) */
+static kelvin_status v3_many(int npass, v3_item item, void *arg, kl_v3_watch *w, char *msg, int cap)
 {
   if (msg && cap > 0) msg[0] = '\0';
   if (npass <= 0) return KELVIN_OK;
   kelvin_status first = KELVIN_OK;
   int first_i = npass, next = 0;
-  const size_t ns = (size_t)pb->ns, np = (size_t)npass;
+  const size_t np = (size_t)npass;
   v3_mon M = {w, npass, 0, calloc(np, sizeof(int)), omp_get_wtime(), 0, calloc(np, sizeof(double)),
-              calloc(np, sizeof(double)), calloc(np, sizeof(double)), calloc(np, sizeof(int)), calloc(np, sizeof(int))};
+              calloc(np, sizeof(double)), calloc(np, sizeof(double)), calloc(np, sizeof(double)),
+              calloc(np, sizeof(int)), calloc(np, sizeof(int))};
   kelvin_status st = KELVIN_OK;
-  if (!M.halt || !M.frac || !M.tstart || !M.tend || !M.said || !M.failed) {
+  if (!M.halt || !M.frac || !M.tstart || !M.tend || !M.pstart || !M.said || !M.failed) {
     if (msg && cap > 0) snprintf(msg, (size_t)cap, "out of memory");
     st = KELVIN_ERR_NOMEM;
     goto done;
@@ -590,10 +714,12 @@ kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o,
         char m2[1024], lb[32];
         const double t0 = omp_get_wtime();
         v3_ctl ctl = {&M.halt[i], &M.frac[i], w ? w->time_limit : 0.0, t0, label_of(&M, i, lb, sizeof lb),
-                      watched && team == 1 ? watch_inline : NULL, &M};
+                      watched && team == 1 ? watch_inline : NULL, &M, 0.0, 1.0, &M.pstart[i]};
+#pragma omp atomic write
+        M.pstart[i] = t0;
 #pragma omp atomic write
         M.tstart[i] = t0;
-        const kelvin_status s = run_one(pb, o + (size_t)i * ns, v + (size_t)i * ns, &out[i], w ? &ctl : NULL, m2, sizeof m2);
+        const kelvin_status s = item(arg, i, w ? &ctl : NULL, m2, sizeof m2);
         if (s != KELVIN_OK) {
           __atomic_store_n(&M.failed[i], 1, __ATOMIC_RELAXED);
           if (s != KELVIN_ERR_STOPPED) halt_all(&M, 1); /* the others stop too: the verification has failed */
@@ -626,8 +752,80 @@ done:
   free(M.halt);
   free(M.frac);
   free(M.tstart);
+  free(M.pstart);
   free(M.tend);
   free(M.said);
   free(M.failed);
   return st;
+}
+
+/* kl_verify3d_many's items: its passes */
+typedef struct v3_passes {
+  const kl_problem *pb;
+  const double *o, *v;
+  kl_v3_out *out;
+} v3_passes;
+
+static kelvin_status pass_item(void *arg, int i, v3_ctl *ctl, char *msg, int cap)
+{
+  const v3_passes *a = arg;
+  const size_t ns = (size_t)a->pb->ns;
+  return run_one(a->pb, a->o + (size_t)i * ns, a->v + (size_t)i * ns, &a->out[i], ctl, NULL, msg, cap);
+}
+
+kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
+                               kl_v3_watch *w, char *msg, int cap)
+{
+  v3_passes a = {pb, o, v, out};
+  return v3_many(npass, pass_item, &a, w, msg, cap);
+}
+
+/* kl_verify3d_plans's items: its plans, each pass after pass on its surface */
+typedef struct v3_plans {
+  const kl_problem *pb;
+  const int *npass;
+  const double *const *o, *const *v;
+  kl_v3_out *const *out;
+  kl_v3_removal *const *rm;
+} v3_plans;
+
+static kelvin_status plan_item(void *arg, int i, v3_ctl *ctl, char *msg, int cap)
+{
+  const v3_plans *a = arg;
+  const size_t ns = (size_t)a->pb->ns;
+  const int np = a->npass[i];
+  for (int j = 0; j < np; ++j) {
+    if (ctl) { /* the plan's share: its passes done and this one's; the time limit per pass */
+      ctl->f0 = (double)j / np, ctl->fs = 1.0 / np;
+      ctl->t0 = omp_get_wtime();
+      if (ctl->pstart) {
+#pragma omp atomic write
+        *ctl->pstart = ctl->t0;
+      }
+    }
+    const kelvin_status s = run_one(a->pb, a->o[i] + (size_t)j * ns, a->v[i] + (size_t)j * ns, &a->out[i][j], ctl,
+                                    &a->rm[i][j], msg, cap);
+    if (s != KELVIN_OK) {
+      if (np > 1) {
+        char m2[1024];
+        snprintf(m2, sizeof m2, "%s", msg);
+        snprintf(msg, (size_t)cap, "%s (pass %d of %d)", m2, j + 1, np);
+      }
+      return s;
+    }
+  }
+  return KELVIN_OK;
+}
+
+kelvin_status kl_verify3d_plans(const kl_problem *pb, int nplan, const int *npass, const double *const *o,
+                                const double *const *v, kl_v3_out *const *out, kl_v3_removal *const *rm,
+                                kl_v3_watch *w, char *msg, int cap)
+{
+  for (int i = 0; i < nplan; ++i)
+    if (!npass || npass[i] < 0 || (npass[i] > 0 && (!o || !v || !out || !rm || !o[i] || !v[i] || !out[i] || !rm[i]))) {
+      if (msg && cap > 0) snprintf(msg, (size_t)cap, "verify3d: plan %d: its passes' commands, outputs and surface are required", i);
+      return KELVIN_ERR_ARG;
+    }
+  v3_plans a = {pb, npass, o, v, out, rm};
+  return v3_many(nplan, plan_item, &a, w, msg, cap);
 }

@@ -27,6 +27,7 @@
 
 #include "kelvin/kelvin.h"
 #include "optimiser/problem.h"
+#include "optimiser/removal.h"
 
 /* Outputs per path sample (ns each, allocated by the caller; any array but F and Favg may be NULL). */
 typedef struct kl_v3_out {
@@ -64,5 +65,33 @@ typedef struct kl_v3_watch {
  * time_limit seconds stops the same way with KELVIN_ERR_LIMIT and a message naming verify.time_limit. */
 kelvin_status kl_verify3d_many(const kl_problem *pb, int npass, const double *o, const double *v, kl_v3_out *out,
                                kl_v3_watch *watch, char *msg, int cap);
+
+/* Material removal in the 3-D engine (docs/design.md section 9.3): a pass ground on the surface sf. The engine's
+ * tool-part contact sees the evolved surface: each contact's penetration is corrected by kl_surface_drop at the
+ * contact point's path coordinates (its arc length u along the path, the nearest path sample's tangent and
+ * binormal b = n x t giving u and w, as removal.h lays the grid), and after every engine sub-step the sub-step's
+ * mean normal force of the tool-part contacts is deposited into sf with kl_surface_deposit while the contacts'
+ * force-weighted point moves over the sub-step. sf after the pass is the surface the pass left. */
+typedef struct kl_v3_removal {
+  kl_surface *sf;          /* in/out: the surface the pass grinds, as the passes before left it */
+  kl_removal_law *law;     /* the law (with wear, sf->tool_R shrinks) */
+  double vol_law;          /* out: the volume the law removed, sum of k_p F v_rel dt over the sub-steps [m^3] */
+  double vol_grid;         /* out: the grid's removed volume added by the pass (sum of removed du dw) [m^3] */
+  double impulse;          /* out: time integral of the deposited normal force [N s] */
+  long ndep;               /* out: sub-steps deposited (in contact) */
+} kl_v3_removal;
+
+/* One pass (as kl_verify3d_run) on rm->sf. rm NULL: kl_verify3d_run. */
+kelvin_status kl_verify3d_removal(const kl_problem *pb, const double *o, const double *v, kl_v3_out *out,
+                                  kl_v3_removal *rm, char *msg, int cap);
+
+/* Plans of passes on their own surfaces: plan p has npass[p] passes, its commands o[p] and v[p] (npass[p] x ns
+ * each, pass after pass), its outputs out[p] and rm[p] (npass[p] each; rm[p][j].sf and .law the same surface
+ * and law for every pass j of the plan, ground pass after pass). OpenMP across plans, the passes of a plan in
+ * order; the watch as kl_verify3d_many's, a plan's share done counting its passes, time_limit per pass.
+ * Returns the first failure (the plan's surface then as the passes before the failed one left it). */
+kelvin_status kl_verify3d_plans(const kl_problem *pb, int nplan, const int *npass, const double *const *o,
+                                const double *const *v, kl_v3_out *const *out, kl_v3_removal *const *rm,
+                                kl_v3_watch *watch, char *msg, int cap);
 
 #endif
