@@ -9,11 +9,11 @@
 #include "core/clock.h"
 #include "kernels/kl_contact_static.h"
 #include "kernels/kl_removal.h"
+#include "optimiser/lm.h"
 #include "optimiser/progress.h"
 #include "optimiser/verify3d.h"
 
-#define NTRIAL 3 /* trial steps of the offsets' force correction, one batch */
-static const double trial_step[NTRIAL] = {0.5, 1.0, 1.5};
+#define NTRIAL 1 /* candidates per batch of the run's own predictions */
 
 //------------------------------------------------------------------------------------------------------
 // the flat-part relations (docs/design.md section 9.4)
@@ -91,8 +91,8 @@ void kl_plan_feed(const kl_problem *pb, const kl_removal_law *law, double R, con
     v[k] = fmin(v[k], sqrt(v[k + 1] * v[k + 1] + 2.0 * s->a_max * (pb->s[k + 1] - pb->s[k])));
 }
 
-int kl_plan_design(const kl_problem *pb, const kl_removal_law *law, double R, const double *need, double *want, double *v,
-                   double *F)
+int kl_plan_design(const kl_problem *pb, const kl_removal_law *law, double R, const double *need, const double *e,
+                   double *want, double *v, double *F)
 {
   const int ns = pb->ns;
   const double dmax = kl_plan_flat_depth(law, R, pb->set.max_F, pb->set.v_min);
@@ -100,6 +100,29 @@ int kl_plan_design(const kl_problem *pb, const kl_removal_law *law, double R, co
   for (int k = 0; k < ns; ++k) mx = fmax(mx, need[k]);
   const int N = mx > 0 && dmax > 0 ? (int)fmax(1.0, ceil(mx / dmax - 1e-9)) : 0;
   for (int k = 0; k < ns; ++k) want[k] = N > 0 ? need[k] / N : 0.0;
+  if (e && N > 0 && !(law->L > 0)) {
+    /* the ball's reach: the rigid ball whose lowest point leaves e_k - want_k at s_k stands (s - s_k)^2 / 2R above
+     * that at s, out to c_k (c^2 = a^2 + 2 R want: the groove's half-width), so it must not stand below another
+     * sample's planned level there: want_k <= e_k - max over those of (e_j - want_j - (s_j - s_k)^2 / 2R), the
+     * planned levels dilated by the ball (docs/design.md section 9.4) */
+    const double a = kl_removal_hertz_a(pb->set.max_F, R, law->Es);
+    double *w2 = malloc((size_t)ns * sizeof *w2);
+    if (w2) {
+      for (int k = 0; k < ns; ++k) {
+        const double c2 = a * a + 2.0 * R * want[k];
+        double lv = e[k] - want[k];
+        for (int dir = -1; dir <= 1; dir += 2)
+          for (int j = k + dir; j >= 0 && j < ns; j += dir) {
+            const double d = pb->s[j] - pb->s[k];
+            if (d * d > c2) break;
+            lv = fmax(lv, e[j] - want[j] - d * d / (2.0 * R));
+          }
+        w2[k] = fmax(0.0, fmin(want[k], e[k] - lv));
+      }
+      memcpy(want, w2, (size_t)ns * sizeof *want);
+      free(w2);
+    }
+  }
   kl_plan_feed(pb, law, R, want, v);
   for (int k = 0; k < ns; ++k) F[k] = fmin(pb->set.max_F, kl_plan_flat_force(law, R, want[k], v[k]));
   return N;
@@ -250,15 +273,41 @@ static void close_pass(prun *r)
   r->pe = NULL;
 }
 
-/* the problem on the evolved part and its rollouts */
-static kelvin_status open_pass(prun *r)
+/* the problem on the evolved part and its rollouts, per-sample commands (the copy made so if the problem's are
+ * splines), the feed v (ns) fixed by its bounds, and the step-averaged contact force the scored measure (the force
+ * the deposit takes) */
+static kelvin_status open_pass(prun *r, const double *v)
 {
   const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
   close_pass(r);
   kl_surface_protrusion(pb, &r->plan->sf, &r->law, r->hh, r->dh);
   kelvin_status st = kl_problem_with_protrusion(pb, r->hh, r->dh, r->plan->sf.tool_R, &r->pe, r->msg, r->cap);
   if (st != KELVIN_OK) return st;
-  const kl_rollout_def def = {pb->ns, 2 * pb->ns, r->pe->gp, r->pe->geo, NULL, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
+  kl_problem *pe = r->pe;
+  if (pe->basis || pe->nc != 2 * ns) {
+    free(pe->basis);
+    pe->basis = NULL;
+    free(pe->lo);
+    free(pe->hi);
+    pe->lo = malloc((size_t)2 * ns * sizeof *pe->lo);
+    pe->hi = malloc((size_t)2 * ns * sizeof *pe->hi);
+    if (!pe->lo || !pe->hi) {
+      snprintf(r->msg, (size_t)r->cap, "out of memory");
+      return KELVIN_ERR_NOMEM;
+    }
+    pe->nc = 2 * ns;
+    pe->set.method = KL_METHOD_LM;
+    pe->set.n_o = pe->set.n_v = ns;
+  }
+  for (int k = 0; k < ns; ++k) {
+    pe->lo[k] = pe->set.o_min;
+    pe->hi[k] = pe->set.o_max;
+    pe->lo[ns + k] = pe->hi[ns + k] = v[k];
+  }
+  pe->set.measure = KL_MEASURE_AVERAGED;
+  pe->gp[KL_GP_AVG] = KL_MEASURE_AVERAGED;
+  const kl_rollout_def def = {ns, 2 * ns, pe->gp, pe->geo, NULL, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
   if ((st = kl_rollout_create(r->h, &def, &r->ro)) != KELVIN_OK) snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
   return st;
 }
@@ -279,24 +328,6 @@ static kelvin_status predict(prun *r, int P, const double *o, const double *v)
   return st;
 }
 
-/* candidate p's field f at sample k of the last batch of P */
-static double out_of(const prun *r, int P, int p, int f, int k) { return r->so[((size_t)f * r->pb->ns + k) * P + p]; }
-
-/* a candidate's miss: RMS of (F_k - F*_k) / F_max, and 10 x its largest excess over F_max (the limit is a
- * constraint); huge for a failed rollout */
-static double miss(const prun *r, int P, int p, const double *Fset)
-{
-  const kl_problem *pb = r->pb;
-  const int ns = pb->ns;
-  if (r->obj[KL_OBJ_STATUS * P + p] != KL_OK) return HUGE_VAL;
-  double se = 0, over = 0;
-  for (int k = 0; k < ns; ++k) {
-    const double F = out_of(r, P, p, KL_SO_F, k), Fa = out_of(r, P, p, KL_SO_FAVG, k), e = F - Fset[k];
-    se += e * e;
-    over = fmax(over, fmax(F, Fa) - pb->set.max_F);
-  }
-  return sqrt(se / ns) / pb->set.max_F + 10.0 * fmax(0.0, over) / pb->set.max_F;
-}
 
 /* offsets within the bounds and the robot's normal acceleration (offset.max_accel), only ever lowered (less
  * force: the limit stays a constraint): a peak above the limit is lowered, a valley's neighbours are */
@@ -337,9 +368,10 @@ static void static_offsets(const prun *r, const double *F, double *o)
   }
 }
 
-/* the pass's offsets for the forces Fset at the feed v: static, then KL_PLAN_ITERATIONS corrections by the
- * device model's force error (NTRIAL step sizes in one batch, the best kept), then lowered where the
- * prediction is above target.max_force; r->o and r->so1 get the pass and its prediction */
+/* the pass's offsets for the forces Fset at the feed v: static, then fitted by Levenberg-Marquardt (optimiser/lm.h:
+ * the device's banded Jacobian, four dampings tried in one batch per step; KL_PLAN_ITERATIONS steps at most) so
+ * that the step-averaged contact force follows F* (its interval's mean target), then lowered where the prediction
+ * is above target.max_force; r->o and r->so1 get the pass and its prediction */
 static kelvin_status offsets(prun *r, const double *Fset, const double *v)
 {
   const kl_problem *pb = r->pb;
@@ -347,38 +379,28 @@ static kelvin_status offsets(prun *r, const double *Fset, const double *v)
   const kl_contact_desc cd = kl_problem_contact(r->pe);
   const double Fmax = pb->set.max_F;
   kelvin_status st;
-  double *trial = malloc((size_t)NTRIAL * ns * sizeof *trial);
-  if (!trial) {
+  double *x = malloc((size_t)2 * ns * sizeof *x);
+  if (!x) {
     snprintf(r->msg, (size_t)r->cap, "out of memory");
     return KELVIN_ERR_NOMEM;
   }
-  for (int k = 0; k < ns; ++k) /* the compliance along the axis at the target, holder and contact in series */
+  for (int k = 0; k < ns; ++k) { /* the compliance along the axis at the target, holder and contact in series */
     r->c[k] = 1.0 / pb->set.holder_K + kl_contact_compliance(cd, fmax(Fset[k], 0.05 * Fmax) / pb->kap[k]) / pb->kap[k];
+    r->pe->ft[k] = k > 0 ? 0.5 * (Fset[k - 1] + Fset[k]) : Fset[0];
+  }
   static_offsets(r, Fset, r->o);
   smooth(pb, v, r->o);
+  memcpy(x, r->o, (size_t)ns * sizeof *x);
+  memcpy(x + ns, v, (size_t)ns * sizeof *x);
+  kl_lm_stats ls;
+  memset(&ls, 0, sizeof ls);
+  st = kl_lm_solve(r->pe, r->h, r->ro, x, KL_PLAN_ITERATIONS, 0.0, NULL, &ls, r->msg, r->cap);
+  r->plan->rollouts += ls.rollouts;
+  if (st != KELVIN_OK) goto done;
+  memcpy(r->o, x, (size_t)ns * sizeof *r->o);
+  smooth(pb, v, r->o);
   if ((st = predict(r, 1, r->o, v)) != KELVIN_OK) goto done;
-  double best = miss(r, 1, 0, Fset);
   memcpy(r->so1, r->so, (size_t)KL_SO_N * ns * sizeof *r->so1);
-  for (int it = 0; it < KL_PLAN_ITERATIONS; ++it) {
-    for (int p = 0; p < NTRIAL; ++p) {
-      double *y = trial + (size_t)p * ns;
-      for (int k = 0; k < ns; ++k) {
-        const double F = r->so1[KL_SO_F * ns + k];
-        y[k] = r->o[k] - trial_step[p] * (F - Fset[k]) * r->c[k];
-      }
-      smooth(pb, v, y);
-    }
-    if ((st = predict(r, NTRIAL, trial, v)) != KELVIN_OK) goto done;
-    int w = -1;
-    for (int p = 0; p < NTRIAL; ++p) {
-      const double m = miss(r, NTRIAL, p, Fset);
-      if (m < best) best = m, w = p;
-    }
-    if (w < 0) break; /* no step improves */
-    memcpy(r->o, trial + (size_t)w * ns, (size_t)ns * sizeof *r->o);
-    for (int f = 0; f < KL_SO_N; ++f)
-      for (int k = 0; k < ns; ++k) r->so1[f * ns + k] = out_of(r, NTRIAL, w, f, k);
-  }
   /* the limit: lowered where the prediction is above it (and the sample before), predicted again */
   for (int it = 0; it < 8; ++it) {
     int over = 0;
@@ -398,8 +420,48 @@ static kelvin_status offsets(prun *r, const double *Fset, const double *v)
   }
   st = KELVIN_OK;
 done:
-  free(trial);
+  free(x);
   return st;
+}
+
+/* The removal's own correction (docs/design.md section 9.4): the predicted pass deposited on a copy of the surface;
+ * where the path row's removal at a sample misses want (the rigid tool cuts ahead of its axis, the force lags its
+ * target), the depth asked of the force there moves by the miss, F* follows at the same feed, and the offsets are
+ * fitted again; KL_PLAN_AIM rounds at most, fewer once no sample misses by more than a tenth of the tolerance. */
+static kelvin_status aim(prun *r, const double *v, double *Fset)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns, jm = (r->plan->sf.nw - 1) / 2;
+  const kl_surface *sf = &r->plan->sf;
+  double *ask = malloc((size_t)ns * sizeof *ask);
+  kl_surface tmp;
+  memset(&tmp, 0, sizeof tmp);
+  kelvin_status st = KELVIN_OK;
+  if (!ask) goto nomem;
+  memcpy(ask, r->want, (size_t)ns * sizeof *ask);
+  for (int it = 0; it < KL_PLAN_AIM; ++it) {
+    if (kl_surface_copy(sf, &tmp) != KELVIN_OK) goto nomem;
+    kl_removal_law law = r->law;
+    kl_surface_deposit_pass(&tmp, &law, pb, r->so1 + KL_SO_FAVG * ns, r->so1 + KL_SO_T * ns);
+    double worst = 0;
+    for (int k = 0; k < ns; ++k) {
+      const size_t c = (size_t)row_of(sf, pb->s[k]) * (size_t)sf->nw + (size_t)jm;
+      const double miss = r->want[k] - (tmp.removed[c] - sf->removed[c]);
+      worst = fmax(worst, fabs(miss));
+      ask[k] = fmax(0.0, ask[k] + miss);
+    }
+    kl_surface_free(&tmp);
+    if (worst <= 0.1 * r->lim.tol) break;
+    for (int k = 0; k < ns; ++k) Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
+    if ((st = offsets(r, Fset, v)) != KELVIN_OK) break;
+  }
+  free(ask);
+  return st;
+nomem:
+  free(ask);
+  kl_surface_free(&tmp);
+  snprintf(r->msg, (size_t)r->cap, "out of memory");
+  return KELVIN_ERR_NOMEM;
 }
 
 /* deposit the predicted pass (r->o, v, r->so1) into the plan's surface and record it */
@@ -521,17 +583,19 @@ kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_pr
       for (int k = 0; k < ns; ++k) mx = fmax(mx, r.need[k]);
       if (!(mx > 0)) break; /* above the tolerance between the samples only: nothing the samples can aim at */
     }
-    if ((st = open_pass(&r)) != KELVIN_OK) goto done;
     if (naive) {
       for (int k = 0; k < ns; ++k) {
         r.o[k] = pb->naive_o;
         v[k] = pb->set.v_init;
       }
+      if ((st = open_pass(&r, v)) != KELVIN_OK) goto done;
       if ((st = predict(&r, 1, r.o, v)) != KELVIN_OK) goto done;
       memcpy(r.so1, r.so, (size_t)KL_SO_N * ns * sizeof *r.so1);
     } else {
-      N = kl_plan_design(pb, &r.law, plan->sf.tool_R, r.need, r.want, v, Fset);
-      if ((st = offsets(&r, Fset, v)) != KELVIN_OK) goto done;
+      row_error(pb, &plan->sf, r.c); /* (r->c: scratch until offsets() fills the compliance) */
+      N = kl_plan_design(pb, &r.law, plan->sf.tool_R, r.need, r.c, r.want, v, Fset);
+      if ((st = open_pass(&r, v)) != KELVIN_OK) goto done;
+      if ((st = offsets(&r, Fset, v)) != KELVIN_OK || (st = aim(&r, v, Fset)) != KELVIN_OK) goto done;
     }
     if ((st = deposit(&r, v, naive ? NULL : Fset, N)) != KELVIN_OK) goto done;
     const kl_plan_pass *ps = &plan->pass[plan->npass - 1];
@@ -560,7 +624,7 @@ kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, co
   const double t0 = kl_now();
   prun r;
   kelvin_status st = begin(&r, pb, h, NULL, NULL, plan, "user", msg, cap);
-  if (st == KELVIN_OK) st = open_pass(&r);
+  if (st == KELVIN_OK) st = open_pass(&r, v);
   if (st == KELVIN_OK) {
     memcpy(r.o, o, (size_t)pb->ns * sizeof *r.o);
     st = predict(&r, 1, r.o, v);

@@ -17,6 +17,7 @@
 #include "optimiser/removal.h"
 
 #define KL_PLAN_ITERATIONS 4  /* the offsets' force corrections per pass */
+#define KL_PLAN_AIM 2         /* the removal's own corrections per pass (deposits on a copy of the surface) */
 #define KL_PLAN_CLEARANCE 1e-4 /* where F* = 0 the tool is lifted this far clear of the evolved part [m] */
 #define KL_PLAN_NAIVE "naive"
 #define KL_PLAN_PLANNED "planned"
@@ -72,10 +73,13 @@ double kl_plan_flat_force(const kl_removal_law *law, double R, double depth, dou
  * limited by speed.max_accel, |v dv/ds| <= a_max, by a forward and a backward sweep. */
 void kl_plan_feed(const kl_problem *pb, const kl_removal_law *law, double R, const double *want, double *v);
 
-/* The passes still needed, N = ceil(max need / d_max) (0 when nothing is needed), and this pass's want,
- * feed and force F* (ns each) from the need (ns). */
-int kl_plan_design(const kl_problem *pb, const kl_removal_law *law, double R, const double *need, double *want,
-                   double *v, double *F);
+/* The passes still needed, N = ceil(max need / d_max) (0 when nothing is needed), and this pass's want, feed and
+ * force F* (ns each) from the need (ns). With e (ns; nullable), the path row's height above the target at the
+ * samples, a ball's want is limited by its reach: its lowest point at s_k leaves e_k - want_k, and the rigid ball,
+ * (s - s_k)^2 / 2R above that out to the groove's half-width c (c^2 = a^2 + 2 R want), must not cut below another
+ * sample's planned level e_j - want_j (docs/design.md section 9.4). */
+int kl_plan_design(const kl_problem *pb, const kl_removal_law *law, double R, const double *need, const double *e,
+                   double *want, double *v, double *F);
 
 /* The need at each sample (ns): the largest error above the target over the track's cells across the path
  * at the sample's row, less lim->tol / 2, floored at 0. */

@@ -148,7 +148,7 @@ static void test_design_by_hand(void **state)
     assert_true(fabs(d - hertz_depth_by_hand(&sw, Fh, v1)) < 1e-3 * dh);
     assert_true(fabs(d - depth_by_hand(&sw, Fh, v1)) < 1e-9 * dh);
   }
-  const int N = kl_plan_design(pb, &law, sf.tool_R, need, want, v, F);
+  const int N = kl_plan_design(pb, &law, sf.tool_R, need, NULL, want, v, F);
   assert_int_equal(N, N_hand);
   /* off the bead: nothing wanted, so the top feed and no force (the tool clears the part) */
   assert_true(fabs(v[0] - s.v_max) < 1e-12 && F[0] == 0.0);

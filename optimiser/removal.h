@@ -72,8 +72,10 @@ void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_
  * Hertz radius at F; the disc: the half-width b of the line contact), C such that p integrates to F over
  * the cells. On a flat part this is Hertz's p0 sqrt(1 - r^2 / a^2) exactly; on a groove the pressure goes
  * where the tool touches. Each cell gets k_p p v_rel per unit time (kernels/kl_removal.h), v_rel = omega rc
- * + |move| / dt, and the surface changes as the tool moves. Returns the volume the law removes, k_p F
- * v_rel dt [m^3] (what volume conservation checks the grid against). With wear (G > 0) the tool radius
+ * + |move| / dt, and the surface changes as the tool moves. Where a sub-step's k_p F v_rel dt is more than the
+ * material inside the tool lowered by the approach, the removal is geometry-limited: the tool sinks until the
+ * material above its profile is that volume and carves it (docs/design.md section 9.1). Returns the volume the
+ * law removes, k_p F v_rel dt [m^3] (what volume conservation checks the grid against; NaN out of memory). With wear (G > 0) the tool radius
  * shrinks by the worn volume (removed / G) spread over the tool's working band (docs/design.md section 9). */
 double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double u0, double w0, double u1, double w1,
                           double dt);
