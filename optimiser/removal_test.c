@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "optimiser/removal.h"
+#include "optimiser/schema.h"
 
 #define PI 3.14159265358979323846
 
@@ -425,6 +426,58 @@ static void test_law_of(void **state)
   kl_problem_free(pb);
 }
 
+/* What the grid refuses, naming the key: more than 4e6 cells (removal.resolution), a cell off the part
+ * (removal.width); the settings' bounds (the loader's file:line:field messages carry these); a deep copy is
+ * independent of its original. */
+static void test_refusals_and_copy(void **state)
+{
+  (void)state;
+  kl_settings s;
+  flat_settings(&s);
+  kl_problem *pb = build(&s);
+  kl_removal_law law;
+  kl_surface sf, cp;
+  char msg[512];
+  if (kl_removal_law_of(pb, &law, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+  pb->set.rm_resolution = 2e-6; /* 0.02 m / 2 um = 10001 rows x 401 across 0.8 mm: 4.01e6 cells */
+  pb->set.rm_width = 8e-4;
+  assert_int_equal(kl_surface_init(pb, &law, &sf, msg, sizeof msg), KELVIN_ERR_CONFIG);
+  assert_non_null(strstr(msg, "removal.resolution"));
+  assert_null(sf.stock);
+  pb->set.rm_resolution = 1e-4;
+  pb->set.rm_width = 0.05; /* the part is 0.03 m across */
+  assert_int_equal(kl_surface_init(pb, &law, &sf, msg, sizeof msg), KELVIN_ERR_CONFIG);
+  assert_non_null(strstr(msg, "removal.width"));
+  assert_non_null(strstr(msg, "off the part"));
+  pb->set.rm_width = 2e-3;
+  if (kl_surface_init(pb, &law, &sf, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+  assert_int_equal(sf.nw, 21);
+  assert_int_equal(kl_surface_copy(&sf, &cp), KELVIN_OK);
+  kl_removal_law l2 = law;
+  l2.kp = 1e-12;
+  assert_true(kl_surface_deposit(&cp, &l2, 5.0, 0.0, 0.0, 0.01, 0.0, 1.0) > 0);
+  double a = 0, b = 0;
+  for (size_t c = 0; c < (size_t)sf.nu * sf.nw; ++c) a += sf.removed[c], b += cp.removed[c];
+  assert_true(a == 0.0 && b > 0.0 && cp.stock != sf.stock);
+  kl_surface_free(&cp);
+  assert_null(cp.stock);
+  kl_surface_free(&sf);
+  kl_surface_free(NULL);
+  kl_problem_free(pb);
+  /* the settings' bounds */
+  kl_settings_default(&s);
+  assert_true(s.preston == 0 && s.spindle_rpm == 0 && s.rm_tolerance == 20e-6 && s.rm_gouge == 10e-6 &&
+              isnan(s.rm_resolution) && isnan(s.rm_width) && s.grinding_ratio == 0 && s.rm_max_passes == 20 &&
+              s.rm_allowance == 0);
+  const double big = 1e-3, neg = -1, rpm = 2e5;
+  assert_int_equal(kl_settings_set_numbers(&s, "removal.preston", &big, 1, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "removal.preston: must be in [0, 1e-6] m^2/N"));
+  assert_int_equal(kl_settings_set_numbers(&s, "tool.spindle_rpm", &rpm, 1, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "tool.spindle_rpm: must be in [0, 100000] rpm"));
+  assert_int_equal(kl_settings_set_numbers(&s, "removal.grinding_ratio", &neg, 1, msg, sizeof msg), KELVIN_ERR_ARG);
+  assert_non_null(strstr(msg, "removal.grinding_ratio"));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -437,6 +490,7 @@ int main(void)
     cmocka_unit_test(test_stats_by_hand),
     cmocka_unit_test(test_wear_by_hand),
     cmocka_unit_test(test_law_of),
+    cmocka_unit_test(test_refusals_and_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

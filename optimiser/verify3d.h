@@ -89,7 +89,8 @@ kelvin_status kl_verify3d_removal(const kl_problem *pb, const double *o, const d
  * each, pass after pass), its outputs out[p] and rm[p] (npass[p] each; rm[p][j].sf and .law the same surface
  * and law for every pass j of the plan, ground pass after pass). OpenMP across plans, the passes of a plan in
  * order; the watch as kl_verify3d_many's, a plan's share done counting its passes, time_limit per pass.
- * Returns the first failure (the plan's surface then as the passes before the failed one left it). */
+ * Returns the first failure (the plan's surface then holds what was ground up to the failure, the failed pass's
+ * part included; the message names the plan and its pass). */
 kelvin_status kl_verify3d_plans(const kl_problem *pb, int nplan, const int *npass, const double *const *o,
                                 const double *const *v, kl_v3_out *const *out, kl_v3_removal *const *rm,
                                 kl_v3_watch *watch, char *msg, int cap);

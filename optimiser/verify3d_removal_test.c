@@ -363,12 +363,12 @@ static void test_plans_stop(void **state)
 /* The disc (R 25 mm, 10 mm wide, axis across the path) on the flat part over 6 mm: its line contact through libccd,
  * the correction and the deposit on the disc's cells (L > 0). Volume conservation against the test's own sum, as
  * test_flat_pass, to 1e-4: the test sums the contact force along the tool axis, the law takes the normal force, and
- * libccd's normal on the faceted flat is off the axis by enough to make them differ by 1.9e-5 (the engine's impulse
+ * libccd's normal on the faceted flat is off the axis by enough to make them differ by 1.0e-5 (the engine's impulse
  * over the test's, printed). The cross-section k_p F v_rel / v_f averaged over the middle half of the path, to
- * 2e-3 (measured 3e-5). Row by row it scatters by about 10 % (up to 16 % above the mean): the disc's line contact
- * is b = 15 um wide along the path and its Hertz approach b^2 / 2R only 4 nm, while the pass removes 0.17 um, so
- * the rigid disc lowered from its first touch overlaps only the cells at the cutting front, one or two rows of
- * 7 um; which rows take each sub-step's removal then follows the grid, not the pressure. */
+ * 2e-3 (measured 1.3e-4). Row by row it scatters by a few per cent (up to 3.8 % above the mean; 16 % before the
+ * deposit's geometry-limited regime, docs/design.md section 9.1): the disc's line contact is b = 15 um wide along
+ * the path and its Hertz approach b^2 / 2R only 4 nm, while the pass removes 0.17 um, so the rigid disc meets the
+ * cutting front's one or two rows of 7 um. */
 static void test_disc(void **state)
 {
   (void)state;
