@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/grind_impl.h"
+#include "core/clock.h"
 #include "kelvin/removal.h"
 
 void kl_rm_results_free(kl_rm_results *rm)
@@ -61,6 +62,7 @@ kelvin_status kelvin_grind_plan(kelvin_grind *g, kelvin_device *dev)
     if (st == KELVIN_OK) st = kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
     goto fail;
   }
+  const double t0 = kl_now();
   const kl_problem *pb = g->pb;
   kl_rm_results *rm = g->rm;
   rm->n = 2;
@@ -85,7 +87,13 @@ kelvin_status kelvin_grind_plan(kelvin_grind *g, kelvin_device *dev)
     goto fail;
   }
   if ((st = kl_plan_run(pb, dev->h, 1, g->progress, g->ctx, &rm->plan[1][0], g->msg, KL_API_MSG)) != KELVIN_OK) goto fail;
+  const double t1 = kl_now();
   if ((st = verify_plans(g)) != KELVIN_OK) goto fail;
+  /* the run's figures (kelvin_grind_run_value, kelvin_grind_rollouts): the planning of both plans, the 3-D runs */
+  g->res->time.refinement = t1 - t0;
+  g->res->time.verification = kl_now() - t1;
+  g->res->time.total = kl_now() - t0;
+  g->res->evaluations = rm->plan[0][0].rollouts + rm->plan[1][0].rollouts;
   return KELVIN_OK;
 fail:
   kl_rm_results_free(g->rm);

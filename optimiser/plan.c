@@ -397,6 +397,13 @@ static kelvin_status offsets(prun *r, const double *Fset, const double *v)
   st = kl_lm_solve(r->pe, r->h, r->ro, x, KL_PLAN_ITERATIONS, 0.0, NULL, &ls, r->msg, r->cap);
   r->plan->rollouts += ls.rollouts;
   if (st != KELVIN_OK) goto done;
+  /* where neither the sample nor its neighbours ask for a force the tool stays clear (the fit leaves offsets there
+   * free: light touches in the prediction, and an engine that chatters over them) */
+  static_offsets(r, Fset, r->o);
+  for (int k = 0; k < ns; ++k) {
+    const int quiet = Fset[k] == 0 && (k == 0 || Fset[k - 1] == 0) && (k == ns - 1 || Fset[k + 1] == 0);
+    x[k] = quiet ? fmin(x[k], r->o[k]) : x[k];
+  }
   memcpy(r->o, x, (size_t)ns * sizeof *r->o);
   smooth(pb, v, r->o);
   if ((st = predict(r, 1, r->o, v)) != KELVIN_OK) goto done;

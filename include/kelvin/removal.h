@@ -32,7 +32,9 @@ extern "C" {
  * beside them. Progress and stop as for kelvin_grind_optimise (a notice per planned pass and per 3-D
  * pass). KELVIN_ERR_CONFIG (no removal section, or the message of a setting that makes the target
  * unreachable in removal.max_passes: the message says how far it got), and the failures of
- * kelvin_grind_optimise. Replaces the results of any earlier run. */
+ * kelvin_grind_optimise. Replaces the results of any earlier run. kelvin_grind_run_value gives its wall
+ * seconds (KELVIN_RUN_TIME_REFINEMENT: planning both plans, _VERIFICATION: their 3-D runs, _TOTAL) and
+ * kelvin_grind_rollouts the device rollouts of both plans. */
 KELVIN_API kelvin_status kelvin_grind_plan(kelvin_grind *g, kelvin_device *dev);
 
 /* Plans of the last run with removal (0 without). */
