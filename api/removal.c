@@ -226,6 +226,17 @@ kelvin_status kelvin_grind_removal_grid_size(const kelvin_grind *g, int *nu, int
   return KELVIN_OK;
 }
 
+kelvin_status kelvin_grind_removal_grid_spacing(const kelvin_grind *g, double *du, double *dw)
+{
+  if (du) *du = NAN;
+  if (dw) *dw = NAN;
+  const kl_plan *pl = plan_of(g, 0, 0);
+  if (!pl) return KELVIN_ERR_ARG;
+  if (du) *du = pl->sf.du;
+  if (dw) *dw = pl->sf.dw;
+  return KELVIN_OK;
+}
+
 kelvin_status kelvin_grind_removal_grid(const kelvin_grind *g, int plan, int pass, int verified, double *x, double *y,
                                         double *removed, double *error)
 {

@@ -1,5 +1,7 @@
 /* cli/cmd_optimise.c: `kelvin optimise [config.yaml]` (the main job) and
- * `kelvin evaluate config.yaml --pass pass.csv` (check a pass without optimising). */
+ * `kelvin evaluate config.yaml --pass pass.csv` (check a pass without optimising). On a config with a
+ * removal: section (removal.preston > 0) optimise plans passes to the target surface (kelvin/removal.h)
+ * and evaluate also computes the removal of the given pass; their outputs are cli/report_removal.h's. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,10 +10,12 @@
 #include <time.h>
 
 #include <kelvin/grind.h>
+#include <kelvin/removal.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "report.h"
+#include "report_removal.h"
 
 static void help_optimise(void)
 {
@@ -44,7 +48,23 @@ static void help_optimise(void)
     "  --device SPEC      OpenCL device: index 'P:D', 'gpu', 'cpu' or a name substring (env KELVIN_DEVICE)\n"
     "  --quiet            no progress and no table\n"
     "  --help             this text\n\n"
-    "writes trajectory.csv, waypoints.csv, report.json, optimise.png (+ figure_data.csv, optimise.png.gp).\n"
+    "writes trajectory.csv, waypoints.csv, report.json, optimise.png (+ figure_data.csv, optimise.png.gp).\n\n"
+    "Material removal (docs/design.md section 9): with a removal: section (removal.preston > 0, tool.spindle_rpm\n"
+    "set) it plans passes instead: the fewest, fastest passes under target.max_force and the robot's limits\n"
+    "that grind the part down to its target surface (the CAD less removal.allowance) to within\n"
+    "removal.tolerance above it without gouging deeper than removal.gouge below it, the surface evolving pass\n"
+    "after pass by Preston's law; then the planned passes and the naive plan (the naive pass at speed.initial,\n"
+    "repeated until flush) run in sequence in the 3-D engine on the evolving part. It writes instead\n"
+    "  removal.csv   x_m,y_m,removed_m,pass1_m,...: the depth removed along the normal at each cell of the\n"
+    "                grid (path coordinates: removal.resolution along and across the path, removal.width wide;\n"
+    "                x, y the cell centres on the CAD), by the plan and by each pass (3-D engine)\n"
+    "  surface.csv   x_m,y_m,error_m: the surface the plan leaves against the target (> 0 above, < 0 below)\n"
+    "  naive_grid.csv  x_m,y_m,removed_m,error_m: the same of the naive plan\n"
+    "  passes.csv    plan,pass,s_m,offset_m,speed_m_s,force_N,force_verified_N: each pass's commands and force\n"
+    "  profile.csv   s_m,target_m,before_m,<plan>_pass<k>_m,<plan>_pass<k>_verified_m: the track's height\n"
+    "  report.json   per plan and pass: residual RMS and max, worst gouge, removed volume (grid and law),\n"
+    "                time, peak force, tool radius; predicted (device model) and verified (3-D engine)\n"
+    "  removal.png, surface.png (maps, planned beside naive), profile.png (+ removal_figure.dat, *.gp)\n\n"
     "Exit status: 0 ok; 1 runtime failure or target unreachable within the bounds; 2 bad config or option.\n");
 }
 
@@ -58,7 +78,11 @@ static void help_evaluate(void)
          "m/s within the configured offset and speed bounds, interpolated linearly onto the problem's path\n"
          "samples (s from 0 to the path length).\n\n"
          "options: --pass FILE (required), --out DIR [kelvin-out/evaluate], --cpu, --device SPEC, --quiet, --help\n"
-         "writes trajectory.csv, waypoints.csv, report.json, evaluate.png.\n");
+         "writes trajectory.csv, waypoints.csv, report.json, evaluate.png.\n"
+         "With a removal: section (removal.preston > 0) it computes the material the pass removes, in the\n"
+         "device model and in the 3-D engine (plan 'user', one pass), and writes instead what 'kelvin optimise'\n"
+         "writes then (see its --help): removal.csv, surface.csv, passes.csv (the pass's forces), profile.csv,\n"
+         "report.json, removal.png, surface.png, profile.png.\n");
 }
 
 typedef struct args {
@@ -206,6 +230,7 @@ static int run(int argc, char **argv, int evaluate)
     goto done;
   }
   const int ns = kelvin_grind_nsamples(g);
+  const int rm = kl_removal_active(g); /* material removal: plan passes (kelvin/removal.h) */
   if (evaluate) {
     o = malloc((size_t)ns * sizeof *o);
     v = malloc((size_t)ns * sizeof *v);
@@ -238,7 +263,7 @@ static int run(int argc, char **argv, int evaluate)
   }
   progress_ctx pc = {&a.c, -1e300};
   kelvin_grind_set_progress(g, progress, &pc);
-  st = evaluate ? kelvin_grind_evaluate(g, dev, o, v) : kelvin_grind_optimise(g, dev);
+  st = evaluate ? kelvin_grind_evaluate(g, dev, o, v) : rm ? kelvin_grind_plan(g, dev) : kelvin_grind_optimise(g, dev);
   if (st != KELVIN_OK) {
     /* a setting found wrong by the pipeline (optimiser.algorithm): named where it was given */
     const char *msg = kelvin_grind_errmsg(g), *alg = "optimiser.algorithm:";
@@ -249,7 +274,24 @@ static int run(int argc, char **argv, int evaluate)
     rc = st == KELVIN_ERR_CONFIG ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }
-  if (kl_report_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config) != 0 || kl_run_commit() != 0) {
+  if (rm) {
+    if (kl_removal_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config, &a.c) != 0 ||
+        kl_removal_stale(a.c.out, cmd, 1) != 0 || kl_run_commit() != 0) {
+      rc = KL_EXIT_RUNTIME;
+      goto done;
+    }
+    if (!a.c.quiet) {
+      printf("kelvin %s: ", cmd);
+      kl_cli_puts_safe(stdout, a.config ? a.config : "built-in example");
+      printf(", path %.1f mm in %d samples", 1e3 * kelvin_grind_length(g), ns);
+      kl_removal_print(g);
+    }
+    kl_cli_note(&a.c, "%s: wrote %s/{removal.csv, surface.csv, passes.csv, profile.csv, report.json, removal.png, "
+                "surface.png, profile.png}", cmd, a.c.out);
+    goto done;
+  }
+  if (kl_report_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config) != 0 ||
+      kl_removal_stale(a.c.out, cmd, 0) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

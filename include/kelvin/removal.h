@@ -79,6 +79,10 @@ KELVIN_API kelvin_status kelvin_grind_removal_series(const kelvin_grind *g, int 
 /* The grid (kelvin_grind_removal_grid): nu cells along the path by nw across it (*nu, *nw; nullable). */
 KELVIN_API kelvin_status kelvin_grind_removal_grid_size(const kelvin_grind *g, int *nu, int *nw);
 
+/* The grid's cell size along the path du and across it dw [m] (*du, *dw; nullable): a cell's area is du dw,
+ * and a plan's (or a pass's) KELVIN_REMOVAL_VOLUME is the sum of its removed depths over the grid x du dw. */
+KELVIN_API kelvin_status kelvin_grind_removal_grid_spacing(const kelvin_grind *g, double *du, double *dw);
+
 /* The grid after a pass (pass -1: after the plan), nu x nw values each (index i * nw + j; all nullable):
  * the cell centres x, y on the CAD (workpiece frame) [m], the depth removed by this pass alone (by the plan
  * as a whole for pass -1) [m], and the error against the target after it (> 0 above, < 0 below) [m]. */
