@@ -141,6 +141,8 @@ static void test_plan_getters(void **state)
    * the engine cuts deeper than the device predicts from the same surface (docs/design.md section 9.4). Reported,
    * not asserted. */
   assert_int_equal(kelvin_grind_removal_npass(g, 0), np); /* the engine ran each planned pass */
+  /* (broken, each fails here: the planner left on the device's own surface, not the engine's, the engine's track is
+   * still 69.8 um above after 24 passes, KELVIN_ERR_CONFIG; KL_PLAN_FORCE_MARGIN 1.0, the engine's force 10.93 N) */
   assert_true(kelvin_grind_removal_value(g, 0, -1, 0, KELVIN_REMOVAL_TIME) <
               kelvin_grind_removal_value(g, 1, -1, 0, KELVIN_REMOVAL_TIME));
   assert_true(kelvin_grind_removal_value(g, 1, -1, 0, KELVIN_REMOVAL_GOUGE) >
