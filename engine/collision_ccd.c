@@ -265,6 +265,7 @@ static void add_feature(kl_scratch *S, int sa, int sb, const kl_world_model *m, 
   v3_copy(f->normal, n);
   f->depth = depth;
   f->fix = 0.0;
+  v3_zero(f->fixg);
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -843,11 +844,14 @@ static void apply_fix(const kl_world_model *m, const kl_world_data *d, kl_scratc
     v3_addscl(f->pos, nout, -0.5 * f->fix); /* back to the uncorrected feature */
     f->depth -= f->fix;
     f->fix = 0.0;
-    const double c = d->fix(d->fix_ctx, f->pos, nout);
+    v3_zero(f->fixg);
+    double g[3] = {0, 0, 0};
+    const double c = d->fix(d->fix_ctx, f->pos, nout, g);
     if (!isfinite(c)) continue;
     f->depth += c;
     v3_addscl(f->pos, nout, 0.5 * c);
     f->fix = c;
+    if (isfinite(g[0]) && isfinite(g[1]) && isfinite(g[2])) v3_copy(f->fixg, g);
   }
 }
 

@@ -264,15 +264,21 @@ static int same_feature(const kl_feature *f, int s0, int s1, int key)
 //------------------------------------------------------------------------------------------------------
 // 1. contacts at the start of a sub-step
 
-/* normal rate d' of feature geometry (pos, n) between bodies b0, b1: approach speed */
-static double approach_rate(const kl_world_model *m, const kl_world_data *d, int b0, int b1, const double pos[3],
-                            const double n[3])
+/* normal rate d' of feature f: the approach speed of its bodies at its point; with slide = 1 and a depth
+ * correction (world.h, fix), plus the correction's change as the point slides over the part, grad . v, v the other
+ * body's point's velocity over the part. A feature that is not a contact carries no force, so nothing wears the
+ * surface under it and that is the whole change of its corrected depth; under an active contact the wear lowers
+ * the surface as the point slides into the unworn (in steady cutting the two cancel), so an active contact keeps
+ * the uncorrected rate (docs/design.md section 9.3) */
+static double approach_rate(const kl_world_model *m, const kl_world_data *d, const kl_feature *f, int slide)
 {
   double va[3], vb[3], dv[3];
-  point_vel(m, d, b0, pos, va);
-  point_vel(m, d, b1, pos, vb);
+  point_vel(m, d, f->body[0], f->pos, va);
+  point_vel(m, d, f->body[1], f->pos, vb);
   v3_sub(dv, va, vb);
-  return -v3_dot(n, dv);
+  const double r = -v3_dot(f->normal, dv);
+  if (!d->fix || !slide) return r;
+  return r + (f->body[1] == d->fix_body[0] ? 1.0 : -1.0) * v3_dot(f->fixg, dv);
 }
 
 /* active contacts take their features' new geometry (or end); touching, approaching features start */
@@ -302,7 +308,7 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
     v3_copy(c->pos, f->pos);
     v3_copy(c->normal, f->normal);
     c->depth = f->depth;
-    c->rate = approach_rate(m, d, c->body[0], c->body[1], c->pos, c->normal);
+    c->rate = approach_rate(m, d, f, 0);
     ++i;
   }
   /* new contacts: touching (within eps) and approaching, or (force rule) inside and pushing */
@@ -310,7 +316,7 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
   for (int f = 0; f < nf; ++f) {
     if (S->fused[f]) continue;
     const kl_feature *g = &S->feat[f];
-    const double rate = approach_rate(m, d, g->body[0], g->body[1], g->pos, g->normal);
+    const double rate = approach_rate(m, d, g, 1);
     double K, cr, D, mu, chi;
     pair_params(m, g->body[0], g->body[1], &K, &cr, &D, &mu, &chi);
     /* force rule: a point left inside after a no-tension separation resumes once it stops moving out */

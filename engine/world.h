@@ -283,8 +283,12 @@ typedef struct kl_world_data {
    * uncorrected surface). Every narrow phase adds it to the feature's penetration and moves the contact point
    * by half of it along nout (the middle of the corrected overlap), so contact onsets, the onset search inside
    * a step and the contacts' depth all see the corrected surface. fix_max >= 0 bounds fix from above:
-   * conservative advancement takes the pair's gap less fix_max (0 for a surface that only wears away). */
-  double (*fix)(void *ctx, const double pos[3], const double nout[3]);
+   * conservative advancement takes the pair's gap less fix_max (0 for a surface that only wears away).
+   * grad (zeroed before the call; the hook may leave it) receives the correction's gradient in space at pos
+   * [m/m, world frame]: the engine adds grad . v, v the velocity of the other body's point at pos over the
+   * part, to the feature's approach rate, so that a contact sliding where the correction rises (falls) sees its
+   * corrected depth grow (shrink) as the narrow phase will find it (docs/design.md section 9.3). */
+  double (*fix)(void *ctx, const double pos[3], const double nout[3], double grad[3]);
   void *fix_ctx;
   int fix_body[2];
   double fix_max;

@@ -20,6 +20,7 @@ typedef struct kl_feature {
   double normal[3];      /* unit, from shape[1] towards shape[0] */
   double depth;          /* penetration, padding included [m]; < 0 is a gap */
   double fix;            /* the data's depth correction (world.h, fix) in depth and pos, 0 without one */
+  double fixg[3];        /* its gradient along the surface (world.h, fix), 0 without one */
 } kl_feature;
 
 /* Per-contact 1-D system of the current sub-step */

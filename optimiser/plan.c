@@ -230,7 +230,10 @@ void kl_plan_error_after(const kl_plan *plan, int p, int cells, const kl_problem
   for (size_t q = 0; q < n; ++q) {
     const size_t c = cells ? q : (size_t)row_of(sf, pb->s[q]) * (size_t)sf->nw + (size_t)jm;
     double r = 0;
-    if (last && plan->npass > 0 && p >= 0)
+    if (plan->start && p >= 0) { /* closed loop: the engine's passes before p, then this plan's pass p */
+      for (int i = 0; i < p && i < plan->start->npass; ++i) r += plan->start->pass[i].removed[c];
+      if (p < plan->npass) r += plan->pass[p].removed[c];
+    } else if (last && plan->npass > 0 && p >= 0)
       r = sf->removed[c];
     else
       for (int i = 0; i <= p && i < plan->npass; ++i) r += plan->pass[i].removed[c];
@@ -247,6 +250,10 @@ typedef struct prun {
   kl_removal_law law;
   kl_plan_limits lim;
   kl_progress prog;
+  kelvin_progress_fn progress; /* (the engine's watch) */
+  void *ctx;
+  kl_plan *eng;     /* closed loop: the 3-D engine's run of the passes, or NULL */
+  kl_removal_law elaw; /* its law (the engine's surface's wear) */
   char *msg;
   int cap;
   kl_plan *plan;
@@ -535,6 +542,8 @@ static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_pro
   r->pb = pb;
   r->h = h;
   r->prog = kl_progress_of(progress, ctx);
+  r->progress = progress;
+  r->ctx = ctx;
   r->msg = msg;
   r->cap = cap;
   r->plan = plan;
@@ -565,12 +574,110 @@ static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_pro
   return KELVIN_OK;
 }
 
-kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
-                          char *msg, int cap)
+/* the record of an engine's pass (the commands of the device's pass pd; the surface sf after it, its removal against
+ * prev; the engine's outputs vo, vr) into ps */
+static void engine_record(const kl_problem *pb, const kl_removal_law *law, const kl_surface *sf, const double *prev,
+                          const kl_plan_pass *pd, const kl_v3_out *vo, const kl_v3_removal *vr, kl_plan_pass *ps)
+{
+  const int ns = pb->ns;
+  const size_t nc = (size_t)sf->nu * (size_t)sf->nw;
+  double vol = 0;
+  for (size_t c = 0; c < nc; ++c) {
+    const double d = sf->removed[c] - prev[c];
+    ps->removed[c] = (float)d;
+    vol += d;
+  }
+  ps->volume = vol * sf->du * sf->dw;
+  ps->volume_law = vr->vol_law;
+  row_error(pb, sf, ps->after);
+  kl_surface_stats_of(sf, law, pb, &ps->st);
+  memcpy(ps->o, pd->o, (size_t)ns * sizeof *ps->o);
+  memcpy(ps->v, pd->v, (size_t)ns * sizeof *ps->v);
+  memcpy(ps->Fset, pd->Fset, (size_t)ns * sizeof *ps->Fset);
+  memcpy(ps->F, vo->Favg, (size_t)ns * sizeof *ps->F);
+  memcpy(ps->t, vo->t, (size_t)ns * sizeof *ps->t);
+  for (int k = 0; k < ns; ++k) ps->force_max = fmax(ps->force_max, fmax(vo->F[k], vo->Favg[k]));
+  ps->time = vo->t[ns - 1];
+  ps->tool_R = sf->tool_R;
+  ps->n = pd->n;
+}
+
+/* closed loop: the plan's last pass (planned and predicted on the engine's surface) run in the 3-D engine on that
+ * surface, r->eng's (kl_verify3d_plans, one plan of one pass, the watch with verify.time_limit) */
+static kelvin_status engine_pass(prun *r)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  kl_plan *eng = r->eng;
+  kl_surface *sf = &eng->sf;
+  const size_t nc = (size_t)sf->nu * (size_t)sf->nw;
+  const kl_plan_pass *pd = &r->plan->pass[r->plan->npass - 1];
+  const double t0 = kl_now();
+  double *buf = malloc((size_t)6 * ns * sizeof *buf);
+  int *contact = malloc((size_t)ns * sizeof *contact);
+  kl_plan_pass *ps = buf && contact ? kl_plan_add(eng, ns, (int)nc) : NULL;
+  if (!ps) {
+    free(buf);
+    free(contact);
+    snprintf(r->msg, (size_t)r->cap, "out of memory for the 3-D run of the removal plan");
+    return KELVIN_ERR_NOMEM;
+  }
+  row_error(pb, sf, ps->before);
+  memcpy(r->prev, sf->removed, nc * sizeof *r->prev);
+  kl_v3_out vo;
+  memset(&vo, 0, sizeof vo);
+  vo.F = buf, vo.Favg = buf + ns, vo.Fc = buf + 2 * ns, vo.Fcavg = buf + 3 * ns, vo.t = buf + 4 * ns;
+  vo.dev = buf + 5 * ns, vo.contact = contact;
+  kl_v3_removal vr;
+  memset(&vr, 0, sizeof vr);
+  vr.sf = sf;
+  vr.law = &r->elaw;
+  char lab[48];
+  snprintf(lab, sizeof lab, "%s pass %d", eng->label, eng->npass);
+  const char *labels[1] = {lab};
+  const double f0 = (double)(eng->npass - 1) / r->lim.max_passes, f1 = (double)eng->npass / r->lim.max_passes;
+  kl_v3_watch w = {r->progress, r->ctx, f0, f1, labels, pb->set.verify_time_limit, 0};
+  const int one = 1;
+  const double *op = pd->o, *vp = pd->v;
+  kl_v3_out *outp = &vo;
+  kl_v3_removal *rmp = &vr;
+  const kelvin_status st = kl_verify3d_plans(pb, 1, &one, &op, &vp, &outp, &rmp, &w, r->msg, r->cap);
+  if (st == KELVIN_OK) engine_record(pb, &r->elaw, sf, r->prev, pd, &vo, &vr, ps);
+  free(buf);
+  free(contact);
+  const double dt = kl_now() - t0;
+  eng->seconds += dt;
+  r->plan->seconds_engine += dt;
+  return st;
+}
+
+static kelvin_status run(const kl_problem *pb, kl_host *h, int naive, kl_plan *eng, kelvin_progress_fn progress, void *ctx,
+                         kl_plan *plan, char *msg, int cap)
 {
   const double t0 = kl_now();
   prun r;
+  kl_problem pm; /* closed loop: the problem planned to KL_PLAN_FORCE_MARGIN of target.max_force (a shallow copy) */
+  if (eng) {
+    pm = *pb;
+    pm.set.max_F *= KL_PLAN_FORCE_MARGIN;
+    pb = &pm;
+  }
   kelvin_status st = begin(&r, pb, h, progress, ctx, plan, naive ? KL_PLAN_NAIVE : KL_PLAN_PLANNED, msg, cap);
+  if (st == KELVIN_OK && eng) { /* the engine's run starts on the same surface */
+    memset(eng, 0, sizeof *eng);
+    snprintf(eng->label, sizeof eng->label, "%s", plan->label);
+    r.eng = eng;
+    r.elaw = r.law;
+    plan->start = eng;
+    eng->before0 = malloc((size_t)pb->ns * sizeof *eng->before0);
+    if (!eng->before0 || kl_surface_copy(&plan->sf, &eng->sf) != KELVIN_OK) {
+      snprintf(msg, (size_t)cap, "out of memory for the 3-D run of the removal plan");
+      st = KELVIN_ERR_NOMEM;
+    } else {
+      memcpy(eng->before0, plan->before0, (size_t)pb->ns * sizeof *eng->before0);
+      eng->st0 = plan->st0;
+    }
+  }
   const int ns = pb->ns;
   double *v = malloc((size_t)ns * sizeof *v), *Fset = malloc((size_t)ns * sizeof *Fset);
   if (st == KELVIN_OK && (!v || !Fset)) {
@@ -580,9 +687,19 @@ kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_pr
   if (st != KELVIN_OK) goto done;
   const double um = 1e6;
   for (;;) {
-    const kl_surface_stats *cur = plan->npass ? &plan->pass[plan->npass - 1].st : &plan->st0;
+    const kl_plan *judged = eng ? eng : plan; /* closed loop: what the engine left */
+    const kl_surface_stats *cur = judged->npass ? &judged->pass[judged->npass - 1].st : &judged->st0;
     plan->reached = cur->residual_max <= r.lim.tol;
+    if (eng) eng->reached = plan->reached;
     if (plan->reached || plan->npass >= r.lim.max_passes) break;
+    if (eng && eng->npass) { /* closed loop: the next pass is planned on the surface the engine left */
+      kl_surface_free(&plan->sf);
+      if (kl_surface_copy(&eng->sf, &plan->sf) != KELVIN_OK) {
+        snprintf(msg, (size_t)cap, "out of memory");
+        st = KELVIN_ERR_NOMEM;
+        goto done;
+      }
+    }
     kl_plan_need(pb, &plan->sf, &r.law, &r.lim, r.need);
     int N = 0;
     if (!naive) {
@@ -606,8 +723,15 @@ kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_pr
     }
     if ((st = deposit(&r, v, naive ? NULL : Fset, N)) != KELVIN_OK) goto done;
     const kl_plan_pass *ps = &plan->pass[plan->npass - 1];
-    char left[48] = "";
+    char left[160] = "";
     if (!naive) snprintf(left, sizeof left, " (%d still needed)", N);
+    if (eng) {
+      if ((st = engine_pass(&r)) != KELVIN_OK) goto done;
+      const kl_plan_pass *pe = &eng->pass[eng->npass - 1];
+      snprintf(left, sizeof left, " (%d still needed; 3-D engine: residual max %.1f um, gouge %.1f um, force max %.3g N, "
+               "volume %.4g mm^3; device's prediction)", N, um * pe->st.residual_max, um * pe->st.gouge, pe->force_max,
+               1e9 * pe->volume);
+    }
     if (kl_progress_say(&r.prog, 0, (double)plan->npass / r.lim.max_passes,
                         "%s pass %d%s: residual max %.1f um (RMS %.1f um), gouge %.1f um, %.2f s, force max %.3g N",
                         plan->label, plan->npass, left, um * ps->st.residual_max, um * ps->st.residual_rms,
@@ -623,6 +747,18 @@ done:
   free(Fset);
   release(&r);
   return st;
+}
+
+kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
+                          char *msg, int cap)
+{
+  return run(pb, h, naive, NULL, progress, ctx, plan, msg, cap);
+}
+
+kelvin_status kl_plan_run_closed(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
+                                 kl_plan *eng, char *msg, int cap)
+{
+  return run(pb, h, 0, eng, progress, ctx, plan, msg, cap);
 }
 
 kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_plan *plan, char *msg,
@@ -731,28 +867,9 @@ kelvin_status kl_plan_verify(const kl_problem *pb, int n, const kl_plan *const *
     for (int q = 0; q < m; ++q) {
       const int i = idx[q];
       kl_plan *pl = out[i];
-      kl_surface *sf = &pl->sf;
       kl_plan_pass *ps = &pl->pass[j];
       const kl_plan_pass *pd = &dev[i]->pass[j];
-      double vol = 0;
-      for (size_t c = 0; c < nc; ++c) {
-        const double d = sf->removed[c] - prev[i][c];
-        ps->removed[c] = (float)d;
-        vol += d;
-      }
-      ps->volume = vol * sf->du * sf->dw;
-      ps->volume_law = vr[q].vol_law;
-      row_error(pb, sf, ps->after);
-      kl_surface_stats_of(sf, &law[i], pb, &ps->st);
-      memcpy(ps->o, pd->o, (size_t)ns * sizeof *ps->o);
-      memcpy(ps->v, pd->v, (size_t)ns * sizeof *ps->v);
-      memcpy(ps->Fset, pd->Fset, (size_t)ns * sizeof *ps->Fset);
-      memcpy(ps->F, vo[q].Favg, (size_t)ns * sizeof *ps->F);
-      memcpy(ps->t, vo[q].t, (size_t)ns * sizeof *ps->t);
-      for (int k = 0; k < ns; ++k) ps->force_max = fmax(ps->force_max, fmax(vo[q].F[k], vo[q].Favg[k]));
-      ps->time = vo[q].t[ns - 1];
-      ps->tool_R = sf->tool_R;
-      ps->n = pd->n;
+      engine_record(pb, &law[i], &pl->sf, prev[i], pd, &vo[q], &vr[q], ps);
       pl->reached = ps->st.residual_max <= pb->set.rm_tolerance;
       if (kl_progress_say(&prog, 0, (double)(j + 1) / maxp,
                           "3-D engine: %s pass %d: residual max %.1f um (device %.1f um), gouge %.1f um (device %.1f um), "

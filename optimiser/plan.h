@@ -19,6 +19,8 @@
 #define KL_PLAN_ITERATIONS 4  /* the offsets' force corrections per pass */
 #define KL_PLAN_AIM 2         /* the removal's own corrections per pass (deposits on a copy of the surface) */
 #define KL_PLAN_CLEARANCE 1e-4 /* where F* = 0 the tool is lifted this far clear of the evolved part [m] */
+#define KL_PLAN_FORCE_MARGIN 0.9 /* closed loop: passes planned to this fraction of target.max_force, since the 3-D
+                                  * engine's wrist force overshoots the device's prediction (docs/design.md 9.4) */
 #define KL_PLAN_NAIVE "naive"
 #define KL_PLAN_PLANNED "planned"
 
@@ -48,7 +50,10 @@ typedef struct kl_plan {
   double *before0;        /* the path row's height above the target before the first pass (ns) */
   int reached;            /* the track's residual max <= removal.tolerance after the last pass */
   long rollouts;          /* device rollouts spent */
-  double seconds;         /* wall time of the planning [s] */
+  double seconds;         /* wall time of the planning [s] (closed loop: the engine's passes included) */
+  double seconds_engine;  /* closed loop: the 3-D engine's share of seconds [s] */
+  const struct kl_plan *start; /* closed loop: the engine's run whose surface each pass started from (pass p on the
+                                * engine's surface after pass p - 1), or NULL: each pass on this plan's own */
 } kl_plan;
 
 /* Plan limits from the problem's settings (removal.tolerance, removal.gouge, removal.max_passes). */
@@ -94,6 +99,17 @@ void kl_plan_need(const kl_problem *pb, const kl_surface *sf, const kl_removal_l
 kelvin_status kl_plan_run(const kl_problem *pb, kl_host *h, int naive, kelvin_progress_fn progress, void *ctx,
                           kl_plan *plan, char *msg, int cap);
 
+/* The planned plan in closed loop (docs/design.md section 9.4), as a grinding cell that measures the part between
+ * passes: pass p is planned as kl_plan_run plans it, on the surface the 3-D engine left after pass p - 1; plan gets
+ * the device model's prediction of each pass (deposited on a copy of that surface: its removal, stats, force), eng
+ * (zeroed here) the 3-D engine's run of the same pass from the same surface (kl_verify3d_removal, the watch as
+ * kl_verify3d_plans's with verify.time_limit); the next pass starts from what the engine left. It stops when the
+ * engine's track residual is within removal.tolerance (plan->reached and eng->reached say so) or at
+ * removal.max_passes. The passes are planned to KL_PLAN_FORCE_MARGIN of target.max_force. plan->start points at eng (kl_plan_error_after). The first failure is returned, both plans
+ * holding what was done (kl_plan_free them, in either order: plan only points at eng). */
+kelvin_status kl_plan_run_closed(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
+                                 kl_plan *eng, char *msg, int cap);
+
 /* One given pass (o, v per sample) on the part as prepared, predicted and deposited (kelvin_grind_evaluate
  * with a removal section): plan "user" of one pass. */
 kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, const double *v, kl_plan *plan,
@@ -111,7 +127,8 @@ kelvin_status kl_plan_verify(const kl_problem *pb, int n, const kl_plan *const *
 kl_plan_pass *kl_plan_add(kl_plan *plan, int ns, int ncell);
 
 /* The error against the target after pass p (-1: before the first) of the path's row at the samples into
- * out (ns), or of every cell (out: nu x nw) with cells = 1: stock less the removal of passes 0..p. */
+ * out (ns), or of every cell (out: nu x nw) with cells = 1: stock less the removal of passes 0..p (closed loop,
+ * plan->start set: less the start plan's removal of passes 0..p-1 and this plan's pass p). */
 void kl_plan_error_after(const kl_plan *plan, int p, int cells, const kl_problem *pb, double *out);
 
 void kl_plan_free(kl_plan *plan); /* releases what the plan holds and zeroes it; NULL-safe */

@@ -276,13 +276,14 @@ static double disc_cover(const kl_surface *sf, double L, double wc, int j)
 /* The first touch of the rigid tool (radius R; disc: L > 0, its width across) with the axis point above
  * (uc, wc): max over the cells of (height - rho^2 / (2 R)), height stock (which = 0) or stock - removed
  * (which = 1); -INFINITY if no cell is under it. Rows are taken outward from uc and skipped where their
- * bound cannot beat the best so far; within a row only the cells that could. */
-static double first_touch(const kl_surface *sf, double R, double L, double uc, double wc, int which)
+ * bound cannot beat the best so far; within a row only the cells that could. *at (nullable) gets the
+ * along-path place u_i of the cell that touches (uc where none does). */
+static double first_touch(const kl_surface *sf, double R, double L, double uc, double wc, int which, double *at)
 {
   const int nu = sf->nu, nw = sf->nw, jc = (nw - 1) / 2;
   const double gmax = stock_max(sf), r2 = 2.0 * R;
   const int ic = (int)lround(uc / sf->du);
-  double best = -INFINITY;
+  double best = -INFINITY, ui = uc;
   for (int step = 0;; ++step) {
     int any = 0;
     for (int side = 0; side < (step ? 2 : 1); ++side) {
@@ -310,21 +311,34 @@ static double first_touch(const kl_surface *sf, double R, double L, double uc, d
       for (int j = j0; j <= j1; ++j) {
         const double dw = (j - jc) * sf->dw - wc, rho2 = L > 0 ? du * du : du * du + dw * dw;
         const double e = (which ? st[j] - rm[j] : st[j]) - rho2 / r2;
-        if (e > best) best = e;
+        if (e > best) {
+          best = e;
+          ui = i * sf->du;
+        }
       }
     }
     if (!any) break;
     if (ic - step < 0 && ic + step >= nu) break;
   }
+  if (at) *at = ui;
   return best;
 }
 
 double kl_surface_drop(const kl_surface *sf, const kl_removal_law *law, double s)
 {
+  return kl_surface_drop_slope(sf, law, s, NULL);
+}
+
+double kl_surface_drop_slope(const kl_surface *sf, const kl_removal_law *law, double s, double *slope)
+{
   const double R = sf->tool_R > 0 ? sf->tool_R : law->R;
-  const double now = first_touch(sf, R, law->L, s, 0.0, 1), before = first_touch(sf, R, law->L, s, 0.0, 0);
-  if (!(now > -INFINITY) || !(before > -INFINITY)) return 0.0;
-  return fmin(0.0, now - before);
+  double un, ub;
+  const double now = first_touch(sf, R, law->L, s, 0.0, 1, &un), before = first_touch(sf, R, law->L, s, 0.0, 0, &ub);
+  if (slope) *slope = 0.0;
+  if (!(now > -INFINITY) || !(before > -INFINITY) || !(now < before)) return 0.0;
+  /* each first touch is its cell's height - (u_i - s)^2 / 2R there: d/ds = (u_i - s) / R */
+  if (slope) *slope = (un - ub) / R;
+  return now - before;
 }
 
 void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh)
@@ -466,7 +480,7 @@ double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double 
   for (int m = 0; m < nsub; ++m) {
     const double f = (m + 0.5) / nsub, uc = u0 + f * (u1 - u0), wc = w0 + f * (w1 - w0);
     const double R = law->R, a = kl_removal_patch(F, R, law->L, law->Es), ap = kl_removal_approach(a, R);
-    const double zt = first_touch(sf, R, law->L, uc, wc, 1);
+    const double zt = first_touch(sf, R, law->L, uc, wc, 1, NULL);
     const double dv = kl_removal_rate(law->kp, F, vrel) * dts; /* k_p F v_rel dt: the volume the law removes */
     vol += dv;
     if (!(zt > -INFINITY)) continue; /* off the grid */

@@ -62,6 +62,12 @@ void kl_surface_free(kl_surface *sf);                                  /* NULL-s
  * cells across its width only). 0 where nothing has been removed. */
 double kl_surface_drop(const kl_surface *sf, const kl_removal_law *law, double s);
 
+/* The drop (as kl_surface_drop) and, into *slope (nullable), its derivative in s [m/m]: each first touch is
+ * its cell's (stock - removed) - (u_i - s)^2 / (2 R) (stock alone before any removal), so the slope is
+ * (u_now - u_before) / R, u_now and u_before the touching cells' places along the path (0 where the drop is 0).
+ * Exact between the places where the touching cell changes (where the drop has a kink). */
+double kl_surface_drop_slope(const kl_surface *sf, const kl_removal_law *law, double s, double *slope);
+
 /* The protrusion h (ns) and dh/ds (ns) of pb's tool into the evolved part: pb->h + drop at each sample. */
 void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh);
 

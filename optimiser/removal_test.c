@@ -349,6 +349,30 @@ static void test_drop_on_a_trench(void **state)
   }
 }
 
+/* The drop's slope (kl_surface_drop_slope, the engine's depth-correction gradient: docs/design.md section 9.3) at
+ * the end of a trench along the path (cells i < 50 lowered by D = 0.1 mm, flat stock): the ball (R = 6 mm) at
+ * s = 48 cells first touches the unworn cell i = 50 ahead, -(2d)^2 / 2R above the trench floor's -D, where the
+ * unworn surface touched it at its own place: drop -(2d)^2 / 2R, slope d/ds of -(50 d - s)^2 / 2R = 2d / R, by
+ * hand; in the trench's middle (s = 20 cells) the drop is -D and its slope 0; nothing removed: 0 and 0. */
+static void test_drop_slope(void **state)
+{
+  (void)state;
+  const double d = 1e-4, R = 6e-3, D = 1e-4;
+  kl_removal_law law = {1e-12, 1000, R, R, 0.0, 5e10, 0.0};
+  kl_surface sf = hand_surface(101, 61, d, R);
+  double slope = 1;
+  assert_true(kl_surface_drop_slope(&sf, &law, 48 * d, &slope) == 0.0 && slope == 0.0);
+  for (int i = 0; i < 50; ++i)
+    for (int j = 0; j < sf.nw; ++j) sf.removed[(size_t)i * sf.nw + j] = D;
+  const double got = kl_surface_drop_slope(&sf, &law, 48 * d, &slope), want = -4 * d * d / (2 * R);
+  printf("trench end: drop %.9g m (by hand %.9g), slope %.9g (by hand %.9g)\n", got, want, slope, 2 * d / R);
+  assert_true(fabs(got - want) < 1e-15);
+  assert_true(fabs(slope - 2 * d / R) < 1e-12);
+  assert_true(got == kl_surface_drop(&sf, &law, 48 * d));
+  assert_true(fabs(kl_surface_drop_slope(&sf, &law, 20 * d, &slope) + D) < 1e-15 && fabs(slope) < 1e-12);
+  kl_surface_free(&sf);
+}
+
 /* The stats on a 3 x 5 hand-made grid: the track is the path's row and its neighbours within a at target.force. */
 static void test_stats_by_hand(void **state)
 {
@@ -487,6 +511,7 @@ int main(void)
     cmocka_unit_test(test_stock_and_defaults),
     cmocka_unit_test(test_passes_on_the_bead),
     cmocka_unit_test(test_drop_on_a_trench),
+    cmocka_unit_test(test_drop_slope),
     cmocka_unit_test(test_stats_by_hand),
     cmocka_unit_test(test_wear_by_hand),
     cmocka_unit_test(test_law_of),

@@ -194,14 +194,19 @@ static void path_uw(const kl_problem *pb, const double p[3], int *hint, double *
 }
 
 /* the engine's depth correction (world.h, fix): the drop of the tool's protrusion over the evolved surface
- * (kl_surface_drop, <= 0) at the contact point's place along the path */
-static double rm_fix(void *ctx, const double pos[3], const double nout[3])
+ * (kl_surface_drop, <= 0) at the contact point's place along the path; its gradient, the drop's slope along the
+ * path times du/dpos = t_k (path_uw), so that the engine's approach rate follows the evolved surface
+ * (docs/design.md section 9.3) */
+static double rm_fix(void *ctx, const double pos[3], const double nout[3], double grad[3])
 {
   (void)nout;
   v3_rm *r = ctx;
-  double u, w;
+  double u, w, slope;
   path_uw(r->pb, pos, &r->hint, &u, &w);
-  return kl_surface_drop(r->rm->sf, r->rm->law, u);
+  const double c = kl_surface_drop_slope(r->rm->sf, r->rm->law, u, &slope);
+  const double *t = r->pb->tan + 3 * r->hint;
+  for (int i = 0; i < 3; ++i) grad[i] = slope * t[i];
+  return c;
 }
 
 /* the engine's observer (world.h, observe): the sub-step's mean normal force of the tool-part contacts deposited

@@ -8,17 +8,23 @@
  *   kelvin_grind_plan      chooses the number of passes and each pass's offsets and feed speeds so that
  *                          the surface reaches its target (removal.tolerance above it, removal.gouge below)
  *                          in the shortest time under the force limit (target.max_force) and the robot's
- *                          limits; the planned passes then run in sequence in the 3-D engine on the
- *                          evolving surface, which integrates the removal from its own contact force. The
- *                          naive plan (the naive pass's constant offset at speed.initial, repeated until the
- *                          track is flush or removal.max_passes) runs beside it for comparison.
+ *                          limits, in closed loop with the 3-D engine: pass p is planned on the device model
+ *                          on the surface the engine left after pass p - 1, then run in the engine on that
+ *                          surface (which integrates the removal from its own contact force), until the
+ *                          engine's track is within removal.tolerance. The naive plan (the naive pass's
+ *                          constant offset at speed.initial, repeated until the track is flush or
+ *                          removal.max_passes) is open-loop: predicted on the device's own evolving surface,
+ *                          then run in sequence in the engine, for comparison.
  *   kelvin_grind_evaluate  (kelvin/grind.h) on such a problem also computes the removal of the given pass,
  *                          in the device model and in the 3-D engine, as a plan "user" of one pass.
  *
  * Plans are indexed 0 .. kelvin_grind_removal_nplans - 1 ("planned" then "naive" after kelvin_grind_plan;
  * "user" after kelvin_grind_evaluate). Passes of a plan 0 .. npass - 1; pass -1 means the plan as a whole
- * (the surface it leaves, its total time and volume). "verified" 0 is the device model's prediction, 1
- * the 3-D engine's. Units SI; depths and heights along the nominal normal [m]. */
+ * (the surface it leaves, its total time and volume). "verified" 1 is the 3-D engine's numbers; "verified" 0
+ * the device model's prediction: for the planned plan, of each pass from the engine's surface before it (so pass
+ * p's two figures start from the same surface: their agreement is the device model's, pass by pass); for the
+ * naive plan and "user", of the passes in sequence on the device's own surface. Units SI; depths and heights
+ * along the nominal normal [m]. */
 #ifndef KELVIN_REMOVAL_H
 #define KELVIN_REMOVAL_H
 
