@@ -5,10 +5,10 @@
  * the default derived from the Hertz patch) times each of --scales (default 4, 2, 1: coarser to the config's),
  * --runs times each (default 3):
  *   - the grid (cells along x across) and the wall time, medians over the runs, of the plan's device-model part
- *     (planning both plans on the evolving surface) and of the 3-D verification (both plans' passes in sequence
- *     in the 3-D engine): the run is split where the library's first 3-D verification notice arrives
- *     (kelvin_grind_set_progress: "verification: ..."; kelvin_grind_plan does not report its stages' times
- *     through kelvin_grind_run_value);
+ *     (planning: the planned plan's passes each planned on the surface the engine left, the naive plan predicted)
+ *     and of the 3-D engine's part (both plans' passes run in the engine), as kelvin_grind_plan reports them
+ *     (kelvin_grind_run_value KELVIN_RUN_TIME_REFINEMENT and KELVIN_RUN_TIME_VERIFICATION: in closed loop the
+ *     two interleave, so no single instant splits them);
  *   - for the planned and the naive plan, the device model against the 3-D engine: the removed volume (and
  *     its ratio), the track's residual (RMS, max) and the worst gouge, passes and total time.
  * Prints a Markdown table on stdout (run from the repository root: the config's path is as given).
@@ -32,19 +32,6 @@
 #include "benchmarks/bench_util.h"
 
 #define MAXSCALE 8
-
-/* the progress callback: the time of the first notice of the 3-D verification */
-typedef struct split {
-  double t_verify;
-} split;
-
-static int on_progress(void *ctx, double fraction, const char *text)
-{
-  (void)fraction;
-  split *sp = ctx;
-  if (!(sp->t_verify > 0) && strncmp(text + strspn(text, " "), "verification", 12) == 0) sp->t_verify = kl_bench_now();
-  return 0;
-}
 
 typedef struct plan_row {
   int npass;
@@ -139,24 +126,20 @@ int main(int argc, char **argv)
         rc = 1;
         break;
       }
-      split sp = {0};
-      kelvin_grind_set_progress(g, on_progress, &sp);
-      const double t0 = kl_bench_now();
       if (kelvin_grind_plan(g, dev) != KELVIN_OK) {
         fprintf(stderr, "removal_bench: %s\n", kelvin_grind_errmsg(g));
         kelvin_grind_free(g);
         rc = 1;
         break;
       }
-      const double t1 = kl_bench_now();
-      if (!(sp.t_verify > 0)) {
-        fprintf(stderr, "removal_bench: no 3-D verification notice from kelvin_grind_plan: cannot split its time\n");
+      tdev[r] = kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT);
+      t3d[r] = kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION);
+      if (!(tdev[r] >= 0) || !(t3d[r] >= 0)) {
+        fprintf(stderr, "removal_bench: kelvin_grind_plan reported no stage times (%g, %g s)\n", tdev[r], t3d[r]);
         kelvin_grind_free(g);
         rc = 1;
         break;
       }
-      tdev[r] = sp.t_verify - t0;
-      t3d[r] = t1 - sp.t_verify;
       kelvin_grind_removal_grid_size(g, &nu, &nw);
       kelvin_grind_removal_grid_spacing(g, &du, &dw);
       if (kelvin_grind_removal_nplans(g) < 2 || collect(g, 0, &row[0]) != 0 || collect(g, 1, &row[1]) != 0) {
