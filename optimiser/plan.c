@@ -657,12 +657,16 @@ static kelvin_status run(const kl_problem *pb, kl_host *h, int naive, kl_plan *e
   const double t0 = kl_now();
   prun r;
   kl_problem pm; /* closed loop: the problem planned to KL_PLAN_FORCE_MARGIN of target.max_force (a shallow copy) */
+  const kl_problem *pb0 = pb;
   if (eng) {
     pm = *pb;
     pm.set.max_F *= KL_PLAN_FORCE_MARGIN;
     pb = &pm;
   }
-  kelvin_status st = begin(&r, pb, h, progress, ctx, plan, naive ? KL_PLAN_NAIVE : KL_PLAN_PLANNED, msg, cap);
+  /* the grid from the problem as given: removal.width's default follows target.max_force, and every plan of a run
+   * must have the same cells (kelvin_grind_removal_grid_size) */
+  kelvin_status st = begin(&r, pb0, h, progress, ctx, plan, naive ? KL_PLAN_NAIVE : KL_PLAN_PLANNED, msg, cap);
+  r.pb = pb;
   if (st == KELVIN_OK && eng) { /* the engine's run starts on the same surface */
     memset(eng, 0, sizeof *eng);
     snprintf(eng->label, sizeof eng->label, "%s", plan->label);
