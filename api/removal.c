@@ -94,6 +94,18 @@ kelvin_status kelvin_grind_plan(kelvin_grind *g, kelvin_device *dev)
   if ((st = kl_plan_run(pb, dev->h, 1, g->progress, g->ctx, &rm->plan[1][0], g->msg, KL_API_MSG)) != KELVIN_OK) goto fail;
   const double t1 = kl_now();
   if ((st = verify_plans(g, 1)) != KELVIN_OK) goto fail;
+  /* every plan of a run lies on one grid (kelvin_grind_removal_grid_size gives it for all; a caller sizes its
+   * buffers by it): a plan made on a differently derived grid is an internal fault, not a result */
+  for (int i = 0; i < rm->n; ++i)
+    for (int v = 0; v < 2; ++v) {
+      const kl_surface *a = &rm->plan[0][0].sf, *b = &rm->plan[i][v].sf;
+      if (b->nu != a->nu || b->nw != a->nw || b->du != a->du || b->dw != a->dw) {
+        st = kl_api_fail(g->msg, KELVIN_ERR_NUMERIC,
+                         "removal: the %s plan's %s grid (%d x %d cells) is not the planned plan's (%d x %d): an internal "
+                         "fault, please report it", rm->plan[i][0].label, v ? "3-D" : "device", b->nu, b->nw, a->nu, a->nw);
+        goto fail;
+      }
+    }
   /* the run's figures (kelvin_grind_run_value, kelvin_grind_rollouts): the planning of both plans, the 3-D runs
    * (the closed loop's engine passes counted as verification) */
   const double te = pl->seconds_engine;
