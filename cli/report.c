@@ -79,8 +79,12 @@ static int trajectory(const kelvin_grind *g, const char *dir)
   return -1;
 }
 
-/* cJSON helpers: a number (non-finite becomes null, never "-nan"), a pair [lo, hi] */
-static void num(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull()); }
+/* cJSON helpers: a number (non-finite becomes null, never "-nan"; report.h), a pair [lo, hi] */
+void kl_report_num(cJSON *o, const char *k, double v)
+{
+  cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
 static void pair(cJSON *o, const char *k, double a, double b)
 {
   cJSON *p = cJSON_AddArrayToObject(o, k);
@@ -93,22 +97,21 @@ static void json_terms(cJSON *parent, const char *name, const double *t)
 {
   cJSON *o = cJSON_AddObjectToObject(parent, name);
   if (!o) return;
-  num(o, "objective", t[KELVIN_OBJ_J]);
-  num(o, "rms_force_error", t[KELVIN_OBJ_RMS]);
-  num(o, "contact_loss", t[KELVIN_OBJ_LOSS]);
-  num(o, "over_force", t[KELVIN_OBJ_OVER]);
-  num(o, "time_term", t[KELVIN_OBJ_TIME]);
-  num(o, "roughness", t[KELVIN_OBJ_ROUGH]);
-  num(o, "accel", t[KELVIN_OBJ_ACC]);
-  num(o, "pass_time_s", t[KELVIN_OBJ_T]);
-  num(o, "substeps", t[KELVIN_OBJ_NSUB]);
+  kl_report_num(o, "objective", t[KELVIN_OBJ_J]);
+  kl_report_num(o, "rms_force_error", t[KELVIN_OBJ_RMS]);
+  kl_report_num(o, "contact_loss", t[KELVIN_OBJ_LOSS]);
+  kl_report_num(o, "over_force", t[KELVIN_OBJ_OVER]);
+  kl_report_num(o, "time_term", t[KELVIN_OBJ_TIME]);
+  kl_report_num(o, "roughness", t[KELVIN_OBJ_ROUGH]);
+  kl_report_num(o, "accel", t[KELVIN_OBJ_ACC]);
+  kl_report_num(o, "pass_time_s", t[KELVIN_OBJ_T]);
+  kl_report_num(o, "substeps", t[KELVIN_OBJ_NSUB]);
 }
 
-/* a number setting as the prepared problem uses it (derived defaults filled in) */
-static double setting(const kelvin_grind *g, const char *key)
+double kl_report_setting(const kelvin_grind *g, const char *key)
 {
   double v = NAN;
-  kelvin_grind_problem_get(g, key, &v);
+  if (kelvin_grind_problem_get(g, key, &v) != KELVIN_OK) v = NAN;
   return v;
 }
 
@@ -118,58 +121,63 @@ static const char *text(const kelvin_grind *g, const char *key)
   return t ? t : "";
 }
 
-static int json(const kelvin_grind *g, const char *dir, const char *command, const char *device, const char *cfgfile)
+void kl_report_json_head(cJSON *d, const char *command, const char *device, const char *cfgfile)
 {
-  cJSON *d = cJSON_CreateObject();
-  if (!d) return kl_json_write(dir, "report.json", NULL);
   cJSON_AddStringToObject(d, "command", command);
   kl_json_meta(d, cfgfile);
   if (!cfgfile) cJSON_AddStringToObject(d, "config", "(built-in default)");
   cJSON_AddStringToObject(d, "device", device);
+}
+
+static int json(const kelvin_grind *g, const char *dir, const char *command, const char *device, const char *cfgfile)
+{
+  cJSON *d = cJSON_CreateObject();
+  if (!d) return kl_json_write(dir, "report.json", NULL);
+  kl_report_json_head(d, command, device, cfgfile);
   cJSON *p = cJSON_AddObjectToObject(d, "problem");
   cJSON_AddStringToObject(p, "surface", text(g, "workpiece.surface"));
-  num(p, "path_length_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_LENGTH));
-  num(p, "samples", kelvin_grind_problem_value(g, KELVIN_PROBLEM_SAMPLES));
-  num(p, "tool_radius_m", setting(g, "tool.radius"));
-  num(p, "holder_stiffness_N_m", setting(g, "holder.stiffness"));
-  num(p, "holder_damping_N_s_m", setting(g, "holder.damping"));
-  num(p, "effective_mass_kg", setting(g, "tool.mass"));
+  kl_report_num(p, "path_length_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_LENGTH));
+  kl_report_num(p, "samples", kelvin_grind_problem_value(g, KELVIN_PROBLEM_SAMPLES));
+  kl_report_num(p, "tool_radius_m", kl_report_setting(g, "tool.radius"));
+  kl_report_num(p, "holder_stiffness_N_m", kl_report_setting(g, "holder.stiffness"));
+  kl_report_num(p, "holder_damping_N_s_m", kl_report_setting(g, "holder.damping"));
+  kl_report_num(p, "effective_mass_kg", kl_report_setting(g, "tool.mass"));
   cJSON_AddStringToObject(p, "contact_model", text(g, "contact.model"));
   cJSON_AddStringToObject(p, "damping_law", text(g, "contact.law"));
-  num(p, "contact_stiffness", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_STIFFNESS));
-  num(p, "chi_s_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CHI));
-  num(p, "kv_damping_N_s_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_KV_DAMPING));
-  num(p, "target_mean_N", kelvin_grind_problem_value(g, KELVIN_PROBLEM_FORCE_REF));
+  kl_report_num(p, "contact_stiffness", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_STIFFNESS));
+  kl_report_num(p, "chi_s_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CHI));
+  kl_report_num(p, "kv_damping_N_s_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_KV_DAMPING));
+  kl_report_num(p, "target_mean_N", kelvin_grind_problem_value(g, KELVIN_PROBLEM_FORCE_REF));
   cJSON_AddStringToObject(p, "scored_force", text(g, "target.measure"));
-  num(p, "naive_offset_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_NAIVE_OFFSET));
-  pair(p, "offset_bounds_m", setting(g, "offset.min"), setting(g, "offset.max"));
-  pair(p, "speed_bounds_m_s", setting(g, "speed.min"), setting(g, "speed.max"));
+  kl_report_num(p, "naive_offset_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_NAIVE_OFFSET));
+  pair(p, "offset_bounds_m", kl_report_setting(g, "offset.min"), kl_report_setting(g, "offset.max"));
+  pair(p, "speed_bounds_m_s", kl_report_setting(g, "speed.min"), kl_report_setting(g, "speed.max"));
   pair(p, "protrusion_range_m", kelvin_grind_problem_value(g, KELVIN_PROBLEM_PROTRUSION_MIN),
        kelvin_grind_problem_value(g, KELVIN_PROBLEM_PROTRUSION_MAX));
-  num(p, "contact_share", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_SHARE));
+  kl_report_num(p, "contact_share", kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_SHARE));
   cJSON_AddStringToObject(p, "tool", text(g, "tool.shape"));
-  num(p, "friction", setting(g, "contact.friction"));
+  kl_report_num(p, "friction", kl_report_setting(g, "contact.friction"));
   cJSON *r = cJSON_AddObjectToObject(d, "robot");
   cJSON_AddStringToObject(r, "model", text(g, "robot.model")[0] ? text(g, "robot.model") : "none (constant tool.mass)");
   pair(r, "effective_mass_range_kg", kelvin_grind_problem_value(g, KELVIN_PROBLEM_MASS_MIN),
        kelvin_grind_problem_value(g, KELVIN_PROBLEM_MASS_MAX));
-  num(r, "speed_bound_m_s", kelvin_grind_problem_value(g, KELVIN_PROBLEM_ROBOT_SPEED));
+  kl_report_num(r, "speed_bound_m_s", kelvin_grind_problem_value(g, KELVIN_PROBLEM_ROBOT_SPEED));
   cJSON *pl = cJSON_AddObjectToObject(d, "pipeline");
-  num(pl, "screening_candidates", kelvin_grind_run_value(g, KELVIN_RUN_SCREENED));
-  num(pl, "screening_best", kelvin_grind_run_value(g, KELVIN_RUN_SCREEN_BEST));
+  kl_report_num(pl, "screening_candidates", kelvin_grind_run_value(g, KELVIN_RUN_SCREENED));
+  kl_report_num(pl, "screening_best", kelvin_grind_run_value(g, KELVIN_RUN_SCREEN_BEST));
   cJSON_AddStringToObject(pl, "algorithm", text(g, "optimiser.algorithm"));
-  num(pl, "evaluations", kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS));
-  num(pl, "rollouts_on_host", kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS_HOST)); /* of them, on the OpenMP twin although a device was open */
-  num(pl, "host_below", kelvin_grind_run_value(g, KELVIN_RUN_HOST_BELOW));           /* batches smaller than this go to the host (0: none) */
+  kl_report_num(pl, "evaluations", kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS));
+  kl_report_num(pl, "rollouts_on_host", kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS_HOST)); /* of them, on the OpenMP twin although a device was open */
+  kl_report_num(pl, "host_below", kelvin_grind_run_value(g, KELVIN_RUN_HOST_BELOW));           /* batches smaller than this go to the host (0: none) */
   cJSON_AddBoolToObject(pl, "time_limited", kelvin_grind_run_value(g, KELVIN_RUN_TIME_LIMITED) == 1);
-  num(pl, "seed", setting(g, "optimiser.seed"));
+  kl_report_num(pl, "seed", kl_report_setting(g, "optimiser.seed"));
   cJSON *t = cJSON_AddObjectToObject(d, "time_s");
-  num(t, "setup", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SETUP));
-  num(t, "screening", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SCREENING));
-  num(t, "refinement", kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT));
-  num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
-  num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
-  num(t, "correction", kelvin_grind_run_value(g, KELVIN_RUN_TIME_CORRECTION));
+  kl_report_num(t, "setup", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SETUP));
+  kl_report_num(t, "screening", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SCREENING));
+  kl_report_num(t, "refinement", kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT));
+  kl_report_num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
+  kl_report_num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
+  kl_report_num(t, "correction", kelvin_grind_run_value(g, KELVIN_RUN_TIME_CORRECTION));
   if (strcmp(command, "optimise") == 0) { /* the correction stage (kelvin_grind_correction_value) */
     cJSON *co = cJSON_AddObjectToObject(d, "correction");
     const int ran = kelvin_grind_correction_value(g, KELVIN_CORRECTION_RAN) == 1;
@@ -180,18 +188,18 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
       const int cp = (int)kelvin_grind_correction_value(g, KELVIN_CORRECTION_PASS);
       cJSON_AddStringToObject(co, "from", kelvin_grind_pass_label(g, from) ? kelvin_grind_pass_label(g, from) : "");
       cJSON_AddStringToObject(co, "pass", cp >= 0 ? kelvin_grind_pass_label(g, cp) : "");
-      num(co, "iterations", kelvin_grind_correction_value(g, KELVIN_CORRECTION_ITERATIONS));
-      num(co, "runs_3d", kelvin_grind_correction_value(g, KELVIN_CORRECTION_RUNS));
-      num(co, "seconds", kelvin_grind_correction_value(g, KELVIN_CORRECTION_SECONDS));
-      num(co, "predicted_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_BEFORE));
-      num(co, "predicted_rms_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_AFTER));
-      num(co, "verified_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_BEFORE));
-      num(co, "verified_max_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_BEFORE));
-      num(co, "reference_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_BEFORE));
-      num(co, "reference_max_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_MAX_BEFORE));
-      num(co, "verified_rms_loop", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_LOOP));
-      num(co, "verified_rms_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_AFTER));
-      num(co, "verified_max_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_AFTER));
+      kl_report_num(co, "iterations", kelvin_grind_correction_value(g, KELVIN_CORRECTION_ITERATIONS));
+      kl_report_num(co, "runs_3d", kelvin_grind_correction_value(g, KELVIN_CORRECTION_RUNS));
+      kl_report_num(co, "seconds", kelvin_grind_correction_value(g, KELVIN_CORRECTION_SECONDS));
+      kl_report_num(co, "predicted_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_BEFORE));
+      kl_report_num(co, "predicted_rms_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_PREDICTED_AFTER));
+      kl_report_num(co, "verified_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_BEFORE));
+      kl_report_num(co, "verified_max_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_BEFORE));
+      kl_report_num(co, "reference_rms_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_BEFORE));
+      kl_report_num(co, "reference_max_before", kelvin_grind_correction_value(g, KELVIN_CORRECTION_REFERENCE_MAX_BEFORE));
+      kl_report_num(co, "verified_rms_loop", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_LOOP));
+      kl_report_num(co, "verified_rms_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_VERIFIED_AFTER));
+      kl_report_num(co, "verified_max_after", kelvin_grind_correction_value(g, KELVIN_CORRECTION_MAX_AFTER));
     }
     const char *note = kelvin_grind_correction_note(g);
     cJSON_AddStringToObject(co, "note", note ? note : "");
@@ -204,7 +212,7 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
     if (!o) break;
     cJSON_AddItemToArray(ps, o);
     cJSON_AddStringToObject(o, "label", kelvin_grind_pass_label(g, i));
-    num(o, "evaluations", kelvin_grind_pass_value(g, i, KELVIN_PASS_ROLLOUTS));
+    kl_report_num(o, "evaluations", kelvin_grind_pass_value(g, i, KELVIN_PASS_ROLLOUTS));
     cJSON_AddStringToObject(o, "stop", kelvin_grind_pass_stop(g, i));
     double terms[KELVIN_OBJ_N];
     kelvin_grind_pass_terms(g, i, 0, terms);
@@ -213,12 +221,12 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
       kelvin_grind_pass_terms(g, i, 1, terms);
       json_terms(o, "verified", terms);
       cJSON *ag = cJSON_AddObjectToObject(o, "agreement");
-      num(ag, "rms", kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT));
-      num(ag, "max", kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT_MAX));
+      kl_report_num(ag, "rms", kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT));
+      kl_report_num(ag, "max", kelvin_grind_pass_value(g, i, KELVIN_PASS_AGREEMENT_MAX));
       cJSON_AddBoolToObject(ag, "flagged", kelvin_grind_pass_value(g, i, KELVIN_PASS_DISAGREE) == 1);
-      num(ag, "inertia_rms", kelvin_grind_pass_value(g, i, KELVIN_PASS_INERTIA));
-      num(o, "engine_substeps", kelvin_grind_pass_value(g, i, KELVIN_PASS_SUBSTEPS_VERIFIED));
-      num(o, "verification_seconds", kelvin_grind_pass_value(g, i, KELVIN_PASS_SECONDS_VERIFIED));
+      kl_report_num(ag, "inertia_rms", kelvin_grind_pass_value(g, i, KELVIN_PASS_INERTIA));
+      kl_report_num(o, "engine_substeps", kelvin_grind_pass_value(g, i, KELVIN_PASS_SUBSTEPS_VERIFIED));
+      kl_report_num(o, "verification_seconds", kelvin_grind_pass_value(g, i, KELVIN_PASS_SECONDS_VERIFIED));
     }
   }
   return kl_json_write(dir, "report.json", d);

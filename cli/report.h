@@ -23,4 +23,15 @@ int kl_report_measure(const kelvin_grind *g, int *avg);
 /* The correction stage's line below the table (kelvin optimise; nothing when it did not run). */
 void kl_report_correction(const kelvin_grind *g);
 
+/* What every report.json of optimise / evaluate starts with (this one and report_removal.c's): the command,
+ * kl_json_meta's version, command line and config (or "(built-in default)"), and the device. */
+struct cJSON;
+void kl_report_json_head(struct cJSON *d, const char *command, const char *device, const char *cfgfile);
+
+/* A number under key k of o, null when not finite. */
+void kl_report_num(struct cJSON *o, const char *k, double v);
+
+/* A number setting as the prepared problem uses it (derived defaults filled in); NaN if unknown. */
+double kl_report_setting(const kelvin_grind *g, const char *key);
+
 #endif

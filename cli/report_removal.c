@@ -1,5 +1,6 @@
 /* cli/report_removal.c: outputs of a run with material removal (report_removal.h; docs/design.md section 9). */
 #include "report_removal.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,14 +18,6 @@ int kl_removal_active(const kelvin_grind *g)
 {
   double kp = 0;
   return kelvin_grind_get(g, "removal.preston", &kp) == KELVIN_OK && kp > 0;
-}
-
-/* a number setting as the prepared problem uses it (derived defaults filled in); NaN if unknown */
-static double setting(const kelvin_grind *g, const char *key)
-{
-  double v = NAN;
-  if (kelvin_grind_problem_get(g, key, &v) != KELVIN_OK) v = NAN;
-  return v;
 }
 
 static double value(const kelvin_grind *g, int plan, int pass, int ver, kelvin_removal_value what)
@@ -239,28 +232,22 @@ static int profile(const kelvin_grind *g, const char *dir)
   return kl_out_commit(&f);
 }
 
-/* cJSON: a number (non-finite becomes null) */
-static void num(cJSON *o, const char *k, double v)
-{
-  cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
 /* the numbers of a pass (or of the plan, pass -1) at one level (0 the device model, 1 the 3-D engine) */
 static void values(cJSON *parent, const char *name, const kelvin_grind *g, int plan, int pass, int ver)
 {
   cJSON *o = cJSON_AddObjectToObject(parent, name);
   if (!o) return;
-  num(o, "residual_rms_m", value(g, plan, pass, ver, KELVIN_REMOVAL_RESIDUAL_RMS));
-  num(o, "residual_max_m", value(g, plan, pass, ver, KELVIN_REMOVAL_RESIDUAL_MAX));
-  num(o, "gouge_m", value(g, plan, pass, ver, KELVIN_REMOVAL_GOUGE));
-  num(o, "volume_m3", value(g, plan, pass, ver, KELVIN_REMOVAL_VOLUME));
-  num(o, "volume_law_m3", value(g, plan, pass, ver, KELVIN_REMOVAL_VOLUME_LAW));
-  num(o, "time_s", value(g, plan, pass, ver, KELVIN_REMOVAL_TIME));
-  num(o, "force_max_N", value(g, plan, pass, ver, KELVIN_REMOVAL_FORCE_MAX));
-  num(o, "removed_max_m", value(g, plan, pass, ver, KELVIN_REMOVAL_REMOVED_MAX));
-  num(o, "tool_radius_m", value(g, plan, pass, ver, KELVIN_REMOVAL_TOOL_RADIUS));
+  kl_report_num(o, "residual_rms_m", value(g, plan, pass, ver, KELVIN_REMOVAL_RESIDUAL_RMS));
+  kl_report_num(o, "residual_max_m", value(g, plan, pass, ver, KELVIN_REMOVAL_RESIDUAL_MAX));
+  kl_report_num(o, "gouge_m", value(g, plan, pass, ver, KELVIN_REMOVAL_GOUGE));
+  kl_report_num(o, "volume_m3", value(g, plan, pass, ver, KELVIN_REMOVAL_VOLUME));
+  kl_report_num(o, "volume_law_m3", value(g, plan, pass, ver, KELVIN_REMOVAL_VOLUME_LAW));
+  kl_report_num(o, "time_s", value(g, plan, pass, ver, KELVIN_REMOVAL_TIME));
+  kl_report_num(o, "force_max_N", value(g, plan, pass, ver, KELVIN_REMOVAL_FORCE_MAX));
+  kl_report_num(o, "removed_max_m", value(g, plan, pass, ver, KELVIN_REMOVAL_REMOVED_MAX));
+  kl_report_num(o, "tool_radius_m", value(g, plan, pass, ver, KELVIN_REMOVAL_TOOL_RADIUS));
   if (pass < 0) { /* the plan against its limits */
-    const double tol = setting(g, "removal.tolerance"), gl = setting(g, "removal.gouge");
+    const double tol = kl_report_setting(g, "removal.tolerance"), gl = kl_report_setting(g, "removal.gouge");
     cJSON_AddBoolToObject(o, "within_tolerance", value(g, plan, -1, ver, KELVIN_REMOVAL_RESIDUAL_MAX) <= tol);
     cJSON_AddBoolToObject(o, "within_gouge", value(g, plan, -1, ver, KELVIN_REMOVAL_GOUGE) <= gl);
   }
@@ -270,50 +257,47 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
 {
   cJSON *d = cJSON_CreateObject();
   if (!d) return kl_json_write(dir, "report.json", NULL);
-  cJSON_AddStringToObject(d, "command", command);
-  kl_json_meta(d, cfgfile);
-  if (!cfgfile) cJSON_AddStringToObject(d, "config", "(built-in default)");
-  cJSON_AddStringToObject(d, "device", device);
+  kl_report_json_head(d, command, device, cfgfile);
   cJSON *p = cJSON_AddObjectToObject(d, "problem");
   const char *surf = kelvin_grind_get_string(g, "workpiece.surface"), *shape = kelvin_grind_get_string(g, "tool.shape");
   cJSON_AddStringToObject(p, "surface", surf ? surf : "");
   cJSON_AddStringToObject(p, "tool", shape ? shape : "");
-  num(p, "path_length_m", kelvin_grind_length(g));
-  num(p, "samples", kelvin_grind_nsamples(g));
-  num(p, "tool_radius_m", setting(g, "tool.radius"));
-  num(p, "holder_stiffness_N_m", setting(g, "holder.stiffness"));
-  num(p, "max_force_N", setting(g, "target.max_force"));
+  kl_report_num(p, "path_length_m", kelvin_grind_length(g));
+  kl_report_num(p, "samples", kelvin_grind_nsamples(g));
+  kl_report_num(p, "tool_radius_m", kl_report_setting(g, "tool.radius"));
+  kl_report_num(p, "holder_stiffness_N_m", kl_report_setting(g, "holder.stiffness"));
+  kl_report_num(p, "max_force_N", kl_report_setting(g, "target.max_force"));
   cJSON *sb = cJSON_AddArrayToObject(p, "speed_bounds_m_s");
   if (sb) {
-    cJSON_AddItemToArray(sb, cJSON_CreateNumber(setting(g, "speed.min")));
-    cJSON_AddItemToArray(sb, cJSON_CreateNumber(setting(g, "speed.max")));
+    cJSON_AddItemToArray(sb, cJSON_CreateNumber(kl_report_setting(g, "speed.min")));
+    cJSON_AddItemToArray(sb, cJSON_CreateNumber(kl_report_setting(g, "speed.max")));
   }
   cJSON *r = cJSON_AddObjectToObject(d, "removal");
-  num(r, "preston_m2_N", setting(g, "removal.preston"));
-  num(r, "spindle_rpm", setting(g, "tool.spindle_rpm"));
-  num(r, "lead_deg", setting(g, "tool.lead_deg"));
-  num(r, "allowance_m", setting(g, "removal.allowance"));
-  num(r, "tolerance_m", setting(g, "removal.tolerance"));
-  num(r, "gouge_limit_m", setting(g, "removal.gouge"));
-  num(r, "grinding_ratio", setting(g, "removal.grinding_ratio"));
-  num(r, "max_passes", setting(g, "removal.max_passes"));
+  kl_report_num(r, "preston_m2_N", kl_report_setting(g, "removal.preston"));
+  kl_report_num(r, "spindle_rpm", kl_report_setting(g, "tool.spindle_rpm"));
+  kl_report_num(r, "lead_deg", kl_report_setting(g, "tool.lead_deg"));
+  kl_report_num(r, "allowance_m", kl_report_setting(g, "removal.allowance"));
+  kl_report_num(r, "tolerance_m", kl_report_setting(g, "removal.tolerance"));
+  kl_report_num(r, "gouge_limit_m", kl_report_setting(g, "removal.gouge"));
+  kl_report_num(r, "grinding_ratio", kl_report_setting(g, "removal.grinding_ratio"));
+  kl_report_num(r, "max_passes", kl_report_setting(g, "removal.max_passes"));
   int nu = 0, nw = 0;
   kelvin_grind_removal_grid_size(g, &nu, &nw);
   double du, dw;
   spacing(g, &du, &dw);
   cJSON *gr = cJSON_AddObjectToObject(r, "grid");
-  num(gr, "cells_along", nu);
-  num(gr, "cells_across", nw);
-  num(gr, "du_m", du);
-  num(gr, "dw_m", dw);
-  num(gr, "cell_area_m2", du * dw);
-  num(gr, "width_m", setting(g, "removal.width"));
-  num(gr, "resolution_m", setting(g, "removal.resolution"));
+  kl_report_num(gr, "cells_along", nu);
+  kl_report_num(gr, "cells_across", nw);
+  kl_report_num(gr, "du_m", du);
+  kl_report_num(gr, "dw_m", dw);
+  kl_report_num(gr, "cell_area_m2", du * dw);
+  kl_report_num(gr, "width_m", kl_report_setting(g, "removal.width"));
+  kl_report_num(gr, "resolution_m", kl_report_setting(g, "removal.resolution"));
   cJSON *t = cJSON_AddObjectToObject(d, "time_s");
-  num(t, "setup", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SETUP));
-  num(t, "refinement", kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT));
-  num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
-  num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
+  kl_report_num(t, "setup", kelvin_grind_run_value(g, KELVIN_RUN_TIME_SETUP));
+  kl_report_num(t, "refinement", kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT));
+  kl_report_num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
+  kl_report_num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
   cJSON *pl = cJSON_AddArrayToObject(d, "plans");
   for (int i = 0; i < kelvin_grind_removal_nplans(g) && pl; ++i) {
     cJSON *o = cJSON_CreateObject();
@@ -322,7 +306,7 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
     const char *label = kelvin_grind_removal_label(g, i);
     cJSON_AddStringToObject(o, "label", label ? label : "");
     const int np = kelvin_grind_removal_npass(g, i), ver = verified(g, i);
-    num(o, "passes", np);
+    kl_report_num(o, "passes", np);
     cJSON_AddBoolToObject(o, "verified_3d", ver); /* (then "verified" holds its numbers) */
     values(o, "predicted", g, i, -1, 0);
     if (ver) values(o, "verified", g, i, -1, 1);
@@ -331,7 +315,7 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
       cJSON *q = cJSON_CreateObject();
       if (!q) break;
       cJSON_AddItemToArray(ps, q);
-      num(q, "pass", k + 1);
+      kl_report_num(q, "pass", k + 1);
       values(q, "predicted", g, i, k, 0);
       if (ver) values(q, "verified", g, i, k, 1);
     }
@@ -371,7 +355,7 @@ static int figures(const kelvin_grind *g, const char *dir, const kl_cli_common *
   if (rc > 0) return 0; /* no gnuplot: the notice is printed once; the scripts of the others are not needed */
   /* the colours span 4 gouge limits below the target to 4 tolerances above it (white: on the target), and
    * saturate beyond (the stock the tool never reached, off the track) */
-  const double tol = setting(g, "removal.tolerance"), gl = setting(g, "removal.gouge");
+  const double tol = kl_report_setting(g, "removal.tolerance"), gl = kl_report_setting(g, "removal.gouge");
   const double lo = gl > 0 ? -4e6 * gl : -1, hi = tol > 0 ? 4e6 * tol : 1;
   n = snprintf(script, sizeof script,
                "# kelvin: the final surface against the target (> 0 above it, < 0 below: a gouge)\n"
@@ -459,14 +443,14 @@ int kl_removal_stale(const char *dir, const char *command, int removal)
 
 void kl_removal_print(const kelvin_grind *g)
 {
-  const double tol = setting(g, "removal.tolerance"), gl = setting(g, "removal.gouge");
+  const double tol = kl_report_setting(g, "removal.tolerance"), gl = kl_report_setting(g, "removal.gouge");
   int nu = 0, nw = 0;
   kelvin_grind_removal_grid_size(g, &nu, &nw);
   double du, dw;
   spacing(g, &du, &dw);
   printf(", material removal: Preston k_p %.3g m^2/N, spindle %.0f rpm, grid %d x %d cells of %.3g x %.3g um; the "
          "target: within %.3g um above it, no gouge deeper than %.3g um\n\n",
-         setting(g, "removal.preston"), setting(g, "tool.spindle_rpm"), nu, nw, 1e6 * du, 1e6 * dw, 1e6 * tol, 1e6 * gl);
+         kl_report_setting(g, "removal.preston"), kl_report_setting(g, "tool.spindle_rpm"), nu, nw, 1e6 * du, 1e6 * dw, 1e6 * tol, 1e6 * gl);
   printf("| plan | model | passes | time s | residual RMS um | residual max um | worst gouge um | removed mm^3 "
          "(grid / law) | peak force N | within %.3g um / gouge %.3g um |\n",
          1e6 * tol, 1e6 * gl);
