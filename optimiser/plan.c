@@ -138,23 +138,16 @@ static int row_of(const kl_surface *sf, double s)
   return i < 0 ? 0 : i >= sf->nu ? sf->nu - 1 : (int)i;
 }
 
-/* the track's half-width across the path: the Hertz radius at the reference force (the disc: half its width) */
-static double track_half(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law)
-{
-  if (law->L > 0) return 0.5 * law->L;
-  return kl_removal_hertz_a(pb->set.target_F, sf->tool_R, law->Es);
-}
-
 void kl_plan_need(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, const kl_plan_limits *lim,
                   double *need)
 {
   const int nw = sf->nw, jm = (nw - 1) / 2;
-  const double half = track_half(pb, sf, law);
+  const int jt = kl_surface_track(sf, law, pb); /* the track, as kl_surface_stats_of judges it */
   for (int k = 0; k < pb->ns; ++k) {
     const size_t i = (size_t)row_of(sf, pb->s[k]);
     double e = -INFINITY;
-    for (int j = 0; j < nw; ++j) {
-      if (j != jm && fabs((j - jm) * sf->dw) > half) continue;
+    for (int j = jm - jt; j <= jm + jt; ++j) {
+      if (j < 0 || j >= nw) continue;
       const size_t c = i * (size_t)nw + (size_t)j;
       e = fmax(e, sf->stock[c] - sf->removed[c]);
     }

@@ -570,15 +570,18 @@ double kl_surface_deposit_pass(kl_surface *sf, kl_removal_law *law, const kl_pro
 //------------------------------------------------------------------------------------------------------
 // what a surface leaves
 
+int kl_surface_track(const kl_surface *sf, const kl_removal_law *law, const kl_problem *pb)
+{
+  const double R = sf->tool_R > 0 ? sf->tool_R : law->R;
+  const double half = law->L > 0 ? 0.5 * law->L : kl_removal_hertz_a(pb->set.target_F, R, law->Es);
+  return (int)floor(half / sf->dw + 1e-9);
+}
+
 void kl_surface_stats_of(const kl_surface *sf, const kl_removal_law *law, const kl_problem *pb, kl_surface_stats *st)
 {
   memset(st, 0, sizeof *st);
   const int nu = sf->nu, nw = sf->nw, jc = (nw - 1) / 2;
-  const double R = sf->tool_R > 0 ? sf->tool_R : law->R;
-  /* the track: the path's row and its neighbours within the contact's half-size at target.force (the disc:
-   * its half-width) */
-  const double half = law->L > 0 ? 0.5 * law->L : kl_removal_hertz_a(pb->set.target_F, R, law->Es);
-  const int jt = (int)floor(half / sf->dw + 1e-9);
+  const int jt = kl_surface_track(sf, law, pb);
   double ss = 0;
   long nt = 0;
   for (int i = 0; i < nu; ++i)

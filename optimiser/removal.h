@@ -104,6 +104,10 @@ typedef struct kl_surface_stats {
   double removed_max;                /* the deepest removal [m] */
 } kl_surface_stats;
 
+/* The track's half-width across the path in cells: the rows j with |j - (nw - 1) / 2| <= this are the track
+ * (the Hertz contact radius at target.force on the tool's radius now; the disc: half its width). */
+int kl_surface_track(const kl_surface *sf, const kl_removal_law *law, const kl_problem *pb);
+
 void kl_surface_stats_of(const kl_surface *sf, const kl_removal_law *law, const kl_problem *pb, kl_surface_stats *st);
 
 #endif
