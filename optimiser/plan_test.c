@@ -246,8 +246,79 @@ static void test_planned_against_naive(void **state)
   kl_problem_free(pb);
 }
 
+/* The centroid along the path of a pass's removal on the path's row over [u0, u1] (removed: nu x nw; 0 when nothing
+ * is removed there) and the removed depth summed there, into *sum */
+static double row_centroid(const kl_surface *sf, const float *removed, double u0, double u1, double *sum)
+{
+  const int jm = (sf->nw - 1) / 2;
+  double m0 = 0, m1 = 0;
+  for (int i = 0; i < sf->nu; ++i) {
+    const double u = i * sf->du;
+    if (u < u0 || u > u1) continue;
+    const double r = removed[(size_t)i * sf->nw + jm];
+    m0 += r;
+    m1 += r * u;
+  }
+  *sum = m0;
+  return m0 > 0 ? m1 / m0 : 0.0;
+}
+
+/* Closed loop (kl_plan_run_closed: each pass planned on the surface the 3-D engine left, then run by the engine from
+ * it) on the bead: the engine's track reaches removal.tolerance with no gouge past removal.gouge (the limits
+ * themselves), and the engine's first pass removes on the bead's flanks where the device predicted (both start from
+ * the untouched bead): the centroids along the path of the two removals on the path's row, each flank's, are not
+ * shifted toward the crest by more than R sin(theta_max) / 2 in all. That offset is the one by hand: on a flank of
+ * slope theta the ball of radius R touches R sin(theta) from its axis (theta_max = atan(h / (sigma sqrt(e))),
+ * 0.48 mm for this 6 mm ball); kl_surface_deposit takes the axis point and finds that touch itself, so an engine that
+ * handed it the contact point would cut each flank up to R sin(theta) further toward the crest (measured: 0.41 mm
+ * in all on the first pass, the plan then gouging 31 um; docs/design.md section 9.4). */
+static void test_closed_loop_flanks(void **state)
+{
+  (void)state;
+  kl_settings s;
+  kl_problem *pb = NULL;
+  kl_host *h = NULL;
+  char msg[1024];
+  bead_settings(&s);
+  s.rm_max_passes = 24;
+  s.verify_time_limit = 60;
+  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
+  kl_host_opts op;
+  kl_host_opts_default(&op);
+  op.cpu = 1;
+  assert_int_equal(kl_host_create(&h), KELVIN_OK);
+  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  kl_plan pl, eng;
+  if (kl_plan_run_closed(pb, h, NULL, NULL, &pl, &eng, msg, sizeof msg) != KELVIN_OK) fail_msg("closed loop: %s", msg);
+  const double crest = s.bead_x - s.path_x0, sig = s.bead_w;
+  const double theta = atan(s.bead_h / (sig * sqrt(exp(1.0)))), off = s.tool_R * sin(theta);
+  double shift = 0; /* toward the crest: the rising flank's centroid moved up the path, the falling one's down */
+  for (int side = -1; side <= 1; side += 2) {
+    const double u0 = side < 0 ? crest - 3 * sig : crest, u1 = side < 0 ? crest : crest + 3 * sig;
+    double sd, se;
+    const double cd = row_centroid(&pl.sf, pl.pass[0].removed, u0, u1, &sd),
+                 ce = row_centroid(&eng.sf, eng.pass[0].removed, u0, u1, &se);
+    print_message("pass 1, %s flank: removal's centroid device %.3f mm, engine %.3f mm (%+.3f mm)\n",
+                  side < 0 ? "rising" : "falling", 1e3 * cd, 1e3 * ce, 1e3 * (ce - cd));
+    assert_true(sd > s.rm_tolerance && se > s.rm_tolerance); /* the first pass cuts both flanks */
+    shift += -side * (ce - cd);
+  }
+  const kl_surface_stats *st = &eng.pass[eng.npass - 1].st;
+  print_message("closed loop: %d passes, engine residual max %.2f um, gouge %.2f um; the first pass's flank removal "
+                "shifted %.3f mm toward the crest (R sin theta_max %.3f mm)\n", eng.npass, 1e6 * st->residual_max,
+                1e6 * st->gouge, 1e3 * shift, 1e3 * off);
+  assert_true(fabs(shift) < 0.5 * off);
+  assert_true(eng.reached && st->residual_max <= s.rm_tolerance);
+  assert_true(st->gouge <= s.rm_gouge);
+  kl_plan_free(&pl);
+  kl_plan_free(&eng);
+  kl_host_destroy(h);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_design_by_hand), cmocka_unit_test(test_planned_against_naive)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_design_by_hand), cmocka_unit_test(test_planned_against_naive),
+                                     cmocka_unit_test(test_closed_loop_flanks)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,15 +194,16 @@ static void path_uw(const kl_problem *pb, const double p[3], int *hint, double *
 }
 
 /* the engine's depth correction (world.h, fix): the drop of the tool's protrusion over the evolved surface
- * (kl_surface_drop, <= 0) at the contact point's place along the path; its gradient, the drop's slope along the
- * path times du/dpos = t_k (path_uw), so that the engine's approach rate follows the evolved surface
- * (docs/design.md section 9.3) */
+ * (kl_surface_drop, <= 0) with the tool's axis at the place along the path of the centre of the contact's tool,
+ * pos + R nout (kl_surface_drop takes the tool's axis point, not the contact point: on a flank of slope theta the
+ * contact lies R sin theta from the axis); its gradient, the drop's slope along the path times du/dpos = t_k
+ * (path_uw), so that the engine's approach rate follows the evolved surface (docs/design.md section 9.3) */
 static double rm_fix(void *ctx, const double pos[3], const double nout[3], double grad[3])
 {
-  (void)nout;
   v3_rm *r = ctx;
-  double u, w, slope;
-  path_uw(r->pb, pos, &r->hint, &u, &w);
+  double u, w, slope, q[3];
+  for (int i = 0; i < 3; ++i) q[i] = pos[i] + r->rm->law->R * nout[i];
+  path_uw(r->pb, q, &r->hint, &u, &w);
   const double c = kl_surface_drop_slope(r->rm->sf, r->rm->law, u, &slope);
   const double *t = r->pb->tan + 3 * r->hint;
   for (int i = 0; i < 3; ++i) grad[i] = slope * t[i];
@@ -210,29 +211,24 @@ static double rm_fix(void *ctx, const double pos[3], const double nout[3], doubl
 }
 
 /* the engine's observer (world.h, observe): the sub-step's mean normal force of the tool-part contacts deposited
- * while their force-weighted point moved over the sub-step: from where the narrow phase put it at the step's
- * start, by the tool centre's move over the step */
+ * while the tool's axis moved over the sub-step: the tool centre's place along the path from the step's start to
+ * its end (kl_surface_deposit takes the tool's axis point and finds where it touches the evolved surface itself;
+ * the contact point, R sin theta from the axis on a flank of slope theta, would count that offset twice) */
 static void rm_observe(void *ctx, const kl_world_model *m, const kl_world_data *d, double t0, double h)
 {
   (void)m, (void)t0;
   v3_rm *r = ctx;
-  double F = 0, p[3] = {0, 0, 0};
+  double F = 0;
   for (int c = 0; c < d->ncon; ++c) {
     const kl_contact *k = &d->con[c];
     if (!((k->body[0] == r->tool && k->body[1] == r->part) || (k->body[0] == r->part && k->body[1] == r->tool))) continue;
-    const double f = fmax(k->favg, 0.0);
-    F += f;
-    for (int i = 0; i < 3; ++i) p[i] += f * k->pos[i];
+    F += fmax(k->favg, 0.0);
   }
   const double *x = d->xpos + 3 * r->tool;
   if (F > 0 && h > 0) {
-    double p1[3], u0, w0, u1, w1;
-    for (int i = 0; i < 3; ++i) {
-      p[i] /= F;
-      p1[i] = p[i] + x[i] - r->xprev[i];
-    }
-    path_uw(r->pb, p, &r->hint, &u0, &w0);
-    path_uw(r->pb, p1, &r->hint, &u1, &w1);
+    double u0, w0, u1, w1;
+    path_uw(r->pb, r->xprev, &r->hint, &u0, &w0);
+    path_uw(r->pb, x, &r->hint, &u1, &w1);
     r->rm->vol_law += kl_surface_deposit(r->rm->sf, r->rm->law, F, u0, w0, u1, w1, h);
     r->rm->impulse += F * h;
     r->rm->ndep++;
