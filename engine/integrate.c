@@ -268,8 +268,11 @@ static int same_feature(const kl_feature *f, int s0, int s1, int key)
  * correction (world.h, fix), plus the correction's change as the point slides over the part, grad . v, v the other
  * body's point's velocity over the part. A feature that is not a contact carries no force, so nothing wears the
  * surface under it and that is the whole change of its corrected depth; under an active contact the wear lowers
- * the surface as the point slides into the unworn (in steady cutting the two cancel), so an active contact keeps
- * the uncorrected rate (docs/design.md section 9.3) */
+ * the surface as the point slides into the unworn, so an active contact takes (slide = 0) the uncorrected rate
+ * here and update_contacts adds the correction's measured change per unit time over the step before (on a flat
+ * part in steady cutting it is 0; over a bead being ground flat it cancels the bead's slope: without it Hunt-
+ * Crossley's damping pushed 15-30 % over the device model's force climbing a bead and under it going down,
+ * docs/design.md section 9.3) */
 static double approach_rate(const kl_world_model *m, const kl_world_data *d, const kl_feature *f, int slide)
 {
   double va[3], vb[3], dv[3];
@@ -309,6 +312,13 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
     v3_copy(c->normal, f->normal);
     c->depth = f->depth;
     c->rate = approach_rate(m, d, f, 0);
+    if (d->fix) { /* the corrected depth's own change: the surface worn under the contact and the contact slid over
+                   * it since the last narrow phase, per unit time (docs/design.md section 9.3) */
+      if (d->t > c->tfix) c->frate = (f->fix - c->fix) / (d->t - c->tfix);
+      c->fix = f->fix;
+      c->tfix = d->t;
+      c->rate += c->frate;
+    }
     ++i;
   }
   /* new contacts: touching (within eps) and approaching, or (force rule) inside and pushing */
@@ -341,6 +351,8 @@ static void update_contacts(const kl_world_model *m, kl_world_data *d, kl_scratc
     v3_copy(c->normal, g->normal);
     c->depth = g->depth;
     c->rate = rate;
+    c->fix = g->fix;
+    c->tfix = d->t;
     c->K = K, c->cr = cr, c->D = D, c->mu = mu;
     c->dgiven = D > 0;
     c->t0 = d->t;

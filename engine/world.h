@@ -228,6 +228,8 @@ typedef struct kl_contact {
   double dstart;         /* penetration at onset if negative (a gap within the touching tolerance), else 0 */
   double dmax, fpeak;    /* running maxima */
   double hstep;          /* Hunt-Crossley: the error control's next sub-step [s] */
+  double fix, tfix, frate; /* with a depth correction (fix): its value at the last narrow phase, that phase's
+                            * time, and its change per unit time over the step before, which joins the rate */
 } kl_contact;
 
 /* A finished contact (onset to separation) */

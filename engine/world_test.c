@@ -667,6 +667,79 @@ static void test_fix_gradient(void **state)
   }
 }
 
+/* A surface that wears away under a resting ball (world.h, fix; docs/design.md section 9.3): the correction
+ * lowers the plane at a constant rate rho from t0 on, so the ball, under its weight alone, sinks at rho and in the
+ * steady state its corrected depth stands still: Hunt-Crossley's force is K d^n (1 + chi d') with d' = 0, and the
+ * depth is the static (m g / K)^(1/n), by hand. An engine that takes the rate of an active contact from the
+ * bodies alone sees the ball approach the (uncorrected) plane at rho and finds the depth (m g / (K (1 + chi
+ * rho)))^(1/n) instead: rho is chosen so that chi rho = 1, 21 % shallower at n = 1.5. */
+typedef struct recede_fix {
+  const kl_world_data *d;
+  double rho, t0;
+} recede_fix;
+
+static double recede(void *ctx, const double pos[3], const double nout[3], double grad[3])
+{
+  (void)pos, (void)nout, (void)grad;
+  const recede_fix *r = ctx;
+  return r->rho > 0 ? -r->rho * fmax(0.0, r->d->t - r->t0) : 0.0;
+}
+
+static void test_fix_rate(void **state)
+{
+  (void)state;
+  const double K = 1e7, R = 0.05, mass = 2.0;
+  kl_world_model *m = kl_world_create();
+  m->model = KL_MODEL_HC, m->n = 1.5, m->law = KL_LAW_EXACT;
+  m->rule = KL_SEP_FORCE;
+  kl_body_def gb;
+  kl_world_default_body(&gb);
+  gb.type = KL_BODY_STATIC;
+  gb.K = K, gb.cr = 0.5;
+  const int g = kl_world_add_body(m, &gb);
+  kl_shape_def gs;
+  kl_world_default_shape(&gs);
+  gs.type = KL_SHAPE_PLANE;
+  kl_world_add_shape(m, g, &gs);
+  kl_body_def b;
+  kl_world_default_body(&b);
+  b.mass = mass, b.K = K, b.cr = 0.5;
+  const double ds = pow(mass * G / K, 1.0 / 1.5); /* the static depth */
+  b.pos[2] = R - ds;
+  const int body = kl_world_add_body(m, &b);
+  kl_shape_def s;
+  kl_world_default_shape(&s);
+  s.size[0] = R;
+  kl_world_add_shape(m, body, &s);
+  char msg[256];
+  assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+  kl_world_data *d = kl_world_data_create(m);
+  recede_fix rf = {d, 0.0, 0.0};
+  d->fix = recede;
+  d->fix_ctx = &rf;
+  d->fix_body[0] = g;
+  d->fix_body[1] = body;
+  assert_int_equal(kl_world_advance(m, d, 0.05, msg, sizeof msg), KELVIN_OK);
+  assert_int_equal(d->ncon, 1);
+  const double chi = d->con[0].chi;
+  assert_true(chi > 0);
+  rf.rho = 1.0 / chi, rf.t0 = d->t;
+  kelvin_status st = KELVIN_OK;
+  for (int k = 1; k <= 100 && st == KELVIN_OK; ++k) st = kl_world_advance(m, d, 0.05 + 0.5 * k / 100, msg, sizeof msg);
+  assert_int_equal(st, KELVIN_OK);
+  assert_int_equal(d->ncon, 1);
+  const double dep = d->con[0].depth, dw = pow(mass * G / (K * (1.0 + chi * rf.rho)), 1.0 / 1.5);
+  const double sunk = R - ds - d->xpos[3 * body + 2];
+  printf("# fix rate: the surface receding at %.4g m/s (chi %.4g s/m): depth %.6e m, static %.6e m (by hand), "
+         "without the rate %.6e m; the ball sank %.6e m, the surface %.6e m\n",
+         rf.rho, chi, dep, ds, dw, sunk, rf.rho * (d->t - rf.t0));
+  assert_true(fabs(dep - ds) < 0.01 * ds);           /* the static depth, to 1 % */
+  assert_true(fabs(dep - dw) > 0.1 * ds);            /* which the bodies' rate alone misses by 21 % */
+  assert_true(fabs(sunk - rf.rho * (d->t - rf.t0)) < 0.01 * rf.rho * (d->t - rf.t0)); /* the ball follows */
+  kl_world_data_free(d);
+  kl_world_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -676,6 +749,7 @@ int main(void)
     cmocka_unit_test(test_compile_errors),
     cmocka_unit_test(test_probe_repeat),       cmocka_unit_test(test_free_rotation),
     cmocka_unit_test(test_hooks),              cmocka_unit_test(test_fix_gradient),
+    cmocka_unit_test(test_fix_rate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

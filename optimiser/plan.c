@@ -257,6 +257,7 @@ typedef struct prun {
   double *prev;     /* the grid's removal before the pass (nu x nw) */
   double *need, *want, *c; /* per sample: need, want, compliance */
   double *o, *so1;  /* the current offsets and their prediction (KL_SO_N x ns) */
+  double *drop, *drop1; /* the drops the pass's problem was opened with, and those its prediction carves (ns) */
 } prun;
 
 static void notice(void *ctx, const char *line)
@@ -276,12 +277,17 @@ static void close_pass(prun *r)
 /* the problem on the evolved part and its rollouts, per-sample commands (the copy made so if the problem's are
  * splines), the feed v (ns) fixed by its bounds, and the step-averaged contact force the scored measure (the force
  * the deposit takes) */
-static kelvin_status open_pass(prun *r, const double *v)
+static kelvin_status open_pass(prun *r, const double *v, const double *drop)
 {
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
   close_pass(r);
-  kl_surface_protrusion(pb, &r->plan->sf, &r->law, r->hh, r->dh);
+  if (drop) {
+    memcpy(r->drop, drop, (size_t)ns * sizeof *r->drop);
+  } else {
+    for (int k = 0; k < ns; ++k) r->drop[k] = kl_surface_drop(&r->plan->sf, &r->law, pb->s[k]);
+  }
+  kl_protrusion_of_drop(pb, r->drop, r->hh, r->dh);
   kelvin_status st = kl_problem_with_protrusion(pb, r->hh, r->dh, r->plan->sf.tool_R, &r->pe, r->msg, r->cap);
   if (st != KELVIN_OK) return st;
   kl_problem *pe = r->pe;
@@ -397,12 +403,14 @@ static kelvin_status offsets(prun *r, const double *Fset, const double *v)
   st = kl_lm_solve(r->pe, r->h, r->ro, x, KL_PLAN_ITERATIONS, 0.0, NULL, &ls, r->msg, r->cap);
   r->plan->rollouts += ls.rollouts;
   if (st != KELVIN_OK) goto done;
-  /* where neither the sample nor its neighbours ask for a force the tool stays clear (the fit leaves offsets there
-   * free: light touches in the prediction, and an engine that chatters over them) */
+  /* where neither the sample nor its neighbours ask for a force the tool stays clear by KL_PLAN_CLEARANCE (the fit
+   * leaves offsets there free: light touches in the prediction and an engine that chatters over them, or, kept
+   * below the clearance, swings to the offset's bound and back that the wrist sensor reads as the tool's inertia);
+   * next to a sample that does, no more than twice as far */
   static_offsets(r, Fset, r->o);
   for (int k = 0; k < ns; ++k) {
     const int quiet = Fset[k] == 0 && (k == 0 || Fset[k - 1] == 0) && (k == ns - 1 || Fset[k + 1] == 0);
-    x[k] = quiet ? fmin(x[k], r->o[k]) : x[k];
+    x[k] = quiet ? r->o[k] : Fset[k] == 0 ? fmax(x[k], r->o[k] - KL_PLAN_CLEARANCE) : x[k];
   }
   memcpy(r->o, x, (size_t)ns * sizeof *r->o);
   smooth(pb, v, r->o);
@@ -431,10 +439,83 @@ done:
   return st;
 }
 
+/* The pass's own carving (docs/design.md section 9.4): the prediction r->so1 deposited on tmp (a copy of the
+ * plan's surface) sample interval by interval as the tool moves, and into r->drop1 the drop the tool meets at
+ * each sample as it reaches it. The 3-D engine's depth correction sees the material the pass has already
+ * removed under the tool (on a stiff holder a groove of 0.1 mm takes 20 N off the force), so the device's
+ * protrusion must too. *change: the largest difference against the drops the pass was opened with (r->drop). */
+static kelvin_status carve(prun *r, kl_surface *tmp, double *change)
+{
+  const kl_problem *pb = r->pb;
+  const int ns = pb->ns;
+  const double *favg = r->so1 + KL_SO_FAVG * ns, *t = r->so1 + KL_SO_T * ns;
+  if (kl_surface_copy(&r->plan->sf, tmp) != KELVIN_OK) goto nomem;
+  kl_removal_law law = r->law;
+  r->drop1[0] = kl_surface_drop(tmp, &law, pb->s[0]);
+  for (int k = 1; k < ns; ++k) {
+    if (isnan(kl_surface_deposit(tmp, &law, favg[k], pb->s[k - 1], 0.0, pb->s[k], 0.0, t[k] - t[k - 1]))) goto nomem;
+    r->drop1[k] = kl_surface_drop(tmp, &law, pb->s[k]);
+  }
+  double worst = 0;
+  for (int k = 0; k < ns; ++k) worst = fmax(worst, fabs(r->drop1[k] - r->drop[k]));
+  *change = worst;
+  return KELVIN_OK;
+nomem:
+  kl_surface_free(tmp);
+  snprintf(r->msg, (size_t)r->cap, "out of memory");
+  return KELVIN_ERR_NOMEM;
+}
+
+/* The prediction (r->so1) of the pass r->o at the feed v with its own carving: the drops it is opened on and the
+ * drops its prediction carves must agree. Each sample's drop is a fixed point x = g(x), g the drop the prediction
+ * on the drops x carves; plain iteration oscillates (deeper drop, less force, shallower carve: on a stiff holder
+ * g' is about -0.9, and below -1 it diverges), so each sample takes the secant step of x - g(x) = 0,
+ * x += (g - x) / (1 - g'), g' from its last two iterates (clamped to [-20, 0.5]; -1 at the first step: the mean
+ * of x and g). Until they agree within a tenth of the tolerance (KL_PLAN_CARVE rounds at most). */
+static kelvin_status predict_carved(prun *r, const double *v)
+{
+  const int ns = r->pb->ns;
+  double *x = malloc((size_t)4 * ns * sizeof *x);
+  if (!x) {
+    snprintf(r->msg, (size_t)r->cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  double *g = x + ns, *xp = x + 2 * ns, *gp = x + 3 * ns;
+  kelvin_status st = open_pass(r, v, NULL);
+  for (int it = 0; st == KELVIN_OK; ++it) {
+    if ((st = predict(r, 1, r->o, v)) != KELVIN_OK) break;
+    memcpy(r->so1, r->so, (size_t)KL_SO_N * ns * sizeof *r->so1);
+    if (it == KL_PLAN_CARVE) break;
+    kl_surface tmp;
+    memset(&tmp, 0, sizeof tmp);
+    double change = 0;
+    st = carve(r, &tmp, &change);
+    kl_surface_free(&tmp);
+    if (st != KELVIN_OK || change <= 0.1 * r->lim.tol) break;
+    memcpy(x, r->drop, (size_t)ns * sizeof *x);
+    memcpy(g, r->drop1, (size_t)ns * sizeof *g);
+    for (int k = 0; k < ns; ++k) {
+      double d = -1.0;
+      if (it > 0 && x[k] != xp[k]) d = fmin(0.5, fmax(-20.0, (g[k] - gp[k]) / (x[k] - xp[k])));
+      r->drop1[k] = fmin(0.0, x[k] + (g[k] - x[k]) / (1.0 - d));
+    }
+    memcpy(xp, x, (size_t)ns * sizeof *xp);
+    memcpy(gp, g, (size_t)ns * sizeof *gp);
+    st = open_pass(r, v, r->drop1);
+  }
+  free(x);
+  return st;
+}
+
 /* The removal's own correction (docs/design.md section 9.4): the predicted pass deposited on a copy of the surface;
  * where the path row's removal at a sample misses want (the rigid tool cuts ahead of its axis, the force lags its
  * target), the depth asked of the force there moves by the miss, F* follows at the same feed, and the offsets are
- * fitted again; KL_PLAN_AIM rounds at most, fewer once no sample misses by more than a tenth of the tolerance. */
+ * fitted again; KL_PLAN_AIM rounds at most, fewer once no sample misses by more than a tenth of the tolerance.
+ * The floor: where the prediction takes a cell of the path's row below the guard's level (target - gouge / 2, as
+ * kl_plan_need's guard) deeper than it was, by x, every sample whose groove reaches that cell (within
+ * c = sqrt(a^2 + 2 R ask) along the path, a the contact's half-width at target.max_force) asks at least x less: the
+ * tool cuts where its patch is, not only under its axis, so a sample that wants nothing can be cut by its
+ * neighbours' force. */
 static kelvin_status aim(prun *r, const double *v, double *Fset)
 {
   const kl_problem *pb = r->pb;
@@ -446,19 +527,32 @@ static kelvin_status aim(prun *r, const double *v, double *Fset)
   kelvin_status st = KELVIN_OK;
   if (!ask) goto nomem;
   memcpy(ask, r->want, (size_t)ns * sizeof *ask);
+  const double lvl = -0.5 * r->lim.gouge, R = sf->tool_R;
+  const double a = kl_removal_patch(pb->set.max_F, R, r->law.L, r->law.Es);
   for (int it = 0; it < KL_PLAN_AIM; ++it) {
-    if (kl_surface_copy(sf, &tmp) != KELVIN_OK) goto nomem;
-    kl_removal_law law = r->law;
-    kl_surface_deposit_pass(&tmp, &law, pb, r->so1 + KL_SO_FAVG * ns, r->so1 + KL_SO_T * ns);
+    double change = 0;
+    if ((st = carve(r, &tmp, &change)) != KELVIN_OK) break;
     double worst = 0;
     for (int k = 0; k < ns; ++k) {
       const size_t c = (size_t)row_of(sf, pb->s[k]) * (size_t)sf->nw + (size_t)jm;
-      const double miss = r->want[k] - (tmp.removed[c] - sf->removed[c]);
+      double miss = r->want[k] - (tmp.removed[c] - sf->removed[c]);
+      /* the floor: the deepest this pass takes a path-row cell within the groove's reach below the guard's level */
+      const double reach = sqrt(a * a + 2.0 * R * ask[k]);
+      const int i0 = row_of(sf, pb->s[k] - reach), i1 = row_of(sf, pb->s[k] + reach);
+      double x = 0;
+      for (int i = i0; i <= i1; ++i) {
+        const size_t q = (size_t)i * (size_t)sf->nw + (size_t)jm;
+        const double e0 = sf->stock[q] - sf->removed[q], e1 = sf->stock[q] - tmp.removed[q];
+        x = fmax(x, fmax(0.0, lvl - e1) - fmax(0.0, lvl - e0));
+      }
+      if (x > 0) miss = fmin(miss, -x);
       worst = fmax(worst, fabs(miss));
       ask[k] = fmax(0.0, ask[k] + miss);
     }
     kl_surface_free(&tmp);
-    if (worst <= 0.1 * r->lim.tol) break;
+    const int reopen = change > 0.1 * r->lim.tol; /* the pass's own carving moved its protrusion */
+    if (worst <= 0.1 * r->lim.tol && !reopen) break;
+    if (reopen && (st = open_pass(r, v, r->drop1)) != KELVIN_OK) break;
     for (int k = 0; k < ns; ++k) Fset[k] = fmin(pb->set.max_F, kl_plan_flat_force(&r->law, sf->tool_R, ask[k], v[k]));
     if ((st = offsets(r, Fset, v)) != KELVIN_OK) break;
   }
@@ -524,6 +618,8 @@ static void release(prun *r)
   free(r->c);
   free(r->o);
   free(r->so1);
+  free(r->drop);
+  free(r->drop1);
 }
 
 static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_plan *plan,
@@ -556,8 +652,10 @@ static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_pro
   r->c = malloc(ns * sizeof *r->c);
   r->o = malloc(ns * sizeof *r->o);
   r->so1 = malloc(KL_SO_N * ns * sizeof *r->so1);
+  r->drop = malloc(ns * sizeof *r->drop);
+  r->drop1 = malloc(ns * sizeof *r->drop1);
   plan->before0 = malloc(ns * sizeof *plan->before0);
-  if (!r->hh || !r->dh || !r->ctrl || !r->obj || !r->so || !r->prev || !r->need || !r->want || !r->c || !r->o || !r->so1 ||
+  if (!r->hh || !r->dh || !r->ctrl || !r->obj || !r->so || !r->prev || !r->need || !r->want || !r->c || !r->o || !r->so1 || !r->drop || !r->drop1 ||
       !plan->before0) {
     snprintf(msg, (size_t)cap, "out of memory for the removal plan (%zu grid cells)", nc);
     return KELVIN_ERR_NOMEM;
@@ -709,13 +807,11 @@ static kelvin_status run(const kl_problem *pb, kl_host *h, int naive, kl_plan *e
         r.o[k] = pb->naive_o;
         v[k] = pb->set.v_init;
       }
-      if ((st = open_pass(&r, v)) != KELVIN_OK) goto done;
-      if ((st = predict(&r, 1, r.o, v)) != KELVIN_OK) goto done;
-      memcpy(r.so1, r.so, (size_t)KL_SO_N * ns * sizeof *r.so1);
+      if ((st = predict_carved(&r, v)) != KELVIN_OK) goto done;
     } else {
       row_error(pb, &plan->sf, r.c); /* (r->c: scratch until offsets() fills the compliance) */
       N = kl_plan_design(pb, &r.law, plan->sf.tool_R, r.need, r.c, r.want, v, Fset);
-      if ((st = open_pass(&r, v)) != KELVIN_OK) goto done;
+      if ((st = open_pass(&r, v, NULL)) != KELVIN_OK) goto done;
       if ((st = offsets(&r, Fset, v)) != KELVIN_OK || (st = aim(&r, v, Fset)) != KELVIN_OK) goto done;
     }
     if ((st = deposit(&r, v, naive ? NULL : Fset, N)) != KELVIN_OK) goto done;
@@ -764,15 +860,11 @@ kelvin_status kl_plan_user(const kl_problem *pb, kl_host *h, const double *o, co
   const double t0 = kl_now();
   prun r;
   kelvin_status st = begin(&r, pb, h, NULL, NULL, plan, "user", msg, cap);
-  if (st == KELVIN_OK) st = open_pass(&r, v);
   if (st == KELVIN_OK) {
     memcpy(r.o, o, (size_t)pb->ns * sizeof *r.o);
-    st = predict(&r, 1, r.o, v);
+    st = predict_carved(&r, v);
   }
-  if (st == KELVIN_OK) {
-    memcpy(r.so1, r.so, (size_t)KL_SO_N * pb->ns * sizeof *r.so1);
-    st = deposit(&r, v, NULL, 0);
-  }
+  if (st == KELVIN_OK) st = deposit(&r, v, NULL, 0);
   if (st == KELVIN_OK) plan->reached = plan->pass[0].st.residual_max <= r.lim.tol;
   plan->seconds = kl_now() - t0;
   release(&r);

@@ -18,6 +18,7 @@
 
 #define KL_PLAN_ITERATIONS 4  /* the offsets' force corrections per pass */
 #define KL_PLAN_AIM 2         /* the removal's own corrections per pass (deposits on a copy of the surface) */
+#define KL_PLAN_CARVE 6        /* a fixed pass's predictions with its own carving (the drops it meets) */
 #define KL_PLAN_CLEARANCE 1e-4 /* where F* = 0 the tool is lifted this far clear of the evolved part [m] */
 #define KL_PLAN_FORCE_MARGIN 0.9 /* closed loop: passes planned to this fraction of target.max_force, since the 3-D
                                   * engine's wrist force overshoots the device's prediction (docs/design.md 9.4) */

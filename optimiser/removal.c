@@ -343,8 +343,14 @@ double kl_surface_drop_slope(const kl_surface *sf, const kl_removal_law *law, do
 
 void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh)
 {
+  for (int k = 0; k < pb->ns; ++k) h[k] = kl_surface_drop(sf, law, pb->s[k]);
+  kl_protrusion_of_drop(pb, h, h, dh);
+}
+
+void kl_protrusion_of_drop(const kl_problem *pb, const double *drop, double *h, double *dh)
+{
   const int ns = pb->ns;
-  for (int k = 0; k < ns; ++k) h[k] = pb->h[k] + kl_surface_drop(sf, law, pb->s[k]);
+  for (int k = 0; k < ns; ++k) h[k] = pb->h[k] + drop[k];
   for (int k = 0; k < ns; ++k) { /* centred differences, one-sided at the ends (as optimiser/problem.c) */
     const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
     dh[k] = (h[b] - h[a]) / (pb->s[b] - pb->s[a]);

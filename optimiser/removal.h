@@ -71,6 +71,10 @@ double kl_surface_drop_slope(const kl_surface *sf, const kl_removal_law *law, do
 /* The protrusion h (ns) and dh/ds (ns) of pb's tool into the evolved part: pb->h + drop at each sample. */
 void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh);
 
+/* The same from the drops drop (ns) given per sample (each taken on the surface as the tool reaches its sample:
+ * the pass's own carving, docs/design.md section 9.4): h = pb->h + drop, dh/ds by centred differences. */
+void kl_protrusion_of_drop(const kl_problem *pb, const double *drop, double *h, double *dh);
+
 /* Deposit the removal of the contact force F [N] (constant over the move) while the tool's axis point moves
  * from (u0, w0) to (u1, w1) in dt seconds, in sub-steps of at most a quarter of the Hertz contact radius:
  * at each, the pressure over the cells is p = C sqrt(overlap), overlap the rigid tool's interference with
