@@ -193,41 +193,51 @@ static void path_uw(const kl_problem *pb, const double p[3], int *hint, double *
   *w = dot3(dk, b);
 }
 
-/* the place along the path of the point p, continuous in p: the foot u of p on the path (its points and tangents
- * linear in s between samples, as optimiser/removal.c lays the grid), (p - P(u)) . T(u) = 0, by fixed-point
- * iteration from path_uw's guess (it contracts by the point's height over the path's radius of curvature); *t gets
- * the unit T(u). (path_uw's nearest-sample answer jumps where the nearest sample changes, by the point's height
- * times the turn between samples: 0.2 um of u for a tool centre 3 mm above the built-in panel.) */
-static double path_foot(const kl_problem *pb, const double p[3], int *hint, double t[3])
+/* the place along the path of the point p, continuous in p: the foot u of p on the path (its points P and tangents
+ * T linear in s between samples, as optimiser/removal.c lays the grid), G(u) = (p - P(u)) . T(u) = 0, by Newton's
+ * iteration from path_uw's guess; *dudx gets its gradient in p, T / (P' . T - (p - P) . T') (exact within a
+ * segment). (path_uw's nearest-sample answer jumps where the nearest sample changes, by the point's height times
+ * the turn between samples: 0.2 um of u for a tool centre 3 mm above the built-in panel.) */
+static double path_foot(const kl_problem *pb, const double p[3], int *hint, double dudx[3])
 {
   const int ns = pb->ns;
-  double u, w;
+  double u, w, t[3] = {0, 0, 0}, D = 1;
   path_uw(pb, p, hint, &u, &w);
   int j = *hint > ns - 2 ? ns - 2 : *hint;
   for (int it = 0; it < 8; ++it) {
     while (j > 0 && u < pb->s[j]) --j;
     while (j < ns - 2 && u >= pb->s[j + 1]) ++j;
     const double ds = pb->s[j + 1] - pb->s[j], f = ds > 0 ? (u - pb->s[j]) / ds : 0.0;
-    double P[3], tn = 0, du = 0;
+    const double *p0 = pb->p + 3 * j, *p1 = p0 + 3, *t0 = pb->tan + 3 * j, *t1 = t0 + 3;
+    double P[3], L[3], ln = 0, G = 0;
     for (int i = 0; i < 3; ++i) {
-      P[i] = (1 - f) * pb->p[3 * j + i] + f * pb->p[3 * (j + 1) + i];
-      t[i] = (1 - f) * pb->tan[3 * j + i] + f * pb->tan[3 * (j + 1) + i];
-      tn += t[i] * t[i];
+      P[i] = (1 - f) * p0[i] + f * p1[i];
+      L[i] = (1 - f) * t0[i] + f * t1[i];
+      ln += L[i] * L[i];
     }
-    tn = sqrt(tn);
+    ln = sqrt(ln);
+    for (int i = 0; i < 3; ++i) t[i] = L[i] / ln;
+    /* D = dG/du with the sign flipped: P' . T - (p - P) . T', T' = (L' - T (T . L')) / |L|, L' = (t1 - t0) / ds */
+    double tl = 0, dp = 0, dt = 0;
+    for (int i = 0; i < 3; ++i) tl += t[i] * (t1[i] - t0[i]);
     for (int i = 0; i < 3; ++i) {
-      t[i] /= tn;
-      du += (p[i] - P[i]) * t[i];
+      const double Pd = ds > 0 ? (p1[i] - p0[i]) / ds : 0.0, Td = ds > 0 ? (t1[i] - t0[i] - t[i] * tl) / (ds * ln) : 0.0;
+      G += (p[i] - P[i]) * t[i];
+      dp += Pd * t[i];
+      dt += (p[i] - P[i]) * Td;
     }
-    u += du;
-    if (!(fabs(du) > 1e-13)) break;
+    D = dp - dt;
+    if (!(D > 0.5)) D = 1.0; /* (far off the path: the fixed point's step) */
+    u += G / D;
+    if (!(fabs(G) > 1e-13)) break;
   }
+  for (int i = 0; i < 3; ++i) dudx[i] = t[i] / D;
   return u;
 }
 
 /* the engine's depth correction (world.h, fix): the drop of the tool's protrusion over the evolved surface
  * (kl_surface_drop, <= 0) with the tool centre above the path at u, as kl_surface_drop defines it (u the centre's
- * foot on the path, path_foot); its gradient, the drop's slope along the path times du/dx = T(u), with respect to
+ * foot on the path, path_foot); its gradient, the drop's slope along the path times du/dx (path_foot), with respect to
  * the tool centre, so that the engine's approach rate follows the evolved surface as the tool moves. (The contact
  * point's u did not serve: on the faceted mesh the point stays on an edge while the tool passes over it, so the
  * correction did not change where grad . v said it did: docs/design.md section 9.3.) */
@@ -235,10 +245,10 @@ static double rm_fix(void *ctx, const double pos[3], const double nout[3], const
 {
   (void)pos, (void)nout;
   v3_rm *r = ctx;
-  double slope, t[3];
-  const double u = path_foot(r->pb, at, &r->hint, t);
+  double slope, dudx[3];
+  const double u = path_foot(r->pb, at, &r->hint, dudx);
   const double c = kl_surface_drop_slope(r->rm->sf, r->rm->law, u, &slope);
-  for (int i = 0; i < 3; ++i) grad[i] = slope * t[i];
+  for (int i = 0; i < 3; ++i) grad[i] = slope * dudx[i];
   return c;
 }
 
