@@ -686,21 +686,22 @@ static double ridge(void *ctx, const double pos[3], const double nout[3], const 
 
 /* The stall of issue 34's examples in small (docs/design.md section 9.3): a ball over a mesh's convex edge, where
  * the contact point stays on the edge while the ball passes over it. The roof z = -|x| tan 5 deg (two facets, the
- * ridge at x = 0), its surface lowered by beta (x + L), beta 0.04, L 0.05 m; the ball (1 kg, R 0.1 m, K 1e6 N/m,
- * cr 0.2, the force separation rule) starts 1 nm above it at x = 0, 0.2 m/s along x, 1 mm/s down, over the
- * ridge: its mesh rate there is the fall's 1 mm/s (less 0.2 m/s x x / R past the ridge), less than what the
- * correction's slope takes off, 0.2 m/s x beta = 8 mm/s. Expected, the correction of the ball's place: the approach rate is the corrected depth's, the run
- * reaches T = 0.1 s (the ball leaves and lands again) in contact at the end; the reference, the same ball on a level
- * plane without a correction, sets the sub-step budget (twice its sub-steps). With the correction of the contact point (of_pos): on the ridge the point, and
- * so the correction, stands still while its gradient says the surface falls away, so the rate says "leaving" while
- * the corrected depth grows; the feature never starts and the onset search cuts every sub-step to onset_tol: the
- * sub-step budget stops it with the ball still over the ridge. */
+ * ridge at x = 0), its surface lowered by beta (x + L), beta 0.04, L 0.05 m; the ball (1 kg, R 0.1 m, K 1e6 N/m, cr
+ * 0.2, the force separation rule) starts 1 nm above it at x = 0, 0.2 m/s along x, 1 mm/s down, over the ridge: its
+ * mesh rate there is the fall's 1 mm/s (less 0.2 m/s x x / R past the ridge), less than what the correction's slope
+ * takes off, 0.2 m/s x beta = 8 mm/s. Expected, the correction of the ball's place: the approach rate is the
+ * corrected depth's, the run reaches T = 0.1 s (the ball leaves and lands again) in contact at the end; the
+ * reference, the same ball on a level plane without a correction, sets the sub-step budget (twice its sub-steps).
+ * With the correction of the contact point (of_pos): on the ridge the point, and so the correction, stands still
+ * while its gradient says the surface falls away, so the rate says "leaving" while the corrected depth grows; the
+ * feature never starts and the onset search cuts every sub-step to onset_tol: the sub-step budget stops it with the
+ * ball still over the ridge. */
 static void test_fix_ridge(void **state)
 {
   (void)state;
   const double K = 1e6, alpha = 5.0 * KL_PI / 180.0, R = 0.1, T = 0.1, beta = 0.04, L = 0.05, x0 = 0.0;
   long nref = 0;
-  for (int run = 0; run < 3; ++run) { /* 0: level plane, no correction; 1: the ridge, corrected; 2: of the contact point */
+  for (int run = 0; run < 3; ++run) { /* 0: level plane, no correction; 1: the ridge corrected; 2: of the point */
     kl_world_model *m = kl_world_create();
     m->rule = KL_SEP_FORCE;
     kl_mesh *mesh = NULL;

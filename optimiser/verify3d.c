@@ -233,7 +233,8 @@ static double path_foot(const kl_problem *pb, const double p[3], int *hint, doub
     double tl = 0, dp = 0, dt = 0;
     for (int i = 0; i < 3; ++i) tl += t[i] * (t1[i] - t0[i]);
     for (int i = 0; i < 3; ++i) {
-      const double Pd = ds > 0 ? (p1[i] - p0[i]) / ds : 0.0, Td = ds > 0 ? (t1[i] - t0[i] - t[i] * tl) / (ds * ln) : 0.0;
+      const double Pd = ds > 0 ? (p1[i] - p0[i]) / ds : 0.0;
+      const double Td = ds > 0 ? (t1[i] - t0[i] - t[i] * tl) / (ds * ln) : 0.0;
       G += (p[i] - P[i]) * t[i];
       dp += Pd * t[i];
       dt += (p[i] - P[i]) * Td;
