@@ -846,7 +846,8 @@ static void apply_fix(const kl_world_model *m, const kl_world_data *d, kl_scratc
     f->fix = 0.0;
     v3_zero(f->fixg);
     double g[3] = {0, 0, 0};
-    const double c = d->fix(d->fix_ctx, f->pos, nout, g);
+    const int other = f->body[0] == d->fix_body[0] ? f->body[1] : f->body[0];
+    const double c = d->fix(d->fix_ctx, f->pos, nout, d->xpos + 3 * other, g);
     if (!isfinite(c)) continue;
     f->depth += c;
     v3_addscl(f->pos, nout, 0.5 * c);

@@ -265,14 +265,14 @@ static int same_feature(const kl_feature *f, int s0, int s1, int key)
 // 1. contacts at the start of a sub-step
 
 /* normal rate d' of feature f: the approach speed of its bodies at its point; with slide = 1 and a depth
- * correction (world.h, fix), plus the correction's change as the point slides over the part, grad . v, v the other
- * body's point's velocity over the part. A feature that is not a contact carries no force, so nothing wears the
- * surface under it and that is the whole change of its corrected depth; under an active contact the wear lowers
- * the surface as the point slides into the unworn, so an active contact takes (slide = 0) the uncorrected rate
- * here and update_contacts adds the correction's measured change per unit time over the step before (on a flat
- * part in steady cutting it is 0; over a bead being ground flat it cancels the bead's slope: without it Hunt-
- * Crossley's damping pushed 15-30 % over the device model's force climbing a bead and under it going down,
- * docs/design.md section 9.3) */
+ * correction (world.h, fix), plus the correction's change as the other body moves over the part, grad . v, v that
+ * body's centre velocity over the part (the correction is a function of its centre: world.h). A feature that is not
+ * a contact carries no force, so nothing wears the surface under it and that is the whole change of its corrected
+ * depth; under an active contact the wear lowers the surface as the point slides into the unworn, so an active
+ * contact takes (slide = 0) the uncorrected rate here and update_contacts adds the correction's measured change per
+ * unit time over the step before (on a flat part in steady cutting it is 0; over a bead being ground flat it
+ * cancels the bead's slope: without it Hunt-Crossley's damping pushed 15-30 % over the device model's force
+ * climbing a bead and under it going down, docs/design.md section 9.3) */
 static double approach_rate(const kl_world_model *m, const kl_world_data *d, const kl_feature *f, int slide)
 {
   double va[3], vb[3], dv[3];
@@ -281,7 +281,12 @@ static double approach_rate(const kl_world_model *m, const kl_world_data *d, con
   v3_sub(dv, va, vb);
   const double r = -v3_dot(f->normal, dv);
   if (!d->fix || !slide) return r;
-  return r + (f->body[1] == d->fix_body[0] ? 1.0 : -1.0) * v3_dot(f->fixg, dv);
+  const int part = d->fix_body[0], other = f->body[0] == part ? f->body[1] : f->body[0];
+  const double *at = d->xpos + 3 * other;
+  point_vel(m, d, other, at, va);
+  point_vel(m, d, part, at, vb);
+  v3_sub(dv, va, vb);
+  return r + v3_dot(f->fixg, dv);
 }
 
 /* active contacts take their features' new geometry (or end); touching, approaching features start */

@@ -280,17 +280,22 @@ typedef struct kl_world_data {
   void (*observe)(void *ctx, const kl_world_model *m, const struct kl_world_data *d, double t0, double h);
   void *observe_ctx;
   /* fix: the depth correction of the contacts between body fix_body[0] (the part whose surface changes) and
-   * body fix_body[1] (-1: any other body): fix(ctx, pos, nout) is the change [m] of the part's surface height
-   * along its outward unit normal nout at the contact point pos (both as the narrow phase found them on the
-   * uncorrected surface). Every narrow phase adds it to the feature's penetration and moves the contact point
-   * by half of it along nout (the middle of the corrected overlap), so contact onsets, the onset search inside
-   * a step and the contacts' depth all see the corrected surface. fix_max >= 0 bounds fix from above:
-   * conservative advancement takes the pair's gap less fix_max (0 for a surface that only wears away).
-   * grad (zeroed before the call; the hook may leave it) receives the correction's gradient in space at pos
-   * [m/m, world frame]: the engine adds grad . v, v the velocity of the other body's point at pos over the
-   * part, to the feature's approach rate, so that a contact sliding where the correction rises (falls) sees its
-   * corrected depth grow (shrink) as the narrow phase will find it (docs/design.md section 9.3). */
-  double (*fix)(void *ctx, const double pos[3], const double nout[3], double grad[3]);
+   * body fix_body[1] (-1: any other body): fix(ctx, pos, nout, at, grad) is the change [m] of the part's surface
+   * height along its outward unit normal nout at the contact point pos (both as the narrow phase found them on
+   * the uncorrected surface), with the other body's centre at `at` (its position, d->xpos). Every narrow phase
+   * adds it to the feature's penetration and moves the contact point by half of it along nout (the middle of the
+   * corrected overlap), so contact onsets, the onset search inside a step and the contacts' depth all see the
+   * corrected surface. fix_max >= 0 bounds fix from above: conservative advancement takes the pair's gap less
+   * fix_max (0 for a surface that only wears away).
+   * grad (zeroed before the call; the hook may leave it) receives the correction's gradient [m/m, world frame]
+   * with respect to `at`, the other body's centre, as the hook's answer changes when that body moves (pos held
+   * by the hook only through at: a correction of the tool's place, as the removal's drop is): the engine adds
+   * grad . v, v the other body's centre velocity over the part, to a new feature's approach rate, so that a
+   * feature sliding where the correction rises (falls) sees its corrected depth grow (shrink) as the narrow
+   * phase will find it (docs/design.md section 9.3). (A contact point on a faceted mesh does not move with the
+   * body: it stays on an edge or vertex while the body passes over it; a correction of pos changes at a rate
+   * the engine cannot know, so a hook should answer for `at`.) */
+  double (*fix)(void *ctx, const double pos[3], const double nout[3], const double at[3], double grad[3]);
   void *fix_ctx;
   int fix_body[2];
   double fix_max;

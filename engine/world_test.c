@@ -481,9 +481,9 @@ typedef struct hook_rec {
   double tlast;
 } hook_rec;
 
-static double lower_fix(void *ctx, const double pos[3], const double nout[3], double grad[3])
+static double lower_fix(void *ctx, const double pos[3], const double nout[3], const double at[3], double grad[3])
 {
-  (void)pos, (void)grad;
+  (void)pos, (void)at, (void)grad;
   assert_true(fabs(nout[2] - 1.0) < 1e-12); /* the ground's outward normal, +z */
   return -*(const double *)ctx;
 }
@@ -573,9 +573,9 @@ typedef struct level_fix {
   int grad; /* 0: the gradient left out (as the hook before it had one) */
 } level_fix;
 
-static double level(void *ctx, const double pos[3], const double nout[3], double grad[3])
+static double level(void *ctx, const double pos[3], const double nout[3], const double at[3], double grad[3])
 {
-  (void)nout;
+  (void)nout, (void)at;
   const level_fix *l = ctx;
   if (l->grad) grad[0] = sin(l->alpha);
   return (l->z0 + pos[0] * tan(l->alpha)) * cos(l->alpha);
@@ -678,9 +678,9 @@ typedef struct recede_fix {
   double rho, t0;
 } recede_fix;
 
-static double recede(void *ctx, const double pos[3], const double nout[3], double grad[3])
+static double recede(void *ctx, const double pos[3], const double nout[3], const double at[3], double grad[3])
 {
-  (void)pos, (void)nout, (void)grad;
+  (void)pos, (void)nout, (void)at, (void)grad;
   const recede_fix *r = ctx;
   return r->rho > 0 ? -r->rho * fmax(0.0, r->d->t - r->t0) : 0.0;
 }
@@ -740,6 +740,118 @@ static void test_fix_rate(void **state)
   kl_world_free(m);
 }
 
+/* The correction of test_fix_ridge: the part's surface lowered by beta (x + L), more and more along x (as the
+ * earlier passes cut a bead's flank deeper uphill), of the ball's place: -beta (at_x + L), its gradient with
+ * respect to the centre (-beta, 0, 0). of_pos = 1: the same of the contact point pos (the hook before the
+ * correction was of the tool's place, docs/design.md section 9.3). */
+typedef struct ridge_fix {
+  double beta, L;
+  int of_pos;
+} ridge_fix;
+
+static double ridge(void *ctx, const double pos[3], const double nout[3], const double at[3], double grad[3])
+{
+  (void)nout;
+  const ridge_fix *r = ctx;
+  grad[0] = -r->beta;
+  return -r->beta * ((r->of_pos ? pos[0] : at[0]) + r->L);
+}
+
+/* The stall of issue 34's examples in small (docs/design.md section 9.3): a ball over a mesh's convex edge, where
+ * the contact point stays on the edge while the ball passes over it. The roof z = -|x| tan 5 deg (two facets, the
+ * ridge at x = 0), its surface lowered by beta (x + L), beta 0.04, L 0.05 m; the ball (1 kg, R 0.1 m, K 1e6 N/m, cr
+ * 0.2, the force separation rule) starts 1 nm above it at x = 0, 0.2 m/s along x, 1 mm/s down, over the ridge: its
+ * mesh rate there is the fall's 1 mm/s (less 0.2 m/s x x / R past the ridge), less than what the correction's slope
+ * takes off, 0.2 m/s x beta = 8 mm/s. Expected, the correction of the ball's place: the approach rate is the
+ * corrected depth's, the run reaches T = 0.1 s (the ball leaves and lands again) in contact at the end; the
+ * reference, the same ball on a level plane without a correction, sets the sub-step budget (twice its sub-steps).
+ * With the correction of the contact point (of_pos): on the ridge the point, and so the correction, stands still
+ * while its gradient says the surface falls away, so the rate says "leaving" while the corrected depth grows; the
+ * feature never starts and the onset search cuts every sub-step to onset_tol: the sub-step budget stops it with the
+ * ball still over the ridge. */
+static void test_fix_ridge(void **state)
+{
+  (void)state;
+  const double K = 1e6, alpha = 5.0 * KL_PI / 180.0, R = 0.1, T = 0.1, beta = 0.04, L = 0.05, x0 = 0.0;
+  long nref = 0;
+  for (int run = 0; run < 3; ++run) { /* 0: level plane, no correction; 1: the ridge corrected; 2: of the point */
+    kl_world_model *m = kl_world_create();
+    m->rule = KL_SEP_FORCE;
+    kl_mesh *mesh = NULL;
+    if (run > 0) {
+      double v[3 * 6];
+      for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 3; ++i) {
+          double *p = v + 3 * (j * 3 + i);
+          p[0] = -0.5 + 0.5 * i, p[1] = -0.5 + j, p[2] = -fabs(p[0]) * tan(alpha);
+        }
+      char mmsg[256];
+      assert_int_equal(kl_mesh_from_grid(v, 2, 1, &mesh, mmsg, sizeof mmsg), KELVIN_OK);
+    }
+    kl_body_def gb;
+    kl_world_default_body(&gb);
+    gb.type = KL_BODY_STATIC;
+    gb.K = K, gb.cr = 0.2;
+    const int g = kl_world_add_body(m, &gb);
+    kl_shape_def gs;
+    kl_world_default_shape(&gs);
+    if (mesh) {
+      gs.type = KL_SHAPE_MESH;
+      gs.mesh = mesh;
+    } else {
+      gs.type = KL_SHAPE_PLANE;
+    }
+    kl_world_add_shape(m, g, &gs);
+    kl_body_def b;
+    kl_world_default_body(&b);
+    b.mass = 1, b.K = K, b.cr = 0.2;
+    /* 1 nm above the corrected surface: the ridge at R + correction + 1 nm from the centre; of the contact point, L
+     * shifted so that the correction there is the same at the start (the point the middle of the mesh's overlap,
+     * x = -(x0 / dist) (R - dist) / 2): both runs start from one state */
+    const double dist = run > 0 ? R - beta * (x0 + L) + 1e-9 : R + 1e-9;
+    const double Lr = run == 2 ? L + x0 + (x0 / dist) * 0.5 * (R - dist) : L;
+    b.pos[0] = x0, b.pos[1] = 0, b.pos[2] = run > 0 ? sqrt(dist * dist - x0 * x0) : dist;
+    b.vel[0] = 0.2, b.vel[2] = -0.001;
+    const int body = kl_world_add_body(m, &b);
+    kl_shape_def s;
+    kl_world_default_shape(&s);
+    s.size[0] = R;
+    kl_world_add_shape(m, body, &s);
+    char msg[256];
+    assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
+    kl_world_data *d = kl_world_data_create(m);
+    ridge_fix rf = {beta, Lr, run == 2};
+    long budget = run > 0 ? 2 * nref : 100000;
+    if (run > 0) {
+      d->fix = ridge;
+      d->fix_ctx = &rf;
+      d->fix_body[0] = g;
+      d->fix_body[1] = body;
+    }
+    d->check = over_budget;
+    d->check_ctx = &budget;
+    kelvin_status st = KELVIN_OK;
+    for (int k = 1; k <= 100 && st == KELVIN_OK; ++k) st = kl_world_advance(m, d, T * k / 100, msg, sizeof msg);
+    printf("# fix ridge, %s: status %d at t = %.6f s, %ld sub-steps (%ld cut at an onset), %ld onsets, %ld ends, "
+           "contacts %d, x %.6f m, z %.9f m\n",
+           run == 0 ? "level, no correction" : run == 1 ? "of the ball's place" : "of the contact point", st, d->t,
+           d->nsub, d->ncut, d->nonset, d->nend, d->ncon, d->xpos[3 * body], d->xpos[3 * body + 2]);
+    if (run == 2) { /* the stall: stopped by the budget over the ridge, the contact not made */
+      assert_int_equal(st, KELVIN_ERR_STOPPED);
+      assert_int_equal(d->ncon, 0);
+      assert_true(d->ncut > nref);
+      assert_true(fabs(d->xpos[3 * body]) < R * sin(alpha));
+    } else {
+      assert_int_equal(st, KELVIN_OK);
+      assert_int_equal(d->ncon, 1);
+    }
+    if (run == 0) nref = d->nsub;
+    kl_world_data_free(d);
+    kl_world_free(m);
+    kl_mesh_free(mesh);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -749,7 +861,7 @@ int main(void)
     cmocka_unit_test(test_compile_errors),
     cmocka_unit_test(test_probe_repeat),       cmocka_unit_test(test_free_rotation),
     cmocka_unit_test(test_hooks),              cmocka_unit_test(test_fix_gradient),
-    cmocka_unit_test(test_fix_rate),
+    cmocka_unit_test(test_fix_rate),           cmocka_unit_test(test_fix_ridge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "engine/world.h"
 #include "kelvin/engine.h"
 #include "kernels/kl_impact.h"
+#include "kernels/kl_removal.h"
 
 
 /* rotation matrix (row-major) of the unit quaternion q (w, x, y, z) */
@@ -164,7 +165,18 @@ typedef struct v3_rm {
   int tool, part;
   int hint;          /* the nearest path sample of the last point mapped */
   double xprev[3];   /* the tool centre at the start of the sub-step the observer is called for */
+  /* the deposit pending (docs/design.md section 9.3): the sub-steps since the last deposit, their sum of F v_rel h
+   * (the law's volume over k_p), their time, the move from (u0, w0) to (u1, w1) */
+  int npend;
+  double Jv, T, u0, w0, u1, w1;
+  long ver;          /* deposits made (the surface's version) */
+  int cvalid;        /* the last correction asked (rm_fix's cache): at that centre, on that version */
+  long cver;
+  double cat[3], cc, cg[3];
 } v3_rm;
+
+#define KL_V3_DEP_CELL 0.25 /* a deposit once the contact point has moved this fraction of a cell along the path */
+#define KL_V3_DEP_MAX 64    /* ... or after this many sub-steps in contact (a tool that hardly moves) */
 
 /* path coordinates (removal.h) of the point p: the nearest path sample k (walked to from *hint), u = s_k +
  * (p - p_k) . t_k along the path, w = (p - p_k) . b_k across it, b = n x t */
@@ -193,21 +205,85 @@ static void path_uw(const kl_problem *pb, const double p[3], int *hint, double *
   *w = dot3(dk, b);
 }
 
-/* the engine's depth correction (world.h, fix): the drop of the tool's protrusion over the evolved surface
- * (kl_surface_drop, <= 0) with the tool's axis at the place along the path of the centre of the contact's tool,
- * pos + R nout (kl_surface_drop takes the tool's axis point, not the contact point: on a flank of slope theta the
- * contact lies R sin theta from the axis); its gradient, the drop's slope along the path times du/dpos = t_k
- * (path_uw), so that the engine's approach rate follows the evolved surface (docs/design.md section 9.3) */
-static double rm_fix(void *ctx, const double pos[3], const double nout[3], double grad[3])
+/* the place along the path of the point p, continuous in p: the foot u of p on the path (its points P and tangents
+ * T linear in s between samples, as optimiser/removal.c lays the grid), G(u) = (p - P(u)) . T(u) = 0, by Newton's
+ * iteration from path_uw's guess; *dudx gets its gradient in p, T / (P' . T - (p - P) . T') (exact within a
+ * segment). (path_uw's nearest-sample answer jumps where the nearest sample changes, by the point's height times
+ * the turn between samples: 0.2 um of u for a tool centre 3 mm above the built-in panel.) */
+static double path_foot(const kl_problem *pb, const double p[3], int *hint, double dudx[3])
 {
+  const int ns = pb->ns;
+  double u, w, t[3] = {0, 0, 0}, D = 1;
+  path_uw(pb, p, hint, &u, &w);
+  int j = *hint > ns - 2 ? ns - 2 : *hint;
+  for (int it = 0; it < 8; ++it) {
+    while (j > 0 && u < pb->s[j]) --j;
+    while (j < ns - 2 && u >= pb->s[j + 1]) ++j;
+    const double ds = pb->s[j + 1] - pb->s[j], f = ds > 0 ? (u - pb->s[j]) / ds : 0.0;
+    const double *p0 = pb->p + 3 * j, *p1 = p0 + 3, *t0 = pb->tan + 3 * j, *t1 = t0 + 3;
+    double P[3], L[3], ln = 0, G = 0;
+    for (int i = 0; i < 3; ++i) {
+      P[i] = (1 - f) * p0[i] + f * p1[i];
+      L[i] = (1 - f) * t0[i] + f * t1[i];
+      ln += L[i] * L[i];
+    }
+    ln = sqrt(ln);
+    for (int i = 0; i < 3; ++i) t[i] = L[i] / ln;
+    /* D = dG/du with the sign flipped: P' . T - (p - P) . T', T' = (L' - T (T . L')) / |L|, L' = (t1 - t0) / ds */
+    double tl = 0, dp = 0, dt = 0;
+    for (int i = 0; i < 3; ++i) tl += t[i] * (t1[i] - t0[i]);
+    for (int i = 0; i < 3; ++i) {
+      const double Pd = ds > 0 ? (p1[i] - p0[i]) / ds : 0.0;
+      const double Td = ds > 0 ? (t1[i] - t0[i] - t[i] * tl) / (ds * ln) : 0.0;
+      G += (p[i] - P[i]) * t[i];
+      dp += Pd * t[i];
+      dt += (p[i] - P[i]) * Td;
+    }
+    D = dp - dt;
+    if (!(D > 0.5)) D = 1.0; /* (far off the path: the fixed point's step) */
+    u += G / D;
+    if (!(fabs(G) > 1e-13)) break;
+  }
+  for (int i = 0; i < 3; ++i) dudx[i] = t[i] / D;
+  return u;
+}
+
+/* the engine's depth correction (world.h, fix): the drop of the tool's protrusion over the evolved surface
+ * (kl_surface_drop, <= 0) with the tool centre above the path at u, as kl_surface_drop defines it (u the centre's
+ * foot on the path, path_foot); its gradient, the drop's slope along the path times du/dx (path_foot), with respect to
+ * the tool centre, so that the engine's approach rate follows the evolved surface as the tool moves. (The contact
+ * point's u did not serve: on the faceted mesh the point stays on an edge while the tool passes over it, so the
+ * correction did not change where grad . v said it did: docs/design.md section 9.3.) */
+static double rm_fix(void *ctx, const double pos[3], const double nout[3], const double at[3], double grad[3])
+{
+  (void)pos, (void)nout;
   v3_rm *r = ctx;
-  double u, w, slope, q[3];
-  for (int i = 0; i < 3; ++i) q[i] = pos[i] + r->rm->law->R * nout[i];
-  path_uw(r->pb, q, &r->hint, &u, &w);
+  if (r->cvalid && r->cver == r->ver && memcmp(at, r->cat, sizeof r->cat) == 0) { /* the surface has not changed */
+    memcpy(grad, r->cg, sizeof r->cg);
+    return r->cc;
+  }
+  double slope, dudx[3];
+  const double u = path_foot(r->pb, at, &r->hint, dudx);
   const double c = kl_surface_drop_slope(r->rm->sf, r->rm->law, u, &slope);
-  const double *t = r->pb->tan + 3 * r->hint;
-  for (int i = 0; i < 3; ++i) grad[i] = slope * t[i];
+  for (int i = 0; i < 3; ++i) grad[i] = slope * dudx[i];
+  r->cvalid = 1, r->cver = r->ver, r->cc = c;
+  memcpy(r->cat, at, sizeof r->cat);
+  memcpy(r->cg, grad, sizeof r->cg);
   return c;
+}
+
+/* deposit what is pending: the sub-steps' move from (u0, w0) to (u1, w1) in their time T, at the force whose law
+ * volume, k_p F v_rel T with v_rel of that move, is the sub-steps' own sum k_p F v_rel h (volume kept exactly) */
+static void rm_flush(v3_rm *r)
+{
+  if (!r->npend) return;
+  kl_removal_law *law = r->rm->law;
+  const double len = sqrt((r->u1 - r->u0) * (r->u1 - r->u0) + (r->w1 - r->w0) * (r->w1 - r->w0));
+  const double vrel = kl_removal_vrel(law->omega, law->rc, len / r->T);
+  r->rm->vol_law += kl_surface_deposit(r->rm->sf, law, r->Jv / (vrel * r->T), r->u0, r->w0, r->u1, r->w1, r->T);
+  r->npend = 0;
+  r->Jv = r->T = 0;
+  r->ver++;
 }
 
 /* the engine's observer (world.h, observe): the sub-step's mean normal force of the tool-part contacts deposited
@@ -229,9 +305,27 @@ static void rm_observe(void *ctx, const kl_world_model *m, const kl_world_data *
     double u0, w0, u1, w1;
     path_uw(r->pb, r->xprev, &r->hint, &u0, &w0);
     path_uw(r->pb, x, &r->hint, &u1, &w1);
-    r->rm->vol_law += kl_surface_deposit(r->rm->sf, r->rm->law, F, u0, w0, u1, w1, h);
+    kl_removal_law *law = r->rm->law;
+    const kl_surface *sf = r->rm->sf;
+    const double cell = KL_V3_DEP_CELL * sf->du;
+    /* a place away from where the pending move ended (a jump): that goes down first */
+    if (r->npend && sqrt((u0 - r->u1) * (u0 - r->u1) + (w0 - r->w1) * (w0 - r->w1)) > cell) rm_flush(r);
+    if (sf->tool_R > 0 && sf->tool_R != law->R) { /* the worn radius, as kl_surface_deposit takes it */
+      law->rc *= sf->tool_R / law->R;
+      law->R = sf->tool_R;
+    }
+    if (!r->npend) r->u0 = u0, r->w0 = w0;
+    const double len = sqrt((u1 - u0) * (u1 - u0) + (w1 - w0) * (w1 - w0));
+    r->Jv += F * kl_removal_vrel(law->omega, law->rc, len / h) * h;
+    r->T += h;
+    r->u1 = u1, r->w1 = w1;
+    r->npend++;
     r->rm->impulse += F * h;
     r->rm->ndep++;
+    const double moved = sqrt((r->u1 - r->u0) * (r->u1 - r->u0) + (r->w1 - r->w0) * (r->w1 - r->w0));
+    if (moved >= cell || r->npend >= KL_V3_DEP_MAX) rm_flush(r);
+  } else {
+    rm_flush(r); /* out of contact: what the contact left goes down */
   }
   for (int i = 0; i < 3; ++i) r->xprev[i] = x[i];
 }
@@ -418,7 +512,9 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
     snprintf(msg, (size_t)cap, "verify3d: a removal pass needs its surface and law");
     return KELVIN_ERR_ARG;
   }
-  v3_rm rc = {pb, rm, 0, 0, 0, {0, 0, 0}};
+  v3_rm rc;
+  memset(&rc, 0, sizeof rc);
+  rc.pb = pb, rc.rm = rm;
   kl_surface_stats st0;
   if (rm) {
     rm->vol_law = rm->vol_grid = rm->impulse = 0;
@@ -532,6 +628,7 @@ static kelvin_status run_one(const kl_problem *pb, const double *o, const double
   out->nsub = d->nsub;
   out->seconds = omp_get_wtime() - t_start;
   if (rm) {
+    rm_flush(&rc); /* the pass's last sub-steps */
     kl_surface_stats st1;
     kl_surface_stats_of(rm->sf, rm->law, pb, &st1);
     rm->vol_grid = st1.volume - st0.volume;
