@@ -363,15 +363,17 @@ static void smooth(const kl_problem *pb, const double *v, double *o)
 
 /* the static offsets of the forces F (ns) on the evolved part (kl_problem_guess's relation on the evolved
  * protrusion): o = d*(F / kappa) + (F - F_g) / K_h - h; where F = 0 the tool clear of it by KL_PLAN_CLEARANCE */
-static void static_offsets(const prun *r, const double *F, double *o)
+static double static_offset(const prun *r, const kl_contact_desc *cd, double F, int k)
 {
   const kl_problem *pb = r->pb;
+  const double d = F > 0 ? kl_contact_static_depth(*cd, F / pb->kap[k]) : -KL_PLAN_CLEARANCE;
+  return d + (F - pb->fg[k]) / pb->set.holder_K - r->hh[k];
+}
+
+static void static_offsets(const prun *r, const double *F, double *o)
+{
   const kl_contact_desc cd = kl_problem_contact(r->pe);
-  const double Kh = pb->set.holder_K;
-  for (int k = 0; k < pb->ns; ++k) {
-    const double d = F[k] > 0 ? kl_contact_static_depth(cd, F[k] / pb->kap[k]) : -KL_PLAN_CLEARANCE;
-    o[k] = d + (F[k] - pb->fg[k]) / Kh - r->hh[k];
-  }
+  for (int k = 0; k < r->pb->ns; ++k) o[k] = static_offset(r, &cd, F[k], k);
 }
 
 /* the pass's offsets for the forces Fset at the feed v: static, then fitted by Levenberg-Marquardt (optimiser/lm.h:
@@ -404,13 +406,14 @@ static kelvin_status offsets(prun *r, const double *Fset, const double *v)
   r->plan->rollouts += ls.rollouts;
   if (st != KELVIN_OK) goto done;
   /* where neither the sample nor its neighbours ask for a force the tool stays clear by KL_PLAN_CLEARANCE (the fit
-   * leaves offsets there free: light touches in the prediction and an engine that chatters over them, or, kept
-   * below the clearance, swings to the offset's bound and back that the wrist sensor reads as the tool's inertia);
-   * next to a sample that does, no more than twice as far */
-  static_offsets(r, Fset, r->o);
+   * leaves offsets there free: light touches in the prediction and an engine that chatters over them); anywhere
+   * else no more than twice as far (where a force is asked, a sample whose F* is a few hundredths of a newton
+   * between two that ask none, the fit, unable to make so light a touch, sent it to the offset's bound: the robot
+   * then swings 1.3 mm away and back in 20 ms, which the wrist sensor reads as the tool's inertia) */
   for (int k = 0; k < ns; ++k) {
     const int quiet = Fset[k] == 0 && (k == 0 || Fset[k - 1] == 0) && (k == ns - 1 || Fset[k + 1] == 0);
-    x[k] = quiet ? r->o[k] : Fset[k] == 0 ? fmax(x[k], r->o[k] - KL_PLAN_CLEARANCE) : x[k];
+    const double clear = static_offset(r, &cd, 0.0, k);
+    x[k] = quiet ? clear : fmax(x[k], clear - KL_PLAN_CLEARANCE);
   }
   memcpy(r->o, x, (size_t)ns * sizeof *r->o);
   smooth(pb, v, r->o);

@@ -177,6 +177,9 @@ typedef struct v3_rm {
 
 #define KL_V3_DEP_CELL 0.25 /* a deposit once the contact point has moved this fraction of a cell along the path */
 #define KL_V3_DEP_MAX 64    /* ... or after this many sub-steps in contact (a tool that hardly moves) */
+#define KL_V3_DEP_DEPTH 0.025 /* ... or once the pending removal, spread over the contact patch, is this fraction of
+                               * removal.tolerance deep (the correction lags what is pending: on a stiff holder
+                               * every micrometre of it is 0.2 N) */
 
 /* path coordinates (removal.h) of the point p: the nearest path sample k (walked to from *hint), u = s_k +
  * (p - p_k) . t_k along the path, w = (p - p_k) . b_k across it, b = n x t */
@@ -323,7 +326,9 @@ static void rm_observe(void *ctx, const kl_world_model *m, const kl_world_data *
     r->rm->impulse += F * h;
     r->rm->ndep++;
     const double moved = sqrt((r->u1 - r->u0) * (r->u1 - r->u0) + (r->w1 - r->w0) * (r->w1 - r->w0));
-    if (moved >= cell || r->npend >= KL_V3_DEP_MAX) rm_flush(r);
+    const double a = kl_removal_patch(F, law->R, law->L, law->Es), area = law->L > 0 ? 2.0 * a * law->L : KL_PI * a * a;
+    const double pend = area > 0 ? law->kp * r->Jv / area : 0.0; /* the pending removal's mean depth */
+    if (moved >= cell || r->npend >= KL_V3_DEP_MAX || pend >= KL_V3_DEP_DEPTH * r->pb->set.rm_tolerance) rm_flush(r);
   } else {
     rm_flush(r); /* out of contact: what the contact left goes down */
   }
