@@ -424,14 +424,11 @@ static void test_clear_offsets(void **state)
   const kl_plan_pass *ps = &pl.pass[0];
   const int ns = pb->ns;
   int nquiet = 0, nforce = 0;
-  double worst = 0; /* how far below its clear offset a sample that asks no force was sent */
+  double worst = 0; /* how far below its clear offset (one clearance more next to a force) a sample was sent */
   for (int k = 0; k < ns; ++k) {
-    if (ps->Fset[k] > 0) {
-      ++nforce;
-      continue;
-    }
+    nforce += ps->Fset[k] > 0;
     const double clear = -KL_PLAN_CLEARANCE - pb->fg[k] / pb->set.holder_K - pb->h[k];
-    const int quiet = (k == 0 || ps->Fset[k - 1] == 0) && (k == ns - 1 || ps->Fset[k + 1] == 0);
+    const int quiet = ps->Fset[k] == 0 && (k == 0 || ps->Fset[k - 1] == 0) && (k == ns - 1 || ps->Fset[k + 1] == 0);
     nquiet += quiet;
     worst = fmax(worst, clear - ps->o[k] - (quiet ? 0.0 : KL_PLAN_CLEARANCE));
   }
@@ -478,12 +475,16 @@ static void test_stiff_force_limit(void **state)
   assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
   kl_plan pl, eng;
   if (kl_plan_run_closed(pb, h, NULL, NULL, &pl, &eng, msg, sizeof msg) != KELVIN_OK) fail_msg("closed loop: %s", msg);
-  double top = 0;
+  double top = 0, omin = INFINITY;
   for (int p = 0; p < eng.npass; ++p) top = fmax(top, eng.pass[p].force_max);
+  for (int p = 0; p < pl.npass; ++p)
+    for (int k = 0; k < pb->ns; ++k) omin = fmin(omin, pl.pass[p].o[k]);
   print_message("stiff holder, closed loop: %d passes, the engine's force at most %.3f N (limit %.3g N), residual max "
-                "%.2f um\n", eng.npass, top, s.max_F, 1e6 * eng.pass[eng.npass - 1].st.residual_max);
+                "%.2f um; the lowest offset %.1f um (offset.min %.1f um)\n", eng.npass, top, s.max_F,
+                1e6 * eng.pass[eng.npass - 1].st.residual_max, 1e6 * omin, 1e6 * pb->set.o_min);
   assert_int_equal(eng.npass, 3);
   assert_true(top <= s.max_F);
+  assert_true(omin > pb->set.o_min + 1e-4); /* no offset sent to its bound (test_clear_offsets) */
   kl_plan_free(&pl);
   kl_plan_free(&eng);
   kl_host_destroy(h);
