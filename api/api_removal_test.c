@@ -80,7 +80,8 @@ static int record_passes(void *ctx, double fraction, const char *text)
   char label[16];
   int k, used = 0;
   if (!text || pl->n >= 64 || sscanf(text, "%15s pass %d%n", label, &k, &used) != 2) return 0;
-  const char *r = NULL; /* the last ": residual max " (the closed loop's "(...; 3-D engine: residual max ...)" comes before) */
+  /* the last ": residual max " (the closed loop's "(...; 3-D engine: residual max ...)" comes before it) */
+  const char *r = NULL;
   for (const char *q = strstr(text + used, ": residual max "); q; q = strstr(q + 1, ": residual max ")) r = q;
   double mx, rms, go;
   if (!r || sscanf(r, ": residual max %lf um (RMS %lf um), gouge %lf um", &mx, &rms, &go) != 3) return 0;
@@ -268,17 +269,19 @@ static void test_plan_getters(void **state)
   /* the progress line of each pass the device planned says that pass's residual and gouge (to the 0.1 um printed) */
   int seen[2] = {0, 0};
   for (int l = 0; l < lines.n; ++l) {
-    const int p = strcmp(lines.label[l], "planned") == 0 ? 0 : strcmp(lines.label[l], "naive") == 0 ? 1 : -1, k = lines.pass[l] - 1;
+    const int p = strcmp(lines.label[l], "planned") == 0 ? 0 : strcmp(lines.label[l], "naive") == 0 ? 1 : -1;
+    const int k = lines.pass[l] - 1;
     if (p < 0) continue;
-    print_message("progress: %s pass %d: residual max %.1f um (RMS %.1f um), gouge %.1f um; the plan's %.3f, %.3f, %.3f um\n",
-                  lines.label[l], k + 1, lines.res_max[l], lines.res_rms[l], lines.gouge[l],
-                  1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_MAX),
-                  1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_RMS),
-                  1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_GOUGE));
+    const double mx = 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_MAX),
+                 rms = 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_RMS),
+                 go = 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_GOUGE);
+    print_message("progress: %s pass %d: residual max %.1f um (RMS %.1f um), gouge %.1f um; "
+                  "the plan's %.3f, %.3f, %.3f um\n",
+                  lines.label[l], k + 1, lines.res_max[l], lines.res_rms[l], lines.gouge[l], mx, rms, go);
     assert_int_equal(k, seen[p]++); /* in order, one line a pass */
-    assert_true(fabs(lines.res_max[l] - 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_MAX)) <= 0.051);
-    assert_true(fabs(lines.res_rms[l] - 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_RMS)) <= 0.051);
-    assert_true(fabs(lines.gouge[l] - 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_GOUGE)) <= 0.051);
+    assert_true(fabs(lines.res_max[l] - mx) <= 0.051);
+    assert_true(fabs(lines.res_rms[l] - rms) <= 0.051);
+    assert_true(fabs(lines.gouge[l] - go) <= 0.051);
   }
   assert_int_equal(seen[0], np);
   assert_int_equal(seen[1], nn);

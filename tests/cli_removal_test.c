@@ -213,7 +213,8 @@ static void check_profile_script(const char *dir, int want)
     if (strcmp(title, "target") == 0 || strcmp(title, "before") == 0)
       snprintf(col_name, sizeof col_name, "%s_m", title);
     else if (sscanf(title, "%63s pass %d", label, &k) == 2)
-      snprintf(col_name, sizeof col_name, "%s_pass%d%s_m", label, k, ver && !strstr(title, "(device)") ? "_verified" : "");
+      snprintf(col_name, sizeof col_name, "%s_pass%d%s_m", label, k,
+               ver && !strstr(title, "(device)") ? "_verified" : "");
     else if (sscanf(title, "%63s after %d pass", label, &k) == 2) /* the naive plan's last pass */
       snprintf(col_name, sizeof col_name, "%s_pass%d%s_m", label, k, ver ? "_verified" : "");
     else
