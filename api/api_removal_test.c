@@ -1,7 +1,8 @@
 /* api/api_removal_test.c: passes planned to a target surface through the public API (kelvin/removal.h,
  * docs/design.md section 9.4), as a program sees it (libkelvin.so, public headers only), on the OpenMP twin:
  *   - the getters: plans "planned" and "naive", a bad plan, pass, value or series -> NULL, -1, NaN or
- *     KELVIN_ERR_ARG; the plan's numbers from its passes' (volume and time the sums, force the largest);
+ *     KELVIN_ERR_ARG; the plan's numbers from its passes' (volume and time the sums, force the largest); each
+ *     pass's progress line says that pass's residual and gouge;
  *   - the grid as removal.csv writes it: the depth removed, summed over the cells x du dw (the cell spacing read
  *     from the cells' own x, y), is the removed volume, per pass and for the plan; the error after the plan is the
  *     height before it less that depth;
@@ -64,6 +65,32 @@ static int stop_at_once(void *ctx, double fraction, const char *text)
   return 1;
 }
 
+/* the progress lines of a run: "<plan> pass <k> ...: residual max X um (RMS Y um), gouge Z um, ..." per pass made */
+typedef struct pass_lines {
+  int n;
+  char label[64][16];
+  int pass[64];
+  double res_max[64], res_rms[64], gouge[64];
+} pass_lines;
+
+static int record_passes(void *ctx, double fraction, const char *text)
+{
+  (void)fraction;
+  pass_lines *pl = ctx;
+  char label[16];
+  int k, used = 0;
+  if (!text || pl->n >= 64 || sscanf(text, "%15s pass %d%n", label, &k, &used) != 2) return 0;
+  /* the last ": residual max " (the closed loop's "(...; 3-D engine: residual max ...)" comes before it) */
+  const char *r = NULL;
+  for (const char *q = strstr(text + used, ": residual max "); q; q = strstr(q + 1, ": residual max ")) r = q;
+  double mx, rms, go;
+  if (!r || sscanf(r, ": residual max %lf um (RMS %lf um), gouge %lf um", &mx, &rms, &go) != 3) return 0;
+  snprintf(pl->label[pl->n], sizeof pl->label[0], "%s", label);
+  pl->pass[pl->n] = k, pl->res_max[pl->n] = mx, pl->res_rms[pl->n] = rms, pl->gouge[pl->n] = go;
+  ++pl->n;
+  return 0;
+}
+
 /* Tolerances: the plan's sums 1e-12 relative (the same additions); the grid's sums 1e-6 relative (a pass's own
  * depths are kept as floats, 6e-8 each); the error after the plan exact (stock less the removal, both doubles). */
 static void test_plan_getters(void **state)
@@ -73,6 +100,8 @@ static void test_plan_getters(void **state)
   kelvin_device *dev = cpu();
   assert_int_equal(kelvin_grind_removal_nplans(g), 0);
   assert_null(kelvin_grind_removal_label(g, 0));
+  pass_lines lines = {0};
+  kelvin_grind_set_progress(g, record_passes, &lines);
   if (kelvin_grind_plan(g, dev) != KELVIN_OK) fail_msg("plan: %s", kelvin_grind_errmsg(g));
   assert_int_equal(kelvin_grind_removal_nplans(g), 2);
   /* the run's times and rollouts */
@@ -237,6 +266,25 @@ static void test_plan_getters(void **state)
     }
     for (size_t c = 0; c < nc; ++c) assert_true(fabs(er[c] - (e0[c] - rm[c])) <= 1e-6 * fabs(rm[c]) + 1e-12);
   }
+  /* the progress line of each pass the device planned says that pass's residual and gouge (to the 0.1 um printed) */
+  int seen[2] = {0, 0};
+  for (int l = 0; l < lines.n; ++l) {
+    const int p = strcmp(lines.label[l], "planned") == 0 ? 0 : strcmp(lines.label[l], "naive") == 0 ? 1 : -1;
+    const int k = lines.pass[l] - 1;
+    if (p < 0) continue;
+    const double mx = 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_MAX),
+                 rms = 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_RESIDUAL_RMS),
+                 go = 1e6 * kelvin_grind_removal_value(g, p, k, 0, KELVIN_REMOVAL_GOUGE);
+    print_message("progress: %s pass %d: residual max %.1f um (RMS %.1f um), gouge %.1f um; "
+                  "the plan's %.3f, %.3f, %.3f um\n",
+                  lines.label[l], k + 1, lines.res_max[l], lines.res_rms[l], lines.gouge[l], mx, rms, go);
+    assert_int_equal(k, seen[p]++); /* in order, one line a pass */
+    assert_true(fabs(lines.res_max[l] - mx) <= 0.051);
+    assert_true(fabs(lines.res_rms[l] - rms) <= 0.051);
+    assert_true(fabs(lines.gouge[l] - go) <= 0.051);
+  }
+  assert_int_equal(seen[0], np);
+  assert_int_equal(seen[1], nn);
   free(x), free(y), free(rm), free(er), free(e0), free(sum), free(a), free(b);
   kelvin_grind_free(g);
   kelvin_device_free(dev);

@@ -4,7 +4,8 @@
  * removed_m (and each pass's column) summed over the cells x the cell area is the volume report.json gives
  * for the plan (and the pass); surface.csv's error is what profile.csv and report.json say of the track; bad
  * removal keys give one "FILE:LINE: removal.xxx: ..." line, exit 2 and no output folder; evaluate --pass
- * writes the same files for the given pass (plan "user"). */
+ * writes the same files for the given pass (plan "user"); profile.png.gp plots the profile.csv columns its
+ * curves' titles name. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -166,6 +167,69 @@ static void check_grid(const char *dir, const char *label, int npass_min)
   cJSON_Delete(rep);
 }
 
+/* the index (1-based, as gnuplot counts) of column name in the CSV header line t; 0 if absent */
+static int column_of(const char *t, const char *name)
+{
+  const size_t n = strlen(name);
+  int col = 1;
+  for (const char *l = t; *l && *l != '\n'; ++col) {
+    const size_t w = strcspn(l, ",\n");
+    if (w == n && strncmp(l, name, n) == 0) return col;
+    l += w;
+    if (*l == ',') ++l;
+  }
+  return 0;
+}
+
+/* profile.png.gp of dir against profile.csv's header (the figure plots profile.csv's columns): every curve's column
+ * is the one its title names, a plan's pass curves the 3-D engine's columns where report.json says the plan was
+ * verified, the device model's where it was not and for the "(device)" curve; want curves in all */
+static void check_profile_script(const char *dir, int want)
+{
+  cJSON *rep = report(dir);
+  char name[256];
+  snprintf(name, sizeof name, "%s/profile.csv", dir);
+  char *csv = slurp(name);
+  snprintf(name, sizeof name, "%s/profile.png.gp", dir);
+  char *gp = slurp(name);
+  assert_non_null(csv);
+  assert_non_null(gp);
+  int curves = 0;
+  for (const char *u = strstr(gp, "using ($1*1e3):($"); u; u = strstr(u + 1, "using ($1*1e3):($")) {
+    const int col = atoi(u + strlen("using ($1*1e3):($"));
+    const char *ti = strstr(u, " title ");
+    assert_non_null(ti);
+    ti += strlen(" title ");
+    /* the title without its quotes and gnuplot's concatenation: "planned pass 2 (device)", "naive after 3 passes" */
+    char title[128], col_name[160];
+    size_t n = 0;
+    for (; *ti && *ti != '\n' && !(ti[0] == ',' && ti[1] == ' ') && n + 1 < sizeof title; ++ti)
+      if (*ti != '\'' && *ti != '.') title[n++] = *ti;
+    title[n] = '\0';
+    char label[64];
+    int k, ver = 0;
+    if ((strstr(title, " pass ") || strstr(title, " after ")) && sscanf(title, "%63s", label) == 1)
+      ver = cJSON_IsTrue(cJSON_GetObjectItem(plan(rep, label), "verified_3d"));
+    if (strcmp(title, "target") == 0 || strcmp(title, "before") == 0)
+      snprintf(col_name, sizeof col_name, "%s_m", title);
+    else if (sscanf(title, "%63s pass %d", label, &k) == 2)
+      snprintf(col_name, sizeof col_name, "%s_pass%d%s_m", label, k,
+               ver && !strstr(title, "(device)") ? "_verified" : "");
+    else if (sscanf(title, "%63s after %d pass", label, &k) == 2) /* the naive plan's last pass */
+      snprintf(col_name, sizeof col_name, "%s_pass%d%s_m", label, k, ver ? "_verified" : "");
+    else
+      fail_msg("%s: a curve titled '%s'", name, title);
+    printf("# %s: '%s' plots column %d, profile.csv's '%s' is column %d\n", name, title, col, col_name,
+           column_of(csv, col_name));
+    assert_int_equal(col, column_of(csv, col_name));
+    ++curves;
+  }
+  assert_int_equal(curves, want);
+  cJSON_Delete(rep);
+  free(gp);
+  free(csv);
+}
+
 static void test_optimise(void **state)
 {
   (void)state;
@@ -196,6 +260,14 @@ static void test_optimise(void **state)
     assert_non_null(t);
     free(t);
   }
+  /* the profile's figure plots the columns its titles name: per plot target, before, the planned passes, the last
+   * one's device-model curve where the plan was verified, the naive plan's last pass; two plots (the whole, the
+   * finish) */
+  rep = report("a");
+  const cJSON *pl = plan(rep, "planned");
+  const int np = (int)jnum(pl, "passes"), ver = cJSON_IsTrue(cJSON_GetObjectItem(pl, "verified_3d"));
+  cJSON_Delete(rep);
+  check_profile_script("a", 2 * (2 + np + ver + 1));
   /* no force-tracking outputs beside them */
   assert_null(slurp("a/trajectory.csv"));
   /* the summary on stdout: planned and naive, each by the device model and the 3-D engine */
