@@ -258,11 +258,16 @@ typedef struct prun {
   double *need, *want, *c; /* per sample: need, want, compliance */
   double *o, *so1;  /* the current offsets and their prediction (KL_SO_N x ns) */
   double *drop, *drop1; /* the drops the pass's problem was opened with, and those its prediction carves (ns) */
+  char said[160];   /* the last notice said (notice) */
 } prun;
 
+/* the rollouts' notices (the program's build), each different line once: a pass reopened on its own carving
+ * builds its rollouts again, and a plan of twenty passes would say the same line a hundred times */
 static void notice(void *ctx, const char *line)
 {
   prun *r = ctx;
+  if (strncmp(r->said, line, sizeof r->said - 1) == 0) return;
+  snprintf(r->said, sizeof r->said, "%s", line);
   kl_progress_say(&r->prog, 0, -1.0, "%s", line);
 }
 

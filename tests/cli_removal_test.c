@@ -334,12 +334,34 @@ static void test_bad_keys(void **state)
   bad("norpm.yaml", SMALL "tool: {lead_deg: 30}\nremoval:\n  preston: 1e-12\n", "norpm.yaml:");
 }
 
+/* On an OpenCL device each pass the planner opens (and reopens on its own carving) builds its rollouts: the build's
+ * notice is said once per plan, not once per pass (a plan of twenty passes said it a hundred times) */
+static void test_opencl_notices(void **state)
+{
+  (void)state;
+  if (!kl_test_have_opencl()) {
+    printf("no OpenCL device with fp64: skipped\n");
+    skip();
+  }
+  char err[65536];
+  write_file("small.yaml", SMALL REMOVAL);
+  const int rc = kelvin("optimise small.yaml --out ocl", err, sizeof err);
+  assert_int_equal(rc, 0);
+  int n = 0;
+  for (const char *q = err; (q = strstr(q, "building the rollout program")) != NULL; ++q) ++n;
+  int np = 0;
+  for (const char *q = err; (q = strstr(q, "planned pass ")) != NULL; ++q) ++np;
+  printf("# the build's notice said %d times over %d progress lines of planned passes\n", n, np);
+  assert_true(np >= 2);
+  assert_true(n <= 2); /* the planned plan's, the naive plan's */
+}
+
 int main(void)
 {
   snprintf(tmp, sizeof tmp, "/tmp/kelvin-removal-test-XXXXXX");
   if (!mkdtemp(tmp)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_keys), cmocka_unit_test(test_optimise),
-                                     cmocka_unit_test(test_evaluate)};
+                                     cmocka_unit_test(test_evaluate), cmocka_unit_test(test_opencl_notices)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmp) != 0) return 1;
   return rc;
