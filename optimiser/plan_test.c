@@ -334,8 +334,8 @@ static double mean_between(const kl_problem *pb, const double *x, double a, doub
  * the same steady state as the fixed point of its pass (the drops it is opened on are those its prediction
  * carves). The carving's share is compared, steady force over static force in each model, so that the models' own
  * difference on a flat part (2.5 % here, friction off: with friction the tilted tool's axis reads a share of it in
- * the engine) does not enter. Measured: ratio device 0.3161, engine 0.3108 (1.7 %, asserted 5 %); steady forces
- * 2.384 N and 2.286 N (4.3 %, asserted 10 %). Without the carving the device's ratio is 1; with plain iteration of
+ * the engine) does not enter. Measured: ratio device 0.3161, engine 0.3113 (1.6 %, asserted 5 %); steady forces
+ * 2.384 N and 2.289 N (4.2 %, asserted 10 %). Without the carving the device's ratio is 1; with plain iteration of
  * the drops (no secant step) it has not settled after KL_PLAN_CARVE rounds and ends at 1 as well. */
 static void test_own_carve(void **state)
 {
