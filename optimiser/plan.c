@@ -287,11 +287,10 @@ static kelvin_status open_pass(prun *r, const double *v, const double *drop)
   const kl_problem *pb = r->pb;
   const int ns = pb->ns;
   close_pass(r);
-  if (drop) {
+  if (drop)
     memcpy(r->drop, drop, (size_t)ns * sizeof *r->drop);
-  } else {
-    for (int k = 0; k < ns; ++k) r->drop[k] = kl_surface_drop(&r->plan->sf, &r->law, pb->s[k]);
-  }
+  else
+    kl_surface_drops(pb, &r->plan->sf, &r->law, r->drop);
   kl_protrusion_of_drop(pb, r->drop, r->hh, r->dh);
   kelvin_status st = kl_problem_with_protrusion(pb, r->hh, r->dh, r->plan->sf.tool_R, &r->pe, r->msg, r->cap);
   if (st != KELVIN_OK) return st;
@@ -573,6 +572,37 @@ nomem:
   return KELVIN_ERR_NOMEM;
 }
 
+/* the record of a pass into ps, the surface sf after it (its removal against prev): the commands o, v (ns), F*
+ * Fset (ns; NULL: NaN, a pass not planned for a force), the step-averaged force Favg and the instant one F (ns) at
+ * the times t (ns), the passes still needed n (kl_plan_pass) */
+static void record(const kl_problem *pb, const kl_removal_law *law, const kl_surface *sf, const double *prev,
+                   const double *o, const double *v, const double *Fset, const double *Favg, const double *F,
+                   const double *t, int n, kl_plan_pass *ps)
+{
+  const int ns = pb->ns;
+  const size_t nc = (size_t)sf->nu * (size_t)sf->nw;
+  double vol = 0;
+  for (size_t c = 0; c < nc; ++c) {
+    const double d = sf->removed[c] - prev[c];
+    ps->removed[c] = (float)d;
+    vol += d;
+  }
+  ps->volume = vol * sf->du * sf->dw;
+  row_error(pb, sf, ps->after);
+  kl_surface_stats_of(sf, law, pb, &ps->st);
+  memcpy(ps->o, o, (size_t)ns * sizeof *ps->o);
+  memcpy(ps->v, v, (size_t)ns * sizeof *ps->v);
+  memcpy(ps->F, Favg, (size_t)ns * sizeof *ps->F);
+  memcpy(ps->t, t, (size_t)ns * sizeof *ps->t);
+  for (int k = 0; k < ns; ++k) {
+    ps->Fset[k] = Fset ? Fset[k] : NAN;
+    ps->force_max = fmax(ps->force_max, fmax(F[k], Favg[k]));
+  }
+  ps->time = t[ns - 1];
+  ps->tool_R = sf->tool_R;
+  ps->n = n;
+}
+
 /* deposit the predicted pass (r->o, v, r->so1) into the plan's surface and record it */
 static kelvin_status deposit(prun *r, const double *v, const double *Fset, int N)
 {
@@ -589,26 +619,7 @@ static kelvin_status deposit(prun *r, const double *v, const double *Fset, int N
   row_error(pb, sf, ps->before);
   const double *favg = r->so1 + KL_SO_FAVG * ns, *t = r->so1 + KL_SO_T * ns, *Fi = r->so1 + KL_SO_F * ns;
   ps->volume_law = kl_surface_deposit_pass(sf, &r->law, pb, favg, t);
-  double vol = 0;
-  for (size_t c = 0; c < nc; ++c) {
-    const double d = sf->removed[c] - r->prev[c];
-    ps->removed[c] = (float)d;
-    vol += d;
-  }
-  ps->volume = vol * sf->du * sf->dw;
-  row_error(pb, sf, ps->after);
-  kl_surface_stats_of(sf, &r->law, pb, &ps->st);
-  memcpy(ps->o, r->o, (size_t)ns * sizeof *ps->o);
-  memcpy(ps->v, v, (size_t)ns * sizeof *ps->v);
-  memcpy(ps->F, favg, (size_t)ns * sizeof *ps->F);
-  memcpy(ps->t, t, (size_t)ns * sizeof *ps->t);
-  for (int k = 0; k < ns; ++k) {
-    ps->Fset[k] = Fset ? Fset[k] : NAN;
-    ps->force_max = fmax(ps->force_max, fmax(Fi[k], favg[k]));
-  }
-  ps->time = t[ns - 1];
-  ps->tool_R = sf->tool_R;
-  ps->n = N;
+  record(pb, &r->law, sf, r->prev, r->o, v, Fset, favg, Fi, t, N, ps);
   return KELVIN_OK;
 }
 
@@ -678,27 +689,8 @@ static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_pro
 static void engine_record(const kl_problem *pb, const kl_removal_law *law, const kl_surface *sf, const double *prev,
                           const kl_plan_pass *pd, const kl_v3_out *vo, const kl_v3_removal *vr, kl_plan_pass *ps)
 {
-  const int ns = pb->ns;
-  const size_t nc = (size_t)sf->nu * (size_t)sf->nw;
-  double vol = 0;
-  for (size_t c = 0; c < nc; ++c) {
-    const double d = sf->removed[c] - prev[c];
-    ps->removed[c] = (float)d;
-    vol += d;
-  }
-  ps->volume = vol * sf->du * sf->dw;
   ps->volume_law = vr->vol_law;
-  row_error(pb, sf, ps->after);
-  kl_surface_stats_of(sf, law, pb, &ps->st);
-  memcpy(ps->o, pd->o, (size_t)ns * sizeof *ps->o);
-  memcpy(ps->v, pd->v, (size_t)ns * sizeof *ps->v);
-  memcpy(ps->Fset, pd->Fset, (size_t)ns * sizeof *ps->Fset);
-  memcpy(ps->F, vo->Favg, (size_t)ns * sizeof *ps->F);
-  memcpy(ps->t, vo->t, (size_t)ns * sizeof *ps->t);
-  for (int k = 0; k < ns; ++k) ps->force_max = fmax(ps->force_max, fmax(vo->F[k], vo->Favg[k]));
-  ps->time = vo->t[ns - 1];
-  ps->tool_R = sf->tool_R;
-  ps->n = pd->n;
+  record(pb, law, sf, prev, pd->o, pd->v, pd->Fset, vo->Favg, vo->F, vo->t, pd->n, ps);
 }
 
 /* closed loop: the plan's last pass (planned and predicted on the engine's surface) run in the 3-D engine on that
