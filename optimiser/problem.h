@@ -234,7 +234,7 @@ kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *offset, 
                                     size_t cap);
 
 /* A deep copy of pb (*out) whose tool sees the protrusion h (ns) and dh/ds (ns) instead of pb's (the part as
- * material removal left it, optimiser/removal.h kl_surface_protrusion) and whose tool radius is tool_R (worn;
+ * material removal left it, optimiser/removal.h kl_protrusion_of_drop) and whose tool radius is tool_R (worn;
  * the Hertz contact constants follow it where they came from the materials). The copy borrows pb's actual mesh
  * (it must outlive the copy). Everything else (path, bounds, target, the naive offset's bounds) is pb's.
  * KELVIN_ERR_NOMEM, KELVIN_ERR_ARG (a non-finite h or a radius <= 0) with a message; *out = NULL on failure. */

@@ -341,10 +341,9 @@ double kl_surface_drop_slope(const kl_surface *sf, const kl_removal_law *law, do
   return now - before;
 }
 
-void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh)
+void kl_surface_drops(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *drop)
 {
-  for (int k = 0; k < pb->ns; ++k) h[k] = kl_surface_drop(sf, law, pb->s[k]);
-  kl_protrusion_of_drop(pb, h, h, dh);
+  for (int k = 0; k < pb->ns; ++k) drop[k] = kl_surface_drop(sf, law, pb->s[k]);
 }
 
 void kl_protrusion_of_drop(const kl_problem *pb, const double *drop, double *h, double *dh)
@@ -467,14 +466,19 @@ static double carve_depth(cell_ov *c, long n, double zh, double v)
   return z;
 }
 
+void kl_surface_worn_law(const kl_surface *sf, kl_removal_law *law)
+{
+  if (sf->tool_R > 0 && sf->tool_R != law->R) {
+    law->rc *= sf->tool_R / law->R;
+    law->R = sf->tool_R;
+  }
+}
+
 double kl_surface_deposit(kl_surface *sf, kl_removal_law *law, double F, double u0, double w0, double u1, double w1,
                           double dt)
 {
   if (!(F > 0) || !(dt > 0)) return 0.0;
-  if (sf->tool_R > 0 && sf->tool_R != law->R) { /* the surface carries the worn radius */
-    law->rc *= sf->tool_R / law->R;
-    law->R = sf->tool_R;
-  }
+  kl_surface_worn_law(sf, law); /* the surface carries the worn radius */
   const double len = sqrt((u1 - u0) * (u1 - u0) + (w1 - w0) * (w1 - w0));
   const double vrel = kl_removal_vrel(law->omega, law->rc, len / dt);
   const double a0 = kl_removal_patch(F, law->R, law->L, law->Es);

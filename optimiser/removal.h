@@ -68,12 +68,17 @@ double kl_surface_drop(const kl_surface *sf, const kl_removal_law *law, double s
  * Exact between the places where the touching cell changes (where the drop has a kink). */
 double kl_surface_drop_slope(const kl_surface *sf, const kl_removal_law *law, double s, double *slope);
 
-/* The protrusion h (ns) and dh/ds (ns) of pb's tool into the evolved part: pb->h + drop at each sample. */
-void kl_surface_protrusion(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *h, double *dh);
+/* The drop (kl_surface_drop) at each of pb's samples, into drop (ns). */
+void kl_surface_drops(const kl_problem *pb, const kl_surface *sf, const kl_removal_law *law, double *drop);
 
-/* The same from the drops drop (ns) given per sample (each taken on the surface as the tool reaches its sample:
- * the pass's own carving, docs/design.md section 9.4): h = pb->h + drop, dh/ds by centred differences. */
+/* The protrusion h (ns) and dh/ds (ns) of pb's tool into the evolved part from the drops (ns) per sample (of one
+ * surface, kl_surface_drops; or each taken on the surface as the tool reaches its sample: the pass's own carving,
+ * docs/design.md section 9.4): h = pb->h + drop, dh/ds by centred differences. h may be drop. */
 void kl_protrusion_of_drop(const kl_problem *pb, const double *drop, double *h, double *dh);
+
+/* The law at the surface's worn radius: where sf carries one (sf->tool_R > 0) that differs from law's, law's
+ * radius and its r_c (in proportion) become it. */
+void kl_surface_worn_law(const kl_surface *sf, kl_removal_law *law);
 
 /* Deposit the removal of the contact force F [N] (constant over the move) while the tool's axis point moves
  * from (u0, w0) to (u1, w1) in dt seconds, in sub-steps of at most a quarter of the Hertz contact radius:

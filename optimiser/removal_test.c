@@ -233,7 +233,8 @@ static void test_passes_on_the_bead(void **state)
     assert_true(fabs(got / want - 1) < 1e-12);
     assert_true(fabs(grid / law_total - 1) < 1e-9 && fabs(st.volume / grid - 1) < 1e-12);
   }
-  kl_surface_protrusion(pb, &sf, &law, h, dh);
+  kl_surface_drops(pb, &sf, &law, h);
+  kl_protrusion_of_drop(pb, h, h, dh);
   int kb = 0; /* the sample on the bead's top: x = 0.01, s = 0.015 */
   for (int k = 0; k < ns; ++k)
     if (fabs(pb->s[k] - 0.015) < fabs(pb->s[kb] - 0.015)) kb = k;

@@ -175,7 +175,7 @@ typedef struct v3_rm {
   double cat[3], cc, cg[3];
 } v3_rm;
 
-#define KL_V3_DEP_CELL 0.25 /* a deposit once the contact point has moved this fraction of a cell along the path */
+#define KL_V3_DEP_CELL 0.25 /* a deposit once the tool's place has moved this fraction of a cell along the path */
 #define KL_V3_DEP_MAX 64    /* ... or after this many sub-steps in contact (a tool that hardly moves) */
 #define KL_V3_DEP_DEPTH 0.025 /* ... or once the pending removal, spread over the contact patch, is this fraction of
                                * removal.tolerance deep (the correction lags what is pending: on a stiff holder
@@ -313,10 +313,7 @@ static void rm_observe(void *ctx, const kl_world_model *m, const kl_world_data *
     const double cell = KL_V3_DEP_CELL * sf->du;
     /* a place away from where the pending move ended (a jump): that goes down first */
     if (r->npend && sqrt((u0 - r->u1) * (u0 - r->u1) + (w0 - r->w1) * (w0 - r->w1)) > cell) rm_flush(r);
-    if (sf->tool_R > 0 && sf->tool_R != law->R) { /* the worn radius, as kl_surface_deposit takes it */
-      law->rc *= sf->tool_R / law->R;
-      law->R = sf->tool_R;
-    }
+    kl_surface_worn_law(sf, law); /* the worn radius, as kl_surface_deposit takes it */
     if (!r->npend) r->u0 = u0, r->w0 = w0;
     const double len = sqrt((u1 - u0) * (u1 - u0) + (w1 - w0) * (w1 - w0));
     r->Jv += F * kl_removal_vrel(law->omega, law->rc, len / h) * h;
