@@ -566,6 +566,17 @@ static void test_hooks(void **state)
   kl_mesh_free(mesh);
 }
 
+/* the body b with a sphere of radius R at its centre; its index */
+static int add_sphere(kl_world_model *m, const kl_body_def *b, double R)
+{
+  const int body = kl_world_add_body(m, b);
+  kl_shape_def s;
+  kl_world_default_shape(&s);
+  s.size[0] = R;
+  kl_world_add_shape(m, body, &s);
+  return body;
+}
+
 /* the correction of a ground tilted by alpha about y (normal (sin a, 0, cos a)) that lowers it onto the level
  * z = z0: along its normal (z0 + x tan a) cos a, gradient (sin a, 0, 0) */
 typedef struct level_fix {
@@ -626,11 +637,7 @@ static void test_fix_gradient(void **state)
     b.mass = 1, b.K = K, b.cr = 0.2;
     b.pos[0] = 0, b.pos[1] = 0, b.pos[2] = z0 + R / (tilted ? cos(alpha) : 1.0) + 1e-5;
     b.vel[0] = 1.0, b.vel[2] = -0.05;
-    const int body = kl_world_add_body(m, &b);
-    kl_shape_def s;
-    kl_world_default_shape(&s);
-    s.size[0] = R;
-    kl_world_add_shape(m, body, &s);
+    const int body = add_sphere(m, &b, R);
     char msg[256];
     assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
     kl_world_data *d = kl_world_data_create(m);
@@ -706,11 +713,7 @@ static void test_fix_rate(void **state)
   b.mass = mass, b.K = K, b.cr = 0.5;
   const double ds = pow(mass * G / K, 1.0 / 1.5); /* the static depth */
   b.pos[2] = R - ds;
-  const int body = kl_world_add_body(m, &b);
-  kl_shape_def s;
-  kl_world_default_shape(&s);
-  s.size[0] = R;
-  kl_world_add_shape(m, body, &s);
+  const int body = add_sphere(m, &b, R);
   char msg[256];
   assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
   kl_world_data *d = kl_world_data_create(m);
@@ -812,11 +815,7 @@ static void test_fix_ridge(void **state)
     const double Lr = run == 2 ? L + x0 + (x0 / dist) * 0.5 * (R - dist) : L;
     b.pos[0] = x0, b.pos[1] = 0, b.pos[2] = run > 0 ? sqrt(dist * dist - x0 * x0) : dist;
     b.vel[0] = 0.2, b.vel[2] = -0.001;
-    const int body = kl_world_add_body(m, &b);
-    kl_shape_def s;
-    kl_world_default_shape(&s);
-    s.size[0] = R;
-    kl_world_add_shape(m, body, &s);
+    const int body = add_sphere(m, &b, R);
     char msg[256];
     assert_int_equal(kl_world_compile(m, msg, sizeof msg), KELVIN_OK);
     kl_world_data *d = kl_world_data_create(m);

@@ -52,16 +52,22 @@ static void bead_settings(kl_settings *s)
   s->rm_max_passes = 16;
 }
 
-static void open_bead(kl_settings *s, kl_problem **pb, kl_host **h)
+/* the problem of the settings s and a host on the OpenMP twin */
+static void open_problem(const kl_settings *s, kl_problem **pb, kl_host **h)
 {
   char msg[1024];
-  bead_settings(s);
   if (kl_problem_build(s, NULL, pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
   kl_host_opts op;
   kl_host_opts_default(&op);
   op.cpu = 1;
   assert_int_equal(kl_host_create(h), KELVIN_OK);
   assert_int_equal(kl_host_open(*h, &op), KELVIN_OK);
+}
+
+static void open_bead(kl_settings *s, kl_problem **pb, kl_host **h)
+{
+  bead_settings(s);
+  open_problem(s, pb, h);
 }
 
 /* E* of the settings' materials, by hand: 1 / E* = (1 - nu1^2) / E1 + (1 - nu2^2) / E2 */
@@ -282,12 +288,7 @@ static void test_closed_loop_flanks(void **state)
   bead_settings(&s);
   s.rm_max_passes = 24;
   s.verify_time_limit = 60;
-  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
-  kl_host_opts op;
-  kl_host_opts_default(&op);
-  op.cpu = 1;
-  assert_int_equal(kl_host_create(&h), KELVIN_OK);
-  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  open_problem(&s, &pb, &h);
   kl_plan pl, eng;
   if (kl_plan_run_closed(pb, h, NULL, NULL, &pl, &eng, msg, sizeof msg) != KELVIN_OK) fail_msg("closed loop: %s", msg);
   const double crest = s.bead_x - s.path_x0, sig = s.bead_w;
@@ -353,12 +354,7 @@ static void test_own_carve(void **state)
   s.target_F = 8.0;
   s.preston = 6e-11; /* three times the bead's: a strong coupling */
   s.verify_time_limit = 60;
-  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
-  kl_host_opts op;
-  kl_host_opts_default(&op);
-  op.cpu = 1;
-  assert_int_equal(kl_host_create(&h), KELVIN_OK);
-  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  open_problem(&s, &pb, &h);
   const int ns = pb->ns;
   double *o = malloc((size_t)2 * ns * sizeof *o), *v = o + ns;
   assert_non_null(o);
@@ -412,12 +408,7 @@ static void test_clear_offsets(void **state)
   s.target_F = 8.0;
   s.o_max = 1e-3;
   s.rm_max_passes = 1;
-  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
-  kl_host_opts op;
-  kl_host_opts_default(&op);
-  op.cpu = 1;
-  assert_int_equal(kl_host_create(&h), KELVIN_OK);
-  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  open_problem(&s, &pb, &h);
   kl_plan pl;
   if (kl_plan_run(pb, h, 0, NULL, NULL, &pl, msg, sizeof msg) != KELVIN_OK) fail_msg("plan: %s", msg);
   assert_true(pl.npass == 1);
@@ -467,12 +458,7 @@ static void test_stiff_force_limit(void **state)
   s.target_F = 8.0, s.max_F = 16.0;
   s.preston = 1e-11, s.rm_tolerance = 20e-6, s.rm_gouge = 10e-6, s.rm_max_passes = 3;
   s.verify_time_limit = 60;
-  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
-  kl_host_opts op;
-  kl_host_opts_default(&op);
-  op.cpu = 1;
-  assert_int_equal(kl_host_create(&h), KELVIN_OK);
-  assert_int_equal(kl_host_open(h, &op), KELVIN_OK);
+  open_problem(&s, &pb, &h);
   kl_plan pl, eng;
   if (kl_plan_run_closed(pb, h, NULL, NULL, &pl, &eng, msg, sizeof msg) != KELVIN_OK) fail_msg("closed loop: %s", msg);
   double top = 0, omin = INFINITY;
