@@ -10,7 +10,8 @@
 _Static_assert(KELVIN_OBJ_J == KL_OBJ_J && KELVIN_OBJ_RMS == KL_OBJ_RMS && KELVIN_OBJ_LOSS == KL_OBJ_LOSS &&
                  KELVIN_OBJ_OVER == KL_OBJ_OVER && KELVIN_OBJ_TIME == KL_OBJ_TIME && KELVIN_OBJ_ROUGH == KL_OBJ_ROUGH &&
                  KELVIN_OBJ_ACC == KL_OBJ_ACC && KELVIN_OBJ_T == KL_OBJ_T && KELVIN_OBJ_NSUB == KL_OBJ_NSUB &&
-                 KELVIN_OBJ_STATUS == KL_OBJ_STATUS && KELVIN_OBJ_N == KL_OBJ_N,
+                 KELVIN_OBJ_STATUS == KL_OBJ_STATUS && KELVIN_OBJ_FMAX == KL_OBJ_FMAX &&
+                 KELVIN_OBJ_FMIN == KL_OBJ_FMIN && KELVIN_OBJ_N == KL_OBJ_N,
                "KELVIN_OBJ_* mirror KL_OBJ_* (kernels/kl_rollout.h)");
 _Static_assert(KELVIN_SO_F == KL_SO_F && KELVIN_SO_FAVG == KL_SO_FAVG && KELVIN_SO_T == KL_SO_T &&
                  KELVIN_SO_Z == KL_SO_Z && KELVIN_SO_D == KL_SO_D && KELVIN_SO_C == KL_SO_C && KELVIN_SO_ZD == KL_SO_ZD &&

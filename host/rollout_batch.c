@@ -265,8 +265,8 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
   const int iP = (int)P, want = so != NULL;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int p = 0; p < iP; ++p)
-    kl_grind_rollout_tl(r->gp, r->ns, r->geo, r->ov, iP, p, obj, want, so, nd, nd ? dir + (size_t)p * nd * ns : NULL,
-                        nd ? dS + (size_t)p * nd * ns : NULL);
+    kl_grind_rollout_tl(r->gp, r->ns, r->geo, r->ov, iP, p, iP, p, obj, want, so, nd,
+                        nd ? dir + (size_t)p * nd * ns : NULL, nd ? dS + (size_t)p * nd * ns : NULL);
   return KELVIN_OK;
 }
 

@@ -90,7 +90,8 @@
 #define KL_GG_KAP 6 /* kappa - 1: the contact force's share along the tool axis, less 1 (0 on a flat part) */
 #define KL_GG_N 7
 
-/* Objective terms per candidate (KL_OBJ_N x P): obj[term*P + p] */
+/* Objective terms per rollout (KL_OBJ_N x Q): obj[term*Q + q] (Q = P candidates, or P x S in a scenario batch,
+ * host/rollout_batch.h) */
 #define KL_OBJ_J 0      /* weighted objective */
 #define KL_OBJ_RMS 1    /* RMS of (F_k - F*_k)/F_ref */
 #define KL_OBJ_LOSS 2   /* fraction of the pass time out of contact */
@@ -101,9 +102,11 @@
 #define KL_OBJ_T 7      /* pass time [s] */
 #define KL_OBJ_NSUB 8   /* sub-steps taken */
 #define KL_OBJ_STATUS 9 /* KL_OK, or status bits (non-finite, sub-step limit) */
-#define KL_OBJ_N 10
+#define KL_OBJ_FMAX 10  /* largest scored force F_k over the samples the RMS term sums [N] (0 if none) */
+#define KL_OBJ_FMIN 11  /* smallest scored force F_k over those samples [N] (0 if none) */
+#define KL_OBJ_N 12
 
-/* Per-sample outputs (KL_SO_N x ns x P), optional: out[(field*ns + k)*P + p] */
+/* Per-sample outputs (KL_SO_N x ns x Q), optional: out[(field*ns + k)*Q + q] */
 #define KL_SO_F 0    /* instantaneous contact force at the sample [N] */
 #define KL_SO_FAVG 1 /* step-averaged contact force over the interval ending at the sample [N] */
 #define KL_SO_T 2    /* time [s] */
@@ -581,6 +584,7 @@ KL_FN kl_real kl_grind_equilibrium(const KL_GLOBAL kl_real *gp, kl_real o, kl_re
  * rollout, the OpenMP twin and the CPU-engine verification all score a pass with these functions. */
 typedef struct kl_grind_acc {
   kl_real se, over, rough, acc, tfree;
+  kl_real fhi, flo; /* the largest and smallest scored force so far */
   int n, nr;
 } kl_grind_acc;
 
@@ -591,6 +595,8 @@ KL_FN void kl_grind_acc_init(kl_grind_acc *a)
   a->rough = 0.0;
   a->acc = 0.0;
   a->tfree = 0.0;
+  a->fhi = 0.0;
+  a->flo = 0.0;
   a->n = 0;
   a->nr = 0;
 }
@@ -616,10 +622,13 @@ KL_FN void kl_grind_acc_add(kl_grind_acc *a, const KL_GLOBAL kl_real *gp, kl_rea
   }
   const kl_real x = fabs(0.5 * (v0 + v1) * (v1 - v0) / ds) / gp[KL_GP_AMAX] - 1.0;
   if (x > 0.0) a->acc += x * x;
+  a->fhi = a->n > 0 ? fmax(a->fhi, fk) : fk;
+  a->flo = a->n > 0 ? fmin(a->flo, fk) : fk;
   a->n++;
 }
 
-/* Objective terms of a finished pass of duration T into obj[term*P + p] (KL_OBJ_*). */
+/* Objective terms of a finished pass of duration T into obj[term*P + p] (KL_OBJ_*; P, p the output's count and
+ * index: a scenario batch passes its Q, q). */
 KL_FN void kl_grind_acc_finish(const kl_grind_acc *a, const KL_GLOBAL kl_real *gp, kl_real T, int nsub, int status,
                                int P, int p, KL_GLOBAL kl_real *obj)
 {
@@ -643,16 +652,20 @@ KL_FN void kl_grind_acc_finish(const kl_grind_acc *a, const KL_GLOBAL kl_real *g
   obj[KL_OBJ_T * P + p] = T;
   obj[KL_OBJ_NSUB * P + p] = (kl_real)nsub;
   obj[KL_OBJ_STATUS * P + p] = (kl_real)status;
+  obj[KL_OBJ_FMAX * P + p] = a->fhi;
+  obj[KL_OBJ_FMIN * P + p] = a->flo;
 }
 
 /* Roll out candidate p of P: offsets o_k = ov[k*P + p], speeds v_k = ov[(ns + k)*P + p]; writes the
- * objective terms obj[term*P + p] and, if want, the per-sample outputs so[(field*ns + k)*P + p]. With
+ * objective terms obj[term*Q + q] and, if want, the per-sample outputs so[(field*ns + k)*Q + q], rollout q of
+ * Q (Q = P, q = p for a batch of candidates; a scenario batch writes q = p S + s of Q = P S). With
  * nd > 0 (at most KL_TL_MAX) also the tangent-linear rollout along the offset directions dir[i*ns + k]
  * (i < nd): the derivative of the scored measure (KL_GP_AVG) at each sample along each direction into
  * dS[i*ns + k] (for candidate p; the caller gives each candidate its own dir and dS). */
 KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
-                               const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
-                               KL_GLOBAL kl_real *so, int nd, const KL_GLOBAL kl_real *dir, KL_GLOBAL kl_real *dS)
+                               const KL_GLOBAL kl_real *ov, int P, int p, int Q, int q, KL_GLOBAL kl_real *obj,
+                               int want, KL_GLOBAL kl_real *so, int nd, const KL_GLOBAL kl_real *dir,
+                               KL_GLOBAL kl_real *dS)
 {
   kl_grind_state st;
   const kl_real kap0 = 1.0 + geo[KL_GG_KAP];
@@ -686,13 +699,13 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
   kl_grind_acc a;
   kl_grind_acc_init(&a);
   if (want) {
-    so[(KL_SO_F * ns + 0) * P + p] = F;
-    so[(KL_SO_FAVG * ns + 0) * P + p] = F;
-    so[(KL_SO_T * ns + 0) * P + p] = 0.0;
-    so[(KL_SO_Z * ns + 0) * P + p] = st.z;
-    so[(KL_SO_D * ns + 0) * P + p] = st.contact ? st.z + geo[KL_GG_H] : 0.0;
-    so[(KL_SO_C * ns + 0) * P + p] = (kl_real)st.contact;
-    so[(KL_SO_ZD * ns + 0) * P + p] = 0.0;
+    so[(KL_SO_F * ns + 0) * Q + q] = F;
+    so[(KL_SO_FAVG * ns + 0) * Q + q] = F;
+    so[(KL_SO_T * ns + 0) * Q + q] = 0.0;
+    so[(KL_SO_Z * ns + 0) * Q + q] = st.z;
+    so[(KL_SO_D * ns + 0) * Q + q] = st.contact ? st.z + geo[KL_GG_H] : 0.0;
+    so[(KL_SO_C * ns + 0) * Q + q] = (kl_real)st.contact;
+    so[(KL_SO_ZD * ns + 0) * Q + q] = 0.0;
   }
   kl_real zd_prev = st.zd;
   for (int k = 1; k < ns && st.status == KL_OK; ++k) {
@@ -753,23 +766,23 @@ KL_FN void kl_grind_rollout_tl(const KL_GLOBAL kl_real *gp, int ns, const KL_GLO
     kl_grind_acc_add(&a, gp, fk, geo[k * KL_GG_N + KL_GG_FT], iv.ds, iv.o0, iv.o1, iv.v0, iv.v1, has_m,
                      has_m ? ov[(k - 2) * P + p] : 0.0, has_m ? ov[(ns + k - 2) * P + p] : 0.0, r.tfree);
     if (want) {
-      so[(KL_SO_F * ns + k) * P + p] = r.F;
-      so[(KL_SO_FAVG * ns + k) * P + p] = favg;
-      so[(KL_SO_T * ns + k) * P + p] = st.t;
-      so[(KL_SO_Z * ns + k) * P + p] = st.z;
-      so[(KL_SO_D * ns + k) * P + p] = (st.contact && r.d > 0.0) ? r.d : 0.0;
-      so[(KL_SO_C * ns + k) * P + p] = (kl_real)st.contact;
-      so[(KL_SO_ZD * ns + k) * P + p] = st.zd;
+      so[(KL_SO_F * ns + k) * Q + q] = r.F;
+      so[(KL_SO_FAVG * ns + k) * Q + q] = favg;
+      so[(KL_SO_T * ns + k) * Q + q] = st.t;
+      so[(KL_SO_Z * ns + k) * Q + q] = st.z;
+      so[(KL_SO_D * ns + k) * Q + q] = (st.contact && r.d > 0.0) ? r.d : 0.0;
+      so[(KL_SO_C * ns + k) * Q + q] = (kl_real)st.contact;
+      so[(KL_SO_ZD * ns + k) * Q + q] = st.zd;
     }
   }
-  kl_grind_acc_finish(&a, gp, st.t, st.nsub, st.status, P, p, obj);
+  kl_grind_acc_finish(&a, gp, st.t, st.nsub, st.status, Q, q, obj);
 }
 
 KL_FN void kl_grind_rollout(const KL_GLOBAL kl_real *gp, int ns, const KL_GLOBAL kl_real *geo,
                             const KL_GLOBAL kl_real *ov, int P, int p, KL_GLOBAL kl_real *obj, int want,
                             KL_GLOBAL kl_real *so)
 {
-  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, obj, want, so, 0, 0, 0);
+  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, P, p, obj, want, so, 0, 0, 0);
 }
 
 #endif

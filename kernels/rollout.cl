@@ -13,7 +13,8 @@ __kernel void kl_grind_tl_batch(const int P, const int ns, __global const double
 {
   const int p = (int)get_global_id(0);
   if (p >= P) return;
-  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, obj, want, so, nd, dir + (size_t)p * nd * ns, dS + (size_t)p * nd * ns);
+  kl_grind_rollout_tl(gp, ns, geo, ov, P, p, P, p, obj, want, so, nd, dir + (size_t)p * nd * ns,
+                      dS + (size_t)p * nd * ns);
 }
 
 __kernel void kl_grind_batch(const int P, const int ns, __global const double *gp, __global const double *geo,

@@ -66,6 +66,29 @@ static void outcome(void **state)
   assert_true(b->vobj[KL_OBJ_RMS] < 0.1 * nv->vobj[KL_OBJ_RMS]); /* far below the naive pass's */
   assert_true(b->vobj[KL_OBJ_RMS] < 0.01);                        /* within 1 % RMS of the target */
   assert_true(b->vobj[KL_OBJ_LOSS] == 0.0);
+  /* the extremes of the scored measure over the samples the RMS term sums (1 .. ns - 1), KL_OBJ_FMAX and
+   * KL_OBJ_FMIN: the 3-D verification's (the averaged wrist sensor, the default measure: vFavg) exactly, the
+   * device's against its per-sample outputs through kl_problem_measure */
+  {
+    assert_int_equal(pb->set.measure, KL_MEASURE_SENSOR);
+    const int ns = pb->ns;
+    double *o = malloc((size_t)ns * sizeof *o), *v = malloc((size_t)ns * sizeof *v);
+    double *F = malloc((size_t)ns * sizeof *F);
+    kl_problem_expand(pb, b->x, o, v);
+    kl_problem_measure(pb, pb->set.measure, b->so, o, v, F);
+    double vh = b->vFavg[1], vl = b->vFavg[1], dh = F[1], dl = F[1];
+    for (int k = 2; k < ns; ++k) {
+      vh = fmax(vh, b->vFavg[k]), vl = fmin(vl, b->vFavg[k]);
+      dh = fmax(dh, F[k]), dl = fmin(dl, F[k]);
+    }
+    printf("# scored force: verified %.4f .. %.4f N, device %.4f .. %.4f N\n", vl, vh, dl, dh);
+    assert_true(b->vobj[KL_OBJ_FMAX] == vh && b->vobj[KL_OBJ_FMIN] == vl && vh > vl);
+    assert_true(fabs(b->obj[KL_OBJ_FMAX] - dh) <= 1e-10 * pb->gp[KL_GP_FREF]);
+    assert_true(fabs(b->obj[KL_OBJ_FMIN] - dl) <= 1e-10 * pb->gp[KL_GP_FREF]);
+    free(o);
+    free(v);
+    free(F);
+  }
   /* and the refinement did its part: its pass beats the screening's best on the device objective */
   int ref = -1;
   for (int i = 0; i < res->npass; ++i)

@@ -235,7 +235,9 @@ typedef struct kelvin_rollout kelvin_rollout;
 #define KELVIN_OBJ_T 7      /* pass time [s] */
 #define KELVIN_OBJ_NSUB 8   /* sub-steps taken */
 #define KELVIN_OBJ_STATUS 9 /* 0, or status bits (non-finite state, sub-step limit): the objective is then huge */
-#define KELVIN_OBJ_N 10
+#define KELVIN_OBJ_FMAX 10  /* the largest scored force F_k over the samples the RMS term sums [N] (0 if none) */
+#define KELVIN_OBJ_FMIN 11  /* the smallest scored force F_k over those samples [N] (0 if none) */
+#define KELVIN_OBJ_N 12
 
 /* Per-sample outputs per candidate, optional: out[(field * ns + k) * P + p] */
 #define KELVIN_SO_F 0    /* instantaneous contact force at sample k [N] */
