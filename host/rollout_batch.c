@@ -1,6 +1,7 @@
 /* host/rollout_batch.c: P grinding-pass candidates per call, OpenCL or OpenMP twin (rollout_batch.h). */
 #include "host/rollout_batch.h"
 
+#include <limits.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +20,15 @@ struct kl_rollout {
   void *notice_ctx;
   int built;       /* the OpenCL program and the shared buffers exist */
   double *gp, *geo, *basis; /* host copies */
+  int S;                    /* scenarios (kl_rollout_set_scenarios), 0 before */
+  double *gps, *geos;       /* their host copies (S x KL_GP_N, S x ns x KL_GG_N) */
   /* OpenCL path */
   cl_program prog;
-  cl_kernel k, ktl;
+  cl_kernel k, ktl, ksc;
   cl_mem dgp, dgeo, dbasis, dctrl, dov, dobj, dso, ddir, dds;
+  cl_mem dgps, dgeos; /* the scenarios, uploaded by the first scenario batch on the device after they are set */
   size_t tlcap; /* doubles ddir and dds hold */
-  size_t cap, socap; /* candidates the P-sized buffers hold */
+  size_t cap, ocap, socap; /* candidates dctrl and dov hold; rollouts dobj and dso hold */
   /* OpenMP path */
   double *ov;
   size_t ovcap;
@@ -44,10 +48,13 @@ static void release_built(kl_rollout *r)
   release_mem(&r->dgp);
   release_mem(&r->dgeo);
   release_mem(&r->dbasis);
+  release_mem(&r->dgps);
+  release_mem(&r->dgeos);
+  if (r->ksc) clReleaseKernel(r->ksc);
   if (r->ktl) clReleaseKernel(r->ktl);
   if (r->k) clReleaseKernel(r->k);
   if (r->prog) clReleaseProgram(r->prog);
-  r->ktl = r->k = NULL;
+  r->ksc = r->ktl = r->k = NULL;
   r->prog = NULL;
   r->built = 0;
 }
@@ -65,6 +72,8 @@ void kl_rollout_destroy(kl_rollout *r)
   free(r->gp);
   free(r->geo);
   free(r->basis);
+  free(r->gps);
+  free(r->geos);
   free(r->ov);
   free(r);
 }
@@ -134,6 +143,7 @@ static kelvin_status build(kl_rollout *r)
     if (st != KELVIN_OK) goto cleanup;
     KL_CL(h, (r->k = clCreateKernel(r->prog, "kl_grind_batch", &err), err));
     KL_CL(h, (r->ktl = clCreateKernel(r->prog, "kl_grind_tl_batch", &err), err));
+    KL_CL(h, (r->ksc = clCreateKernel(r->prog, "kl_grind_scen_batch", &err), err));
     KL_CL(h, (r->dgp = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, KL_GP_N * sizeof(double),
                                       r->gp, &err),
               err));
@@ -157,8 +167,9 @@ cleanup:
   return st;
 }
 
-/* grow the P-sized device buffers to hold P candidates (and so if wanted) */
-static kelvin_status reserve(kl_rollout *r, size_t P, int want)
+/* grow the device buffers to hold P candidates (dctrl, dov) and Q rollouts (dobj, and dso if wanted): Q = P but
+ * for a scenario batch */
+static kelvin_status reserve(kl_rollout *r, size_t P, size_t Q, int want)
 {
   kl_host *h = r->h;
   kelvin_status st = KELVIN_OK;
@@ -167,23 +178,56 @@ static kelvin_status reserve(kl_rollout *r, size_t P, int want)
   if (P > r->cap) {
     release_mem(&r->dctrl);
     release_mem(&r->dov);
-    release_mem(&r->dobj);
     r->cap = 0;
     KL_CL(h, (r->dctrl = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, nc * P * sizeof(double), NULL, &err), err));
     KL_CL(h, (r->dov = clCreateBuffer(h->ctx, CL_MEM_READ_WRITE, 2 * ns * P * sizeof(double), NULL, &err), err));
-    KL_CL(h, (r->dobj = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_OBJ_N * P * sizeof(double), NULL, &err), err));
     r->cap = P;
   }
-  if (want && P > r->socap) {
+  if (Q > r->ocap) {
+    release_mem(&r->dobj);
+    r->ocap = 0;
+    KL_CL(h, (r->dobj = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_OBJ_N * Q * sizeof(double), NULL, &err), err));
+    r->ocap = Q;
+  }
+  if (want && Q > r->socap) {
     release_mem(&r->dso);
     r->socap = 0;
-    KL_CL(h, (r->dso = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_SO_N * ns * P * sizeof(double), NULL, &err),
+    KL_CL(h, (r->dso = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_SO_N * ns * Q * sizeof(double), NULL, &err),
               err));
-    r->socap = P;
+    r->socap = Q;
   }
   if (!r->dso) KL_CL(h, (r->dso = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, sizeof(double), NULL, &err), err));
 cleanup:
   return st;
+}
+
+/* OpenCL path, first half: build on the first device batch, buffers for P candidates and Q rollouts, upload
+ * the control points and expand them into dov (GEMM on the device) */
+static kelvin_status expand_cl(kl_rollout *r, size_t P, size_t Q, const double *ctrl, int want)
+{
+  kl_host *h = r->h;
+  kelvin_status st = r->built ? KELVIN_OK : build(r);
+  if (st == KELVIN_OK) st = reserve(r, P, Q, want);
+  if (st != KELVIN_OK) return st;
+  const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
+  if (r->basis) {
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
+    st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
+  } else { /* the samples themselves */
+    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dov, CL_TRUE, 0, 2 * ns * P * sizeof(double), ctrl, 0, NULL, NULL));
+  }
+cleanup:
+  return st;
+}
+
+/* the rollout kernels' work-group size from the device table (host/device.c); KELVIN_ROLLOUT_WGS overrides
+ * it for tuning */
+static size_t rollout_wgs(kl_host *h)
+{
+  const char *ev = getenv("KELVIN_ROLLOUT_WGS");
+  const size_t dflt = (size_t)kl_device_rollout_wgs(kl_host_device(h));
+  const size_t local = ev ? (size_t)strtoul(ev, NULL, 10) : dflt;
+  return local < 1 || local > 1024 ? dflt : local;
 }
 
 /* OpenCL path: upload control points, GEMM on the device, rollout kernel (or the tangent-linear one with
@@ -192,18 +236,10 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
                              const double *dir, double *dS)
 {
   kl_host *h = r->h;
-  kelvin_status st = r->built ? KELVIN_OK : build(r);
-  if (st == KELVIN_OK) st = reserve(r, P, so != NULL);
+  kelvin_status st = expand_cl(r, P, P, ctrl, so != NULL);
   if (st != KELVIN_OK) return st;
-  const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
+  const size_t ns = (size_t)r->ns;
   const int iP = (int)P, ins = r->ns, want = so != NULL;
-  if (r->basis) {
-    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dctrl, CL_TRUE, 0, nc * P * sizeof(double), ctrl, 0, NULL, NULL));
-    st = kl_blas_dgemm_mem(h, 2 * ns, P, nc, r->dbasis, r->dctrl, r->dov);
-    if (st != KELVIN_OK) return st;
-  } else { /* the samples themselves */
-    KL_CL(h, clEnqueueWriteBuffer(h->q, r->dov, CL_TRUE, 0, 2 * ns * P * sizeof(double), ctrl, 0, NULL, NULL));
-  }
   cl_kernel kk = nd > 0 ? r->ktl : r->k;
   const size_t ntl = (size_t)nd * ns * P;
   if (nd > 0 && ntl > r->tlcap) {
@@ -229,11 +265,7 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
     KL_CL(h, clSetKernelArg(kk, 9, sizeof r->ddir, &r->ddir));
     KL_CL(h, clSetKernelArg(kk, 10, sizeof r->dds, &r->dds));
   }
-  /* the work-group size from the device table (host/device.c); KELVIN_ROLLOUT_WGS overrides for tuning */
-  const char *ev = getenv("KELVIN_ROLLOUT_WGS");
-  const size_t dflt = (size_t)kl_device_rollout_wgs(kl_host_device(h));
-  size_t local = ev ? (size_t)strtoul(ev, NULL, 10) : dflt;
-  if (local < 1 || local > 1024) local = dflt;
+  const size_t local = rollout_wgs(h);
   const size_t global = (P + local - 1) / local * local;
   KL_CL(h, clEnqueueNDRangeKernel(h->q, kk, 1, NULL, &global, &local, 0, NULL, NULL));
   if (nd > 0) KL_CL(h, clEnqueueReadBuffer(h->q, r->dds, CL_TRUE, 0, ntl * sizeof(double), dS, 0, NULL, NULL));
@@ -243,9 +275,14 @@ cleanup:
   return st;
 }
 
-/* OpenMP twin: the same GEMM on the host, the same header function in a parallel loop */
-static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so, int nd,
-                              const double *dir, double *dS)
+/* the OpenMP twin's threads */
+static int twin_threads(const kl_rollout *r)
+{
+  return kl_host_threads(r->h) > 0 ? kl_host_threads(r->h) : omp_get_max_threads();
+}
+
+/* OpenMP twin, first half: the control points of P candidates expanded into r->ov (the same GEMM on the host) */
+static kelvin_status expand_omp(kl_rollout *r, size_t P, const double *ctrl)
 {
   kl_host *h = r->h;
   const size_t ns = (size_t)r->ns, nc = (size_t)r->nc;
@@ -255,13 +292,24 @@ static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, doubl
     r->ovcap = r->ov ? 2 * ns * P : 0;
     if (!r->ov) return kl_host_fail(h, KELVIN_ERR_NOMEM, "rollout: out of memory for %zu candidates", P);
   }
-  const int threads = kl_host_threads(h) > 0 ? kl_host_threads(h) : omp_get_max_threads();
+  const int threads = twin_threads(r);
   if (r->basis) { /* on the host even when h has a device (a small batch sent here, rollout_batch.h) */
     const kelvin_status st = kl_blas_dgemm_host(h, 2 * ns, P, nc, r->basis, ctrl, r->ov, threads);
     if (st != KELVIN_OK) return st;
   } else {
     memcpy(r->ov, ctrl, 2 * ns * P * sizeof *r->ov);
   }
+  return KELVIN_OK;
+}
+
+/* OpenMP twin: the same GEMM on the host, the same header function in a parallel loop */
+static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so, int nd,
+                              const double *dir, double *dS)
+{
+  const size_t ns = (size_t)r->ns;
+  const kelvin_status st = expand_omp(r, P, ctrl);
+  if (st != KELVIN_OK) return st;
+  const int threads = twin_threads(r);
   const int iP = (int)P, want = so != NULL;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int p = 0; p < iP; ++p)
@@ -305,6 +353,110 @@ kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, in
   const kelvin_status st = dev ? eval_cl(r, P, ctrl, obj, so, nd, dir, dS) : eval_omp(r, P, ctrl, obj, so, nd, dir, dS);
   r->seconds += kl_now() - t0;
   if (st == KELVIN_OK) tally(r, P, dev);
+  return st;
+}
+
+/* ---- candidates x scenarios ---- */
+
+kelvin_status kl_rollout_set_scenarios(kl_rollout *r, int S, const double *gp, const double *geo)
+{
+  if (S < 1 || S > 1 << 24 || !gp || !geo)
+    return kl_host_fail(r->h, KELVIN_ERR_ARG,
+                        "rollout: scenarios need 1 <= S <= 2^24 and their gp and geo, got S = %d%s", S,
+                        !gp || !geo ? " and a NULL array" : "");
+  const size_t ns = (size_t)r->ns, nS = (size_t)S;
+  double *a = dup(gp, nS * KL_GP_N), *b = dup(geo, nS * ns * KL_GG_N);
+  if (!a || !b) {
+    free(a);
+    free(b);
+    return kl_host_fail(r->h, KELVIN_ERR_NOMEM, "rollout: out of memory for %d scenarios", S);
+  }
+  free(r->gps);
+  free(r->geos);
+  r->gps = a;
+  r->geos = b;
+  r->S = S;
+  release_mem(&r->dgps); /* the next scenario batch on the device uploads the new set */
+  release_mem(&r->dgeos);
+  return KELVIN_OK;
+}
+
+int kl_rollout_nscenarios(const kl_rollout *r) { return r->S; }
+
+/* OpenCL path of a scenario batch: the candidates expanded once (GEMM on the device), the scenarios uploaded
+ * once per set, one work-item per rollout (kernels/rollout.cl, kl_grind_scen_batch), obj and so downloaded
+ * whole. A reduction over each candidate's S rollouts on the device would download KL_OBJ_N x P doubles in
+ * place of KL_OBJ_N x P S, and would save nothing worth a kernel: measured with `scen_batch_test --measure 64
+ * 256` (tests/scen_batch_test.c: 16384 rollouts of 61 samples) on pocl, 2 cores, the objective terms (1.5 MB)
+ * download in 0.10 ms against 1.40 s for the batch (7e-5 of it). Not measured on a GPU: at the 7.6-10.4 GB/s
+ * of pageable reads measured on an H200 (benchmarks/RESULTS.md, "On a GPU") 1.5 MB takes 0.15-0.2 ms, and the
+ * same batch there is tens of ms at the least (screening batches ran 1.5-3.4 times the 16 host cores' speed),
+ * so under 1 %. The statistics over scenarios belong on the host, where the caller needs them anyway. */
+static kelvin_status eval_scen_cl(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+{
+  kl_host *h = r->h;
+  const size_t ns = (size_t)r->ns, S = (size_t)r->S, Q = P * S;
+  kelvin_status st = expand_cl(r, P, Q, ctrl, so != NULL);
+  if (st != KELVIN_OK) return st;
+  cl_int err;
+  if (!r->dgps)
+    KL_CL(h, (r->dgps = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, S * KL_GP_N * sizeof(double),
+                                       r->gps, &err),
+              err));
+  if (!r->dgeos)
+    KL_CL(h, (r->dgeos = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                        S * ns * KL_GG_N * sizeof(double), r->geos, &err),
+              err));
+  const int iP = (int)P, iS = r->S, ins = r->ns, want = so != NULL;
+  cl_kernel ks = r->ksc;
+  KL_CL(h, clSetKernelArg(ks, 0, sizeof iP, &iP));
+  KL_CL(h, clSetKernelArg(ks, 1, sizeof iS, &iS));
+  KL_CL(h, clSetKernelArg(ks, 2, sizeof ins, &ins));
+  KL_CL(h, clSetKernelArg(ks, 3, sizeof r->dgps, &r->dgps));
+  KL_CL(h, clSetKernelArg(ks, 4, sizeof r->dgeos, &r->dgeos));
+  KL_CL(h, clSetKernelArg(ks, 5, sizeof r->dov, &r->dov));
+  KL_CL(h, clSetKernelArg(ks, 6, sizeof r->dobj, &r->dobj));
+  KL_CL(h, clSetKernelArg(ks, 7, sizeof want, &want));
+  KL_CL(h, clSetKernelArg(ks, 8, sizeof r->dso, &r->dso));
+  const size_t local = rollout_wgs(h), global = (Q + local - 1) / local * local;
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, ks, 1, NULL, &global, &local, 0, NULL, NULL));
+  KL_CL(h, clEnqueueReadBuffer(h->q, r->dobj, CL_TRUE, 0, KL_OBJ_N * Q * sizeof(double), obj, 0, NULL, NULL));
+  if (so) KL_CL(h, clEnqueueReadBuffer(h->q, r->dso, CL_TRUE, 0, KL_SO_N * ns * Q * sizeof(double), so, 0, NULL, NULL));
+cleanup:
+  return st;
+}
+
+/* OpenMP twin of a scenario batch: the candidates expanded once, one loop over all P S rollouts */
+static kelvin_status eval_scen_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+{
+  const kelvin_status st = expand_omp(r, P, ctrl);
+  if (st != KELVIN_OK) return st;
+  const int threads = twin_threads(r);
+  const int iP = (int)P, iS = r->S, iQ = iP * iS, ns = r->ns, want = so != NULL;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+  for (int q = 0; q < iQ; ++q) {
+    const int p = q / iS, s = q - p * iS;
+    kl_grind_rollout_tl(r->gps + (size_t)s * KL_GP_N, ns, r->geos + (size_t)s * ns * KL_GG_N, r->ov, iP, p, iQ, q, obj,
+                        want, so, 0, NULL, NULL);
+  }
+  return KELVIN_OK;
+}
+
+kelvin_status kl_rollout_eval_scenarios(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+{
+  if (r->S < 1)
+    return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: a scenario batch without scenarios (kl_rollout_set_scenarios)");
+  const size_t S = (size_t)r->S, ns = (size_t)r->ns;
+  /* the kernels index obj and so with an int */
+  if (P < 1 || P > (size_t)INT_MAX / KL_OBJ_N / S || (so && P > (size_t)INT_MAX / KL_SO_N / ns / S))
+    return kl_host_fail(r->h, KELVIN_ERR_ARG,
+                        "rollout: %zu candidates x %zu scenarios: need P >= 1 and fewer rollouts%s", P, S,
+                        so ? " (with the per-sample outputs)" : "");
+  const double t0 = kl_now();
+  const int dev = on_device(r, P * S);
+  const kelvin_status st = dev ? eval_scen_cl(r, P, ctrl, obj, so) : eval_scen_omp(r, P, ctrl, obj, so);
+  r->seconds += kl_now() - t0;
+  if (st == KELVIN_OK) tally(r, P * S, dev);
   return st;
 }
 

@@ -56,6 +56,18 @@ kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, doubl
 kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, int nd, const double *dir, double *obj,
                                  double *so, double *dS);
 
+/* S >= 1 scenarios for kl_rollout_eval_scenarios: gp (S x KL_GP_N, scenario-major) and geo (S x ns x KL_GG_N,
+ * scenario-major, each block as the def's geo). Copied; on OpenCL uploaded by the next scenario batch.
+ * Replaces the previous set. KELVIN_ERR_ARG for S < 1 or NULL, KELVIN_ERR_NOMEM. */
+kelvin_status kl_rollout_set_scenarios(kl_rollout *r, int S, const double *gp, const double *geo);
+int kl_rollout_nscenarios(const kl_rollout *r); /* 0 before kl_rollout_set_scenarios */
+
+/* Every candidate of ctrl (nc x P, candidate fastest, as kl_rollout_eval) on every scenario: P x S rollouts in
+ * one batch (one work-item each on OpenCL; one OpenMP loop over all P S on the twin). obj (KL_OBJ_N x P S):
+ * obj[term * (P S) + p S + s]. so (nullable): KL_SO_N x ns x (P S), so[(field ns + k) (P S) + p S + s].
+ * Counts P S rollouts in kl_rollout_count. host_below applies to P S. KELVIN_ERR_ARG without scenarios. */
+kelvin_status kl_rollout_eval_scenarios(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so);
+
 /* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s] (a build on the
  * first device batch included). */
 size_t kl_rollout_count(const kl_rollout *r);
