@@ -673,6 +673,76 @@ kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *o, const
   return KELVIN_OK;
 }
 
+/* optimiser/problem.h: the protrusion h, dh/ds and kappa of pb's actual part along pb's path */
+kelvin_status kl_problem_protrusion(kl_problem *pb, char *msg, int cap)
+{
+  const kl_settings *s = &pb->set;
+  const int ns = pb->ns;
+  kelvin_status st = KELVIN_OK;
+  const double R = s->tool_R, reach = R + 0.5 * R;
+  int *tri = NULL, tcap = 0;
+  for (int k = 0; k < ns; ++k) {
+    double c[3], d, qq[3], nn[3];
+    for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
+    if (s->tool_shape == KL_TOOL_DISC) {
+      /* the triangles within 1.1 R of the axis: h >= -0.1 R is found, below that the part is off */
+      double a[3];
+      kl_problem_tool_axis(pb, k, a);
+      int nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
+      if (nt > tcap) {
+        free(tri);
+        tcap = 2 * nt;
+        tri = malloc((size_t)tcap * sizeof *tri);
+        if (!tri) {
+          snprintf(msg, (size_t)cap, "out of memory");
+          return KELVIN_ERR_NOMEM;
+        }
+        nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
+      }
+      const double h = disc_depth(pb->actual, tri, nt, c, a, R, 0.5 * s->tool_width);
+      if (!(h >= -0.1 * R)) {
+        free(tri);
+        snprintf(msg, (size_t)cap,
+                 "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of "
+                 "the disc's rim",
+                 k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
+        return KELVIN_ERR_CONFIG;
+      }
+      pb->h[k] = h;
+      pb->kap[k] = 1.0; /* the disc's contact direction is not sampled: taken along the axis */
+      continue;
+    }
+    if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn)) {
+      free(tri);
+      snprintf(msg, (size_t)cap,
+               "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
+               "tool centre",
+               k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
+      return KELVIN_ERR_CONFIG;
+    }
+    pb->h[k] = R - d;
+    /* the share of the contact force along the tool axis a (out of the part): the contact normal n_c
+     * from the closest point to the centre, friction mu against the motion T along the contact's
+     * tangent, kappa = (n_c - mu t) . a */
+    {
+      double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
+      tool_frame(pb, k, Rm);
+      const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
+      normalise(nc);
+      const double tn = v3_dot(T, nc);
+      for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
+      normalise(t);
+      pb->kap[k] = v3_dot(nc, a) - s->friction * v3_dot(t, a);
+    }
+  }
+  free(tri);
+  for (int k = 0; k < ns; ++k) {
+    const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
+    pb->dh[k] = (pb->h[b] - pb->h[a]) / (pb->s[b] - pb->s[a]);
+  }
+  return st;
+}
+
 #define FAIL(code, ...)                                                                                      \
   do {                                                                                                       \
     snprintf(msg, (size_t)cap, __VA_ARGS__);                                                                 \
@@ -791,60 +861,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   if (st != KELVIN_OK) goto fail;
   resample(&q, pb);
   /* protrusion of the actual part into the tool at the tool centre on the nominal contact (o = 0) */
-  const double R = s->tool_R, reach = R + 0.5 * R;
-  int *tri = NULL, tcap = 0;
-  for (int k = 0; k < ns; ++k) {
-    double c[3], d, qq[3], nn[3];
-    for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
-    if (s->tool_shape == KL_TOOL_DISC) {
-      /* the triangles within 1.1 R of the axis: h >= -0.1 R is found, below that the part is off */
-      double a[3];
-      kl_problem_tool_axis(pb, k, a);
-      int nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
-      if (nt > tcap) {
-        free(tri);
-        tcap = 2 * nt;
-        tri = malloc((size_t)tcap * sizeof *tri);
-        if (!tri) FAIL(KELVIN_ERR_NOMEM, "out of memory");
-        nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
-      }
-      const double h = disc_depth(pb->actual, tri, nt, c, a, R, 0.5 * s->tool_width);
-      if (!(h >= -0.1 * R)) {
-        free(tri);
-        FAIL(KELVIN_ERR_CONFIG,
-             "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
-             "disc's rim",
-             k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
-      }
-      pb->h[k] = h;
-      pb->kap[k] = 1.0; /* the disc's contact direction is not sampled: taken along the axis */
-      continue;
-    }
-    if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn))
-      FAIL(KELVIN_ERR_CONFIG,
-           "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
-           "tool centre",
-           k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
-    pb->h[k] = R - d;
-    /* the share of the contact force along the tool axis a (out of the part): the contact normal n_c
-     * from the closest point to the centre, friction mu against the motion T along the contact's
-     * tangent, kappa = (n_c - mu t) . a */
-    {
-      double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
-      tool_frame(pb, k, Rm);
-      const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
-      normalise(nc);
-      const double tn = v3_dot(T, nc);
-      for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
-      normalise(t);
-      pb->kap[k] = v3_dot(nc, a) - s->friction * v3_dot(t, a);
-    }
-  }
-  free(tri);
-  for (int k = 0; k < ns; ++k) {
-    const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
-    pb->dh[k] = (pb->h[b] - pb->h[a]) / (pb->s[b] - pb->s[a]);
-  }
+  if ((st = kl_problem_protrusion(pb, msg, cap)) != KELVIN_OK) goto fail;
   /* mass, weight (a downward weight pushes along -n by w n_z), target */
   for (int k = 0; k < ns; ++k) {
     pb->meff[k] = s->tool_mass;
