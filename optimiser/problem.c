@@ -673,21 +673,42 @@ kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *o, const
   return KELVIN_OK;
 }
 
-/* optimiser/problem.h: the protrusion h, dh/ds and kappa of pb's actual part along pb's path */
-kelvin_status kl_problem_protrusion(kl_problem *pb, char *msg, int cap)
+/* x turned about y by the angle of cosine c and sine sn (as workpiece.tilt_deg turns a part) */
+static void turn_y(double c, double sn, const double x[3], double y[3])
+{
+  const double x0 = x[0], x2 = x[2];
+  y[0] = c * x0 + sn * x2;
+  y[1] = x[1];
+  y[2] = -sn * x0 + c * x2;
+}
+
+/* optimiser/problem.h: the protrusion h, dh/ds and kappa of pb's actual part (moved) along pb's path. A rigid
+ * motion of the part is the inverse motion of the tool: the centre c and the directions (axis, tangent) are taken
+ * into the unmoved part's frame, where distances and dot products are the same. */
+kelvin_status kl_problem_protrusion(kl_problem *pb, const double *motion, char *msg, int cap)
 {
   const kl_settings *s = &pb->set;
   const int ns = pb->ns;
   kelvin_status st = KELVIN_OK;
   const double R = s->tool_R, reach = R + 0.5 * R;
+  const double mc = motion ? cos(motion[0]) : 1.0, ms = motion ? -sin(motion[0]) : 0.0; /* the inverse turn */
   int *tri = NULL, tcap = 0;
   for (int k = 0; k < ns; ++k) {
     double c[3], d, qq[3], nn[3];
     for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
+    if (motion) { /* c' = Ry(-theta) (c - o - t) + o */
+      const double u[3] = {c[0] - motion[1] - motion[4], c[1] - motion[2] - motion[5], c[2] - motion[3] - motion[6]};
+      turn_y(mc, ms, u, c);
+      for (int i = 0; i < 3; ++i) c[i] += motion[1 + i];
+    }
     if (s->tool_shape == KL_TOOL_DISC) {
       /* the triangles within 1.1 R of the axis: h >= -0.1 R is found, below that the part is off */
       double a[3];
       kl_problem_tool_axis(pb, k, a);
+      if (motion) {
+        const double a0[3] = {a[0], a[1], a[2]};
+        turn_y(mc, ms, a0, a);
+      }
       int nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
       if (nt > tcap) {
         free(tri);
@@ -727,7 +748,12 @@ kelvin_status kl_problem_protrusion(kl_problem *pb, char *msg, int cap)
     {
       double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
       tool_frame(pb, k, Rm);
-      const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
+      double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, T[3] = {pb->tan[3 * k], pb->tan[3 * k + 1], pb->tan[3 * k + 2]};
+      if (motion) {
+        const double a0[3] = {a[0], a[1], a[2]}, T0[3] = {T[0], T[1], T[2]};
+        turn_y(mc, ms, a0, a);
+        turn_y(mc, ms, T0, T);
+      }
       normalise(nc);
       const double tn = v3_dot(T, nc);
       for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
@@ -771,6 +797,12 @@ static double contact_stiffness(const kl_settings *s, double fmean, double *Kc, 
 
 kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *inputs, kl_problem **out, char *msg,
                                 int cap)
+{
+  return kl_problem_build_on(set, inputs, NULL, out, msg, cap);
+}
+
+kelvin_status kl_problem_build_on(const kl_settings *set, const kl_problem_inputs *inputs, const kl_mesh *given,
+                                  kl_problem **out, char *msg, int cap)
 {
   *out = NULL;
   const kl_problem_inputs none = {0};
@@ -842,7 +874,10 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
       (s->method == KL_METHOD_NLOPT && !pb->basis) || !pb->lo || !pb->hi)
     FAIL(KELVIN_ERR_NOMEM, "out of memory");
   /* workpiece: the part as it is */
-  if (s->surface == KL_SURF_MESH) {
+  if (given) {
+    pb->actual = (kl_mesh *)given; /* borrowed: the caller keeps it alive */
+    pb->own_actual = 0;
+  } else if (s->surface == KL_SURF_MESH) {
     pb->actual = (kl_mesh *)in->mesh; /* borrowed: the caller keeps it alive */
     pb->own_actual = 0;
   } else {
@@ -861,7 +896,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   if (st != KELVIN_OK) goto fail;
   resample(&q, pb);
   /* protrusion of the actual part into the tool at the tool centre on the nominal contact (o = 0) */
-  if ((st = kl_problem_protrusion(pb, msg, cap)) != KELVIN_OK) goto fail;
+  if ((st = kl_problem_protrusion(pb, NULL, msg, cap)) != KELVIN_OK) goto fail;
   /* mass, weight (a downward weight pushes along -n by w n_z), target */
   for (int k = 0; k < ns; ++k) {
     pb->meff[k] = s->tool_mass;

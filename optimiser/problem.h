@@ -196,6 +196,11 @@ typedef struct kl_problem_inputs {
  * message; *out = NULL on failure. */
 kelvin_status kl_problem_build(const kl_settings *s, const kl_problem_inputs *in, kl_problem **out, char *msg, int cap);
 
+/* kl_problem_build on a given actual part (borrowed, whatever workpiece.surface says: it must outlive the problem;
+ * NULL: kl_problem_build's own); the scenario problems of optimiser/scenario.h whose part is the nominal's. */
+kelvin_status kl_problem_build_on(const kl_settings *s, const kl_problem_inputs *in, const kl_mesh *part,
+                                  kl_problem **out, char *msg, int cap);
+
 void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
 
 /* The contact of a prepared problem (model, law, Kc, exponent, Dc, chi) for its static relations
@@ -256,9 +261,11 @@ kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *offset, 
 
 /* The protrusion pb->h, its slope pb->dh and the force share pb->kap (ns each) of the part pb->actual along pb's
  * path (p, nrm, tan) for pb's tool (what kl_problem_build computes; the scenario problems of optimiser/scenario.h
- * recompute them on a scenario's part along the nominal path). KELVIN_ERR_CONFIG with a message naming the sample
- * where the tool is off the part. geo is not repacked. */
-kelvin_status kl_problem_protrusion(kl_problem *pb, char *msg, int cap);
+ * recompute them on a scenario's part along the nominal path). motion (NULL: none) moves the part rigidly first:
+ * {theta [rad], o[3], t[3] [m]}, x -> Ry(theta) (x - o) + o + t, Ry turning as workpiece.tilt_deg does (x' = x cos
+ * + z sin, z' = -x sin + z cos). KELVIN_ERR_CONFIG with a message naming the sample where the tool is off the part.
+ * geo is not repacked. */
+kelvin_status kl_problem_protrusion(kl_problem *pb, const double *motion, char *msg, int cap);
 
 /* A deep copy of pb (*out) whose tool sees the protrusion h (ns) and dh/ds (ns) instead of pb's (the part as
  * material removal left it, optimiser/removal.h kl_protrusion_of_drop) and whose tool radius is tool_R (worn;

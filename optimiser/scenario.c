@@ -344,9 +344,8 @@ kelvin_status kl_scenarios_draw(const kl_settings *s, int which, int S, double *
   return st;
 }
 
-/* the mesh m moved by a scenario's registration: turned about y by tilt [deg] (as workpiece.tilt_deg turns an
- * analytic part), then translated by t */
-static kelvin_status moved_mesh(const kl_mesh *m, double tilt, const double t[3], kl_mesh **out, char *msg, int cap)
+/* the mesh m moved rigidly by motion (kl_problem_protrusion's: {theta, o[3], t[3]}) */
+static kelvin_status moved_mesh(const kl_mesh *m, const double *motion, kl_mesh **out, char *msg, int cap)
 {
   const int nv = kl_mesh_nvert(m), nt = kl_mesh_ntri(m);
   const double *v = kl_mesh_vertices(m);
@@ -355,12 +354,12 @@ static kelvin_status moved_mesh(const kl_mesh *m, double tilt, const double t[3]
     snprintf(msg, (size_t)cap, "out of memory");
     return KELVIN_ERR_NOMEM;
   }
-  const double th = tilt * PI / 180.0, c = cos(th), sn = sin(th);
+  const double c = cos(motion[0]), sn = sin(motion[0]), *o = motion + 1, *t = motion + 4;
   for (int i = 0; i < nv; ++i) {
-    const double *p = v + 3 * i;
-    w[3 * i] = c * p[0] + sn * p[2] + t[0];
+    const double *p = v + 3 * i, x = p[0] - o[0], z = p[2] - o[2];
+    w[3 * i] = c * x + sn * z + o[0] + t[0];
     w[3 * i + 1] = p[1] + t[1];
-    w[3 * i + 2] = -sn * p[0] + c * p[2] + t[2];
+    w[3 * i + 2] = -sn * x + c * z + o[2] + t[2];
   }
   const kelvin_status st = kl_mesh_from_arrays(w, nv, kl_mesh_indices(m), nt, out, msg, cap);
   free(w);
@@ -372,13 +371,23 @@ static int differs(const double *a, const double *b, int n)
   return memcmp(a, b, (size_t)n * sizeof *a) != 0;
 }
 
-kelvin_status kl_scenario_problem(const kl_problem *nominal, const kl_problem_inputs *in, const double *dev,
-                                  kl_problem **out, char *msg, int cap)
+/* The scenario problem (kl_scenario_problem); with_part 0 (kl_scenarios_pack): a part moved only by the
+ * registration is not meshed (its protrusion does not need it), the problem's actual is then the nominal's. */
+static kelvin_status make(const kl_problem *nominal, const kl_problem_inputs *in, const double *dev, int with_part,
+                          kl_problem **out, char *msg, int cap)
 {
   *out = NULL;
   kl_settings sc;
   kelvin_status st = kl_scenario_settings(&nominal->set, dev, &sc, msg, cap);
   if (st != KELVIN_OK) return st;
+  int shape = 0, reg = 0;
+  for (int i = KL_UNC_BEAD_H; i <= KL_UNC_ROUGH; ++i) shape |= dev[i] != 0;
+  for (int i = KL_UNC_REG_X; i <= KL_UNC_REG_TILT; ++i) reg |= dev[i] != 0;
+  if (shape && sc.surface == KL_SURF_MESH) {
+    snprintf(msg, (size_t)cap, "uncertainty: a mesh part (workpiece.mesh, a scan) takes no bead, step or roughness "
+             "deviation");
+    return KELVIN_ERR_CONFIG;
+  }
   /* the nominal's bounds are put back after the build: wide here, so that the build's check of the naive offset
    * against them judges the scenario's own statics, which are not the ones the candidates share */
   sc.o_min = -1.0;
@@ -386,30 +395,28 @@ kelvin_status kl_scenario_problem(const kl_problem *nominal, const kl_problem_in
   const kl_problem_inputs none = {0};
   kl_problem_inputs in2 = in ? *in : none;
   in2.robot = NULL; /* the arm's mass along the path is the nominal's (the path is) */
-  kl_mesh *moved = NULL;
-  if (sc.surface == KL_SURF_MESH && in2.mesh &&
-      (dev[KL_UNC_REG_X] != 0 || dev[KL_UNC_REG_Y] != 0 || dev[KL_UNC_REG_Z] != 0 || dev[KL_UNC_REG_TILT] != 0)) {
-    const double t[3] = {dev[KL_UNC_REG_X], dev[KL_UNC_REG_Y], dev[KL_UNC_REG_Z]};
-    if ((st = moved_mesh(in2.mesh, dev[KL_UNC_REG_TILT], t, &moved, msg, cap)) != KELVIN_OK) return st;
-  }
   kl_problem *pb = NULL;
-  if ((st = kl_problem_build(&sc, &in2, &pb, msg, cap)) != KELVIN_OK) { /* the path: on the given (unmoved) mesh */
-    kl_mesh_free(moved);
-    return st;
+  double motion[7] = {0};
+  if (shape) { /* a part of another shape (analytic): meshed by the build, registration included */
+    st = kl_problem_build(&sc, &in2, &pb, msg, cap);
+  } else { /* the nominal's part, moved by the registration: the tool moved back instead (kl_problem_protrusion) */
+    st = kl_problem_build_on(&sc, &in2, nominal->actual, &pb, msg, cap);
+    motion[0] = dev[KL_UNC_REG_TILT] * PI / 180.0;
+    for (int i = 0; i < 3; ++i) {
+      motion[1 + i] = sc.surface == KL_SURF_MESH ? 0.0 : nominal->set.shift[i]; /* an analytic part turns about it */
+      motion[4 + i] = dev[KL_UNC_REG_X + i];
+    }
   }
+  if (st != KELVIN_OK) return st;
   if (pb->ns != nominal->ns || pb->nc != nominal->nc) { /* the same settings' counts: cannot happen */
-    kl_mesh_free(moved);
-    kl_problem_free(pb);
     snprintf(msg, (size_t)cap, "scenario: %d samples and %d controls, the nominal %d and %d", pb->ns, pb->nc,
              nominal->ns, nominal->nc);
+    kl_problem_free(pb);
     return KELVIN_ERR_ARG;
-  }
-  if (moved) {
-    pb->actual = moved; /* the scenario owns its moved part */
-    pb->own_actual = 1;
   }
   const int ns = nominal->ns, nc = nominal->nc;
   /* shared with the nominal: the path (the scenario's part is measured against the nominal path) */
+  const int moved = !shape && reg;
   const int repath = moved || differs(pb->s, nominal->s, ns) || differs(pb->p, nominal->p, 3 * ns) ||
                      differs(pb->nrm, nominal->nrm, 3 * ns) || differs(pb->tan, nominal->tan, 3 * ns);
   memcpy(pb->s, nominal->s, (size_t)ns * sizeof(double));
@@ -417,9 +424,18 @@ kelvin_status kl_scenario_problem(const kl_problem *nominal, const kl_problem_in
   memcpy(pb->nrm, nominal->nrm, (size_t)ns * 3 * sizeof(double));
   memcpy(pb->tan, nominal->tan, (size_t)ns * 3 * sizeof(double));
   pb->length = nominal->length;
-  if (repath && (st = kl_problem_protrusion(pb, msg, cap)) != KELVIN_OK) {
+  if (repath && (st = kl_problem_protrusion(pb, moved ? motion : NULL, msg, cap)) != KELVIN_OK) {
     kl_problem_free(pb);
     return st;
+  }
+  if (moved && with_part) { /* the moved part itself, for whoever simulates on it (the 3-D engine) */
+    kl_mesh *m = NULL;
+    if ((st = moved_mesh(nominal->actual, motion, &m, msg, cap)) != KELVIN_OK) {
+      kl_problem_free(pb);
+      return st;
+    }
+    pb->actual = m;
+    pb->own_actual = 1;
   }
   memcpy(pb->ft, nominal->ft, (size_t)ns * sizeof(double));
   memcpy(pb->fg, nominal->fg, (size_t)ns * sizeof(double));
@@ -454,6 +470,12 @@ kelvin_status kl_scenario_problem(const kl_problem *nominal, const kl_problem_in
   return KELVIN_OK;
 }
 
+kelvin_status kl_scenario_problem(const kl_problem *nominal, const kl_problem_inputs *in, const double *dev,
+                                  kl_problem **out, char *msg, int cap)
+{
+  return make(nominal, in, dev, 1, out, msg, cap);
+}
+
 kelvin_status kl_scenarios_pack(const kl_problem *nominal, const kl_problem_inputs *in, int S, const double *dev,
                                 double *gp, double *geo, kl_progress *progress, char *msg, int cap)
 {
@@ -473,7 +495,7 @@ kelvin_status kl_scenarios_pack(const kl_problem *nominal, const kl_problem_inpu
     if (quit) continue;
     char m[1024];
     kl_problem *pb = NULL;
-    const kelvin_status st = kl_scenario_problem(nominal, in, dev + (size_t)i * KL_UNC_N, &pb, m, sizeof m);
+    const kelvin_status st = make(nominal, in, dev + (size_t)i * KL_UNC_N, 0, &pb, m, sizeof m);
     if (st == KELVIN_OK) {
       memcpy(gp + (size_t)i * KL_GP_N, pb->gp, KL_GP_N * sizeof(double));
       memcpy(geo + (size_t)i * ns * KL_GG_N, pb->geo, (size_t)ns * KL_GG_N * sizeof(double));

@@ -98,8 +98,13 @@ kelvin_status kl_scenario_settings(const kl_settings *nominal, const double *dev
  * (the nominal's derived offset.min/max), basis, reference force/time scales (gp's FREF, FMAX, TREF, OSCALE,
  * VSCALE, AMAX, weights, tolerances, measure), the naive offset and, with a robot, the arm's effective mass. What
  * differs: the protrusion h, dh and the force share kappa (the scenario's part against the nominal path), the
- * tool's mass, the contact constants, the holder. A mesh part (workpiece.mesh) is moved by the registration
- * parameters (turned about y through the origin by the tilt, then translated); the scenario owns that copy. */
+ * tool's mass, the contact constants, the holder. The scenario's part (pb->actual): a bead, step or roughness
+ * deviation meshes a new one (analytic parts only: a mesh part, a scan, takes none); otherwise it is the nominal's
+ * part moved rigidly by the registration (turned about y by the tilt about the nominal's workpiece.shift, the
+ * origin for a mesh part, then translated), a new mesh the scenario owns, and with no registration the nominal's
+ * part itself, borrowed (the nominal must outlive the scenario). The protrusion of a moved part is computed on the
+ * nominal's part with the tool moved back (kl_problem_protrusion), so that kl_scenarios_pack, which skips meshing
+ * moved parts, gives the same numbers bit for bit. */
 kelvin_status kl_scenario_problem(const kl_problem *nominal, const kl_problem_inputs *in, const double *dev,
                                   kl_problem **out, char *msg, int cap);
 

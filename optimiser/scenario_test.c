@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
 
 #include "core/clock.h"
 #include "io/settings.h"
@@ -144,6 +145,41 @@ static void test_moments_and_ranges(void **state)
   /* Phi((1e-5 - 1.5e-3) / 2e-3) = Phi(-0.745) = 0.228 */
   if (!strstr(msg, "with probability 0.228")) fail_msg("%s", msg);
   free(dev);
+}
+
+/* The first points by hand: the optimisation set is Sobol's points from index 1 ((1/2, 1/2), (3/4, 1/4), (1/4, 3/4)
+ * in two dimensions; index 0, all zero, is not one of them) shifted by two uniforms of mt19937(uncertainty.seed)
+ * modulo 1; the out-of-sample set's first scenario is two uniforms of mt19937(uncertainty.verify_seed) in (0, 1).
+ * Then the inverse CDFs: a uniform of half-width a is a (2u - 1), a normal of spread s is s Phi^-1(u). */
+static void test_first_points_by_hand(void **state)
+{
+  (void)state;
+  kl_settings s;
+  kl_settings_default(&s);
+  s.unc_scenarios = 3;
+  s.unc_reg_x = 2e-4;
+  s.unc_reg_x_dist = KL_DIST_UNIFORM;
+  s.unc_reg_z = 1e-4;
+  double *opt = draw(&s, 0, 3), *mc = draw(&s, 1, 1);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  assert_non_null(r);
+  gsl_rng_set(r, s.unc_seed);
+  const double s0 = gsl_rng_uniform(r), s1 = gsl_rng_uniform(r);
+  const double sob[3][2] = {{0.5, 0.5}, {0.75, 0.25}, {0.25, 0.75}};
+  for (int i = 0; i < 3; ++i) {
+    const double u0 = fmod(sob[i][0] + s0, 1.0), u1 = fmod(sob[i][1] + s1, 1.0);
+    const double *row = opt + i * KL_UNC_N;
+    if (fabs(row[KL_UNC_REG_X] - 2e-4 * (2 * u0 - 1)) > 1e-18 || fabs(row[KL_UNC_REG_Z] - 1e-4 * gsl_cdf_ugaussian_Pinv(u1)) > 1e-18)
+      fail_msg("point %d: %.17g %.17g, by hand %.17g %.17g", i, row[KL_UNC_REG_X], row[KL_UNC_REG_Z], 2e-4 * (2 * u0 - 1),
+               1e-4 * gsl_cdf_ugaussian_Pinv(u1));
+  }
+  gsl_rng_set(r, s.unc_verify_seed);
+  const double v0 = gsl_rng_uniform_pos(r), v1 = gsl_rng_uniform_pos(r);
+  assert_true(fabs(mc[KL_UNC_REG_X] - 2e-4 * (2 * v0 - 1)) <= 1e-18);
+  assert_true(fabs(mc[KL_UNC_REG_Z] - 1e-4 * gsl_cdf_ugaussian_Pinv(v1)) <= 1e-18);
+  gsl_rng_free(r);
+  free(opt);
+  free(mc);
 }
 
 /* The out-of-sample set shares no point with the optimisation set (every pair), and a draw forced to collide is
@@ -307,6 +343,52 @@ static void test_scenario_problem(void **state)
   kl_problem_free(nom);
 }
 
+/* A registration moves the nominal's part rigidly (the tool moved back, kl_problem_protrusion): on the built-in part
+ * (curved, tilted, a bead, rough) the scenario's protrusion equals that of kl_problem_build of the scenario's settings,
+ * whose part is meshed tilted and shifted, to rounding (1e-12 m against h ~ 1e-4 m); a sign or a pivot wrong is
+ * ~1e-6 m off or more. */
+static void test_registration_against_build(void **state)
+{
+  (void)state;
+  kl_settings s;
+  kl_settings_default(&s);
+  s.shift[0] = 2e-3; /* a pivot away from the origin */
+  s.shift[2] = 1e-4;
+  char msg[1024];
+  kl_problem *nom = NULL;
+  if (kl_problem_build(&s, NULL, &nom, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+  double dev[KL_UNC_N] = {0};
+  dev[KL_UNC_REG_X] = 3e-4;
+  dev[KL_UNC_REG_Y] = -2e-4;
+  dev[KL_UNC_REG_Z] = 5e-5;
+  dev[KL_UNC_REG_TILT] = 0.2;
+  kl_problem *sc = NULL, *ref = NULL;
+  if (kl_scenario_problem(nom, NULL, dev, &sc, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+  kl_settings t = s;
+  t.shift[0] += dev[KL_UNC_REG_X];
+  t.shift[1] += dev[KL_UNC_REG_Y];
+  t.shift[2] += dev[KL_UNC_REG_Z];
+  t.tilt_deg += dev[KL_UNC_REG_TILT];
+  if (kl_problem_build(&t, NULL, &ref, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+  double worst = 0, moved = 0;
+  for (int k = 0; k < nom->ns; ++k) {
+    worst = fmax(worst, fabs(sc->h[k] - ref->h[k]));
+    worst = fmax(worst, 1e-3 * fabs(sc->kap[k] - ref->kap[k])); /* kappa ~1, weighed as a mm */
+    moved = fmax(moved, fabs(sc->h[k] - nom->h[k]));
+  }
+  printf("  registration: |h - h(build)| <= %.3g m, the part moved h by up to %.3g m\n", worst, moved);
+  assert_true(worst <= 1e-12);
+  assert_true(moved > 1e-5);
+  /* the scenario's own part is the nominal's moved: its height at a point equals the build's part's */
+  const double p[3] = {0.01, 0.0, 0.05}, down[3] = {0, 0, -1};
+  double ta, tb, na[3], nb[3];
+  assert_true(kl_mesh_raycast(sc->actual, p, down, 0, 1, &ta, na) && kl_mesh_raycast(ref->actual, p, down, 0, 1, &tb, nb));
+  assert_true(fabs(ta - tb) <= 1e-12);
+  kl_problem_free(sc);
+  kl_problem_free(ref);
+  kl_problem_free(nom);
+}
+
 /* A mesh part (a scan) is moved by the registration: a flat grid raised by d raises h by d; moved along x, a flat
  * part gives the same h. */
 static void test_mesh_registration(void **state)
@@ -351,18 +433,25 @@ static int stop_at_once(void *ctx, double fraction, const char *text)
   return 1;
 }
 
-/* kl_scenarios_pack, in parallel, matches the scenario problems packed one by one, bit for bit; the time per
- * scenario is printed for the built-in example and examples/optimise_stiff.yaml (701 samples). */
-static void pack_against_one_by_one(const kl_settings *set, const kl_problem_inputs *in, int S, const char *name)
+/* kl_scenarios_pack, in parallel, matches the scenario problems packed one by one, bit for bit (the first ncheck of
+ * S; spreads that mesh a new part, bead: 1, and spreads that do not: 0); the time per scenario is printed. */
+static void pack_against_one_by_one(const kl_settings *set, const kl_problem_inputs *in, int S, int ncheck, int bead,
+                                    const char *name)
 {
   kl_settings s = *set;
   s.unc_scenarios = S;
   s.unc_reg_z = 2e-5;
+  s.unc_reg_x = 2e-4;
+  s.unc_reg_tilt = 0.05;
   s.unc_holder_K = 0.1;
   s.unc_holder_K_dist = KL_DIST_TRUNCATED;
-  s.unc_bead_x = 5e-4;
   s.unc_tool_R = 1e-5;
-  s.unc_rough = s.rough_a > 0;
+  s.unc_cr = 0.02;
+  s.unc_cr_dist = KL_DIST_UNIFORM;
+  if (bead) {
+    s.unc_bead_x = 5e-4;
+    s.unc_bead_h = 2e-5;
+  }
   char msg[1024];
   kl_problem *nom = NULL;
   if (kl_problem_build(&s, in, &nom, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
@@ -374,7 +463,7 @@ static void pack_against_one_by_one(const kl_settings *set, const kl_problem_inp
   const double t0 = kl_now();
   if (kl_scenarios_pack(nom, in, S, dev, gp, geo, NULL, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
   const double t1 = kl_now();
-  for (int i = 0; i < S; ++i) {
+  for (int i = 0; i < ncheck; ++i) {
     kl_problem *pb = NULL;
     if (kl_scenario_problem(nom, in, dev + i * KL_UNC_N, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
     assert_memory_equal(gp + i * KL_GP_N, pb->gp, sizeof pb->gp);
@@ -382,8 +471,9 @@ static void pack_against_one_by_one(const kl_settings *set, const kl_problem_inp
     kl_problem_free(pb);
   }
   const double t2 = kl_now();
-  printf("  %s (%d samples): %d scenarios packed in %.3f s (%.2f ms each), one by one %.2f ms each\n", name, ns, S,
-         t1 - t0, 1e3 * (t1 - t0) / S, 1e3 * (t2 - t1) / S);
+  printf("  %s (%d samples), %s: %d scenarios packed in %.3f s (%.2f ms each); kl_scenario_problem one by one %.2f "
+         "ms each\n", name, ns, bead ? "bead + registration + process (a part meshed each)" : "registration + process",
+         S, t1 - t0, 1e3 * (t1 - t0) / S, 1e3 * (t2 - t1) / ncheck);
   /* a stop asked at once */
   kl_progress p = kl_progress_of(stop_at_once, NULL);
   assert_int_equal(kl_scenarios_pack(nom, in, S, dev, gp, geo, &p, msg, sizeof msg), KELVIN_ERR_STOPPED);
@@ -398,14 +488,16 @@ static void test_pack(void **state)
   (void)state;
   kl_settings s;
   kl_settings_default(&s);
-  pack_against_one_by_one(&s, NULL, 16, "built-in example");
+  pack_against_one_by_one(&s, NULL, 64, 64, 0, "built-in example");
+  pack_against_one_by_one(&s, NULL, 16, 16, 1, "built-in example");
   char msg[1024];
   kl_inputs in = {0};
   kl_settings_default(&s);
   if (kl_settings_load(&s, KELVIN_SOURCE_DIR "/examples/optimise_stiff.yaml", msg, sizeof msg) != KELVIN_OK ||
       kl_inputs_load(&s, &in, msg, sizeof msg) != KELVIN_OK)
     fail_msg("%s", msg);
-  pack_against_one_by_one(&s, &in.in, 8, "optimise_stiff.yaml");
+  pack_against_one_by_one(&s, &in.in, 64, 4, 0, "optimise_stiff.yaml"); /* the first 4 checked one by one */
+  pack_against_one_by_one(&s, &in.in, 4, 4, 1, "optimise_stiff.yaml");
   kl_inputs_free(&in);
 }
 
@@ -414,9 +506,11 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_same_seed_same_set),
     cmocka_unit_test(test_moments_and_ranges),
+    cmocka_unit_test(test_first_points_by_hand),
     cmocka_unit_test(test_disjoint),
     cmocka_unit_test(test_settings_by_hand),
     cmocka_unit_test(test_scenario_problem),
+    cmocka_unit_test(test_registration_against_build),
     cmocka_unit_test(test_mesh_registration),
     cmocka_unit_test(test_pack),
   };
