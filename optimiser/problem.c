@@ -673,6 +673,102 @@ kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *o, const
   return KELVIN_OK;
 }
 
+/* x turned about y by the angle of cosine c and sine sn (as workpiece.tilt_deg turns a part) */
+static void turn_y(double c, double sn, const double x[3], double y[3])
+{
+  const double x0 = x[0], x2 = x[2];
+  y[0] = c * x0 + sn * x2;
+  y[1] = x[1];
+  y[2] = -sn * x0 + c * x2;
+}
+
+/* optimiser/problem.h: the protrusion h, dh/ds and kappa of pb's actual part (moved) along pb's path. A rigid
+ * motion of the part is the inverse motion of the tool: the centre c and the directions (axis, tangent) are taken
+ * into the unmoved part's frame, where distances and dot products are the same. */
+kelvin_status kl_problem_protrusion(kl_problem *pb, const double *motion, char *msg, int cap)
+{
+  const kl_settings *s = &pb->set;
+  const int ns = pb->ns;
+  kelvin_status st = KELVIN_OK;
+  const double R = s->tool_R, reach = R + 0.5 * R;
+  const double mc = motion ? cos(motion[0]) : 1.0, ms = motion ? -sin(motion[0]) : 0.0; /* the inverse turn */
+  int *tri = NULL, tcap = 0;
+  for (int k = 0; k < ns; ++k) {
+    double c[3], d, qq[3], nn[3];
+    for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
+    if (motion) { /* c' = Ry(-theta) (c - o - t) + o */
+      const double u[3] = {c[0] - motion[1] - motion[4], c[1] - motion[2] - motion[5], c[2] - motion[3] - motion[6]};
+      turn_y(mc, ms, u, c);
+      for (int i = 0; i < 3; ++i) c[i] += motion[1 + i];
+    }
+    if (s->tool_shape == KL_TOOL_DISC) {
+      /* the triangles within 1.1 R of the axis: h >= -0.1 R is found, below that the part is off */
+      double a[3];
+      kl_problem_tool_axis(pb, k, a);
+      if (motion) {
+        const double a0[3] = {a[0], a[1], a[2]};
+        turn_y(mc, ms, a0, a);
+      }
+      int nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
+      if (nt > tcap) {
+        free(tri);
+        tcap = 2 * nt;
+        tri = malloc((size_t)tcap * sizeof *tri);
+        if (!tri) {
+          snprintf(msg, (size_t)cap, "out of memory");
+          return KELVIN_ERR_NOMEM;
+        }
+        nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
+      }
+      const double h = disc_depth(pb->actual, tri, nt, c, a, R, 0.5 * s->tool_width);
+      if (!(h >= -0.1 * R)) {
+        free(tri);
+        snprintf(msg, (size_t)cap,
+                 "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of "
+                 "the disc's rim",
+                 k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
+        return KELVIN_ERR_CONFIG;
+      }
+      pb->h[k] = h;
+      pb->kap[k] = 1.0; /* the disc's contact direction is not sampled: taken along the axis */
+      continue;
+    }
+    if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn)) {
+      free(tri);
+      snprintf(msg, (size_t)cap,
+               "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
+               "tool centre",
+               k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
+      return KELVIN_ERR_CONFIG;
+    }
+    pb->h[k] = R - d;
+    /* the share of the contact force along the tool axis a (out of the part): the contact normal n_c
+     * from the closest point to the centre, friction mu against the motion T along the contact's
+     * tangent, kappa = (n_c - mu t) . a */
+    {
+      double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
+      tool_frame(pb, k, Rm);
+      double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, T[3] = {pb->tan[3 * k], pb->tan[3 * k + 1], pb->tan[3 * k + 2]};
+      if (motion) {
+        const double a0[3] = {a[0], a[1], a[2]}, T0[3] = {T[0], T[1], T[2]};
+        turn_y(mc, ms, a0, a);
+        turn_y(mc, ms, T0, T);
+      }
+      normalise(nc);
+      const double tn = v3_dot(T, nc);
+      for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
+      normalise(t);
+      pb->kap[k] = v3_dot(nc, a) - s->friction * v3_dot(t, a);
+    }
+  }
+  free(tri);
+  for (int k = 0; k < ns; ++k) {
+    const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
+    pb->dh[k] = (pb->h[b] - pb->h[a]) / (pb->s[b] - pb->s[a]);
+  }
+  return st;
+}
+
 #define FAIL(code, ...)                                                                                      \
   do {                                                                                                       \
     snprintf(msg, (size_t)cap, __VA_ARGS__);                                                                 \
@@ -701,6 +797,12 @@ static double contact_stiffness(const kl_settings *s, double fmean, double *Kc, 
 
 kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *inputs, kl_problem **out, char *msg,
                                 int cap)
+{
+  return kl_problem_build_on(set, inputs, NULL, out, msg, cap);
+}
+
+kelvin_status kl_problem_build_on(const kl_settings *set, const kl_problem_inputs *inputs, const kl_mesh *given,
+                                  kl_problem **out, char *msg, int cap)
 {
   *out = NULL;
   const kl_problem_inputs none = {0};
@@ -772,7 +874,10 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
       (s->method == KL_METHOD_NLOPT && !pb->basis) || !pb->lo || !pb->hi)
     FAIL(KELVIN_ERR_NOMEM, "out of memory");
   /* workpiece: the part as it is */
-  if (s->surface == KL_SURF_MESH) {
+  if (given) {
+    pb->actual = (kl_mesh *)given; /* borrowed: the caller keeps it alive */
+    pb->own_actual = 0;
+  } else if (s->surface == KL_SURF_MESH) {
     pb->actual = (kl_mesh *)in->mesh; /* borrowed: the caller keeps it alive */
     pb->own_actual = 0;
   } else {
@@ -791,60 +896,7 @@ kelvin_status kl_problem_build(const kl_settings *set, const kl_problem_inputs *
   if (st != KELVIN_OK) goto fail;
   resample(&q, pb);
   /* protrusion of the actual part into the tool at the tool centre on the nominal contact (o = 0) */
-  const double R = s->tool_R, reach = R + 0.5 * R;
-  int *tri = NULL, tcap = 0;
-  for (int k = 0; k < ns; ++k) {
-    double c[3], d, qq[3], nn[3];
-    for (int i = 0; i < 3; ++i) c[i] = pb->p[3 * k + i] + R * pb->nrm[3 * k + i];
-    if (s->tool_shape == KL_TOOL_DISC) {
-      /* the triangles within 1.1 R of the axis: h >= -0.1 R is found, below that the part is off */
-      double a[3];
-      kl_problem_tool_axis(pb, k, a);
-      int nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
-      if (nt > tcap) {
-        free(tri);
-        tcap = 2 * nt;
-        tri = malloc((size_t)tcap * sizeof *tri);
-        if (!tri) FAIL(KELVIN_ERR_NOMEM, "out of memory");
-        nt = kl_mesh_query_cylinder(pb->actual, c, a, 1.1 * R, 0.5 * s->tool_width, tri, tcap);
-      }
-      const double h = disc_depth(pb->actual, tri, nt, c, a, R, 0.5 * s->tool_width);
-      if (!(h >= -0.1 * R)) {
-        free(tri);
-        FAIL(KELVIN_ERR_CONFIG,
-             "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
-             "disc's rim",
-             k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], 0.1 * R);
-      }
-      pb->h[k] = h;
-      pb->kap[k] = 1.0; /* the disc's contact direction is not sampled: taken along the axis */
-      continue;
-    }
-    if (!kl_mesh_closest(pb->actual, c, reach, &d, qq, nn))
-      FAIL(KELVIN_ERR_CONFIG,
-           "path: sample %d (s = %.4g m, at %.4g, %.4g, %.4g) is off the workpiece: no surface within %.3g m of the "
-           "tool centre",
-           k, pb->s[k], pb->p[3 * k], pb->p[3 * k + 1], pb->p[3 * k + 2], reach);
-    pb->h[k] = R - d;
-    /* the share of the contact force along the tool axis a (out of the part): the contact normal n_c
-     * from the closest point to the centre, friction mu against the motion T along the contact's
-     * tangent, kappa = (n_c - mu t) . a */
-    {
-      double Rm[9], nc[3] = {c[0] - qq[0], c[1] - qq[1], c[2] - qq[2]}, t[3];
-      tool_frame(pb, k, Rm);
-      const double a[3] = {-Rm[2], -Rm[5], -Rm[8]}, *T = &pb->tan[3 * k];
-      normalise(nc);
-      const double tn = v3_dot(T, nc);
-      for (int i = 0; i < 3; ++i) t[i] = T[i] - tn * nc[i];
-      normalise(t);
-      pb->kap[k] = v3_dot(nc, a) - s->friction * v3_dot(t, a);
-    }
-  }
-  free(tri);
-  for (int k = 0; k < ns; ++k) {
-    const int a = k > 0 ? k - 1 : 0, b = k + 1 < ns ? k + 1 : ns - 1;
-    pb->dh[k] = (pb->h[b] - pb->h[a]) / (pb->s[b] - pb->s[a]);
-  }
+  if ((st = kl_problem_protrusion(pb, NULL, msg, cap)) != KELVIN_OK) goto fail;
   /* mass, weight (a downward weight pushes along -n by w n_z), target */
   for (int k = 0; k < ns; ++k) {
     pb->meff[k] = s->tool_mass;

@@ -128,6 +128,27 @@ typedef struct kl_settings {
   double rm_width;       /* height field's width across the path [m] (NaN: derived from the groove) */
   double grinding_ratio; /* removed volume / worn tool volume (0: no wear) */
   int rm_max_passes;     /* most passes a plan may take */
+  /* uncertainty (uncertainty.*; optimiser/scenario.h): the scenario sets of robust passes */
+  int unc_scenarios;     /* the optimisation set's size (0: no uncertainty) */
+  unsigned long unc_seed; /* the optimisation set's seed (randomised quasi-Monte Carlo) */
+  int unc_verify;        /* the out-of-sample set's size */
+  unsigned long unc_verify_seed; /* its seed (plain Monte Carlo) */
+  int unc_objective;     /* KL_ROBUST_* (optimiser/scenario.h) */
+  double unc_k, unc_alpha, unc_prob; /* mean + k std; CVaR level; the chance constraint's probability */
+  double unc_fmin, unc_fmax; /* the force band [N] (NaN: derived) */
+  double unc_trunc;      /* truncated normals cut at +- this many spreads */
+  /* the spread of each uncertain parameter (KL_UNC_*, in its order; 0: fixed): registration [m, m, m, deg], bead
+   * height, width, position and step height [m], roughness realisations (0/1), then relative ones (moduli, holder,
+   * mass), restitution [-] and tool radius [m] */
+  double unc_reg_x, unc_reg_y, unc_reg_z, unc_reg_tilt;
+  double unc_bead_h, unc_bead_w, unc_bead_x, unc_step_h;
+  int unc_rough;
+  double unc_work_E, unc_tool_E, unc_holder_K, unc_holder_D, unc_tool_mass, unc_cr, unc_tool_R;
+  /* the distribution of each (KL_DIST_*; roughness has none) */
+  int unc_reg_x_dist, unc_reg_y_dist, unc_reg_z_dist, unc_reg_tilt_dist;
+  int unc_bead_h_dist, unc_bead_w_dist, unc_bead_x_dist, unc_step_h_dist;
+  int unc_work_E_dist, unc_tool_E_dist, unc_holder_K_dist, unc_holder_D_dist, unc_tool_mass_dist, unc_cr_dist;
+  int unc_tool_R_dist;
 } kl_settings;
 
 /* What is prepared from the settings. */
@@ -174,6 +195,11 @@ typedef struct kl_problem_inputs {
  * values, path off the workpiece, unreachable robot poses) or KELVIN_ERR_ARG (malformed inputs) with a
  * message; *out = NULL on failure. */
 kelvin_status kl_problem_build(const kl_settings *s, const kl_problem_inputs *in, kl_problem **out, char *msg, int cap);
+
+/* kl_problem_build on a given actual part (borrowed, whatever workpiece.surface says: it must outlive the problem;
+ * NULL: kl_problem_build's own); the scenario problems of optimiser/scenario.h whose part is the nominal's. */
+kelvin_status kl_problem_build_on(const kl_settings *s, const kl_problem_inputs *in, const kl_mesh *part,
+                                  kl_problem **out, char *msg, int cap);
 
 void kl_problem_free(kl_problem *pb); /* NULL is a no-op */
 
@@ -232,6 +258,14 @@ void kl_problem_at_bounds(const kl_problem *pb, const double *x, int j0, int j1,
 
 kelvin_status kl_problem_check_pass(const kl_problem *pb, const double *offset, const double *speed, char *msg,
                                     size_t cap);
+
+/* The protrusion pb->h, its slope pb->dh and the force share pb->kap (ns each) of the part pb->actual along pb's
+ * path (p, nrm, tan) for pb's tool (what kl_problem_build computes; the scenario problems of optimiser/scenario.h
+ * recompute them on a scenario's part along the nominal path). motion (NULL: none) moves the part rigidly first:
+ * {theta [rad], o[3], t[3] [m]}, x -> Ry(theta) (x - o) + o + t, Ry turning as workpiece.tilt_deg does (x' = x cos
+ * + z sin, z' = -x sin + z cos). KELVIN_ERR_CONFIG with a message naming the sample where the tool is off the part.
+ * geo is not repacked. */
+kelvin_status kl_problem_protrusion(kl_problem *pb, const double *motion, char *msg, int cap);
 
 /* A deep copy of pb (*out) whose tool sees the protrusion h (ns) and dh/ds (ns) instead of pb's (the part as
  * material removal left it, optimiser/removal.h kl_protrusion_of_drop) and whose tool radius is tool_R (worn;

@@ -9,6 +9,7 @@
 
 #include "kernels/kl_impact.h"
 #include "kernels/kl_names.h"
+#include "optimiser/scenario.h"
 
 /* Stored values of the choices are the indices of their names. */
 _Static_assert(KL_MODEL_KV == 0 && KL_MODEL_HC == 1, "contact.model names are indexed by KL_MODEL_*");
@@ -20,6 +21,11 @@ _Static_assert(KL_MEASURE_INSTANT == 0 && KL_MEASURE_AVERAGED == 1 && KL_MEASURE
                "target.measure names are indexed by KL_MEASURE_*");
 _Static_assert(KL_METHOD_LM == 0 && KL_METHOD_NLOPT == 1, "optimiser.method names are indexed by KL_METHOD_*");
 _Static_assert(KL_JACOBIAN_DIFFERENCES == 0 && KL_JACOBIAN_TANGENT == 1, "optimiser.jacobian names are indexed by KL_JACOBIAN_*");
+_Static_assert(KL_ROBUST_NOMINAL == 0 && KL_ROBUST_MEAN == 1 && KL_ROBUST_MEAN_STD == 2 && KL_ROBUST_CVAR == 3 &&
+                 KL_ROBUST_WORST == 4 && KL_ROBUST_CHANCE == 5,
+               "uncertainty.objective names are indexed by KL_ROBUST_*");
+_Static_assert(KL_DIST_NORMAL == 0 && KL_DIST_UNIFORM == 1 && KL_DIST_TRUNCATED == 2,
+               "uncertainty.*_dist names are indexed by KL_DIST_*");
 _Static_assert(KL_TOOL_BALL == 0 && KL_TOOL_DISC == 1, "tool.shape names are indexed by KL_TOOL_*");
 _Static_assert(KL_SURF_PLANE == 0 && KL_SURF_CYLINDER == 1 && KL_SURF_SPHERE == 2 && KL_SURF_SADDLE == 3 &&
                  KL_SURF_MESH == 4,
@@ -30,6 +36,8 @@ static const char *const measures[] = {"instantaneous", "averaged", "sensor_inst
 static const char *const tools[] = {"ball", "disc", NULL};
 static const char *const methods[] = {"lm", "nlopt", NULL};
 static const char *const jacobians[] = {"differences", "tangent", NULL};
+static const char *const robust[] = {"nominal", "mean", "mean_std", "cvar", "worst", "chance", NULL};
+static const char *const dists[] = {"normal", "uniform", "truncated", NULL};
 
 #define FIELD(f) offsetof(kl_settings, f), sizeof(((kl_settings *)0)->f)
 /* one line per key: key, field, default(s), bounds, unit, meaning */
@@ -175,6 +183,58 @@ static const kl_key table[] = {
        "the highest stock, 2 sqrt(2 R (stock + a^2/R)) + 4a at target.max_force; the disc: its width + 4b)"),
   REAL("removal.grinding_ratio", grinding_ratio, 0.0, 0, 1e7, "", "removed volume / worn tool volume (0: no wear)"),
   INT("removal.max_passes", rm_max_passes, 20, 1, 1000, "most passes a plan may take"),
+  /* uncertainty: the scenario sets of robust passes (optimiser/scenario.h; docs/design.md section 10) */
+  INT("uncertainty.scenarios", unc_scenarios, 0, 0, 65536, "the optimisation set's size: scenarios every candidate "
+      "is evaluated on (0: no uncertainty, the nominal problem only)"),
+  SEED("uncertainty.seed", unc_seed, 1, "the optimisation set (randomised quasi-Monte Carlo; common to every candidate)"),
+  INT("uncertainty.verify_scenarios", unc_verify, 1000, 0, 1000000, "the out-of-sample set's size (plain Monte Carlo, "
+      "disjoint from the optimisation set)"),
+  SEED("uncertainty.verify_seed", unc_verify_seed, 2, "the out-of-sample set; must differ from uncertainty.seed"),
+  CHOICE("uncertainty.objective", unc_objective, robust, KL_ROBUST_NOMINAL, "what the refinement minimises over the "
+         "scenarios: nominal (the nominal problem only) | mean | mean_std (mean + k std) | cvar (the mean of the worst "
+         "1 - alpha) | worst | chance (the probability of leaving the force band, kept below 1 - probability)"),
+  REAL("uncertainty.k", unc_k, 2.0, 0, 100, "", "mean_std: mean + k standard deviations"),
+  REAL("uncertainty.alpha", unc_alpha, 0.9, 1e-6, 0.999999, "", "cvar: the level alpha (the mean of the worst 1 - alpha)"),
+  REAL("uncertainty.probability", unc_prob, 0.9, 1e-6, 0.999999, "", "chance: the probability of staying in the band"),
+  REAL("uncertainty.force_min", unc_fmin, NAN, 0, 1e7, "N", "the force band's floor (default: half the smallest "
+       "target force)"),
+  REAL("uncertainty.force_max", unc_fmax, NAN, 1e-6, 1e7, "N", "the force band's ceiling (default: target.max_force)"),
+  REAL("uncertainty.truncation", unc_trunc, 2.0, 0.1, 10, "", "truncated normals are cut at +- this many spreads"),
+  REAL("uncertainty.registration_x", unc_reg_x, 0, 0, 0.01, "m", "spread of the part's translation along x against "
+       "its CAD (added to workpiece.shift; 0: fixed)"),
+  CHOICE("uncertainty.registration_x_dist", unc_reg_x_dist, dists, KL_DIST_NORMAL, "normal (spread: std) | uniform "
+         "(spread: half-width) | truncated (normal cut at +- uncertainty.truncation spreads)"),
+  REAL("uncertainty.registration_y", unc_reg_y, 0, 0, 0.01, "m", "spread of the translation along y"),
+  CHOICE("uncertainty.registration_y_dist", unc_reg_y_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.registration_z", unc_reg_z, 0, 0, 0.01, "m", "spread of the translation along z (into the tool)"),
+  CHOICE("uncertainty.registration_z_dist", unc_reg_z_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.registration_tilt", unc_reg_tilt, 0, 0, 10, "deg", "spread of the rotation about y (added to "
+       "workpiece.tilt_deg)"),
+  CHOICE("uncertainty.registration_tilt_dist", unc_reg_tilt_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.bead_height", unc_bead_h, 0, 0, 0.01, "m", "spread of workpiece.bead.height (analytic parts)"),
+  CHOICE("uncertainty.bead_height_dist", unc_bead_h_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.bead_width", unc_bead_w, 0, 0, 0.01, "m", "spread of workpiece.bead.width"),
+  CHOICE("uncertainty.bead_width_dist", unc_bead_w_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.bead_position", unc_bead_x, 0, 0, 0.1, "m", "spread of workpiece.bead.x"),
+  CHOICE("uncertainty.bead_position_dist", unc_bead_x_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.step_height", unc_step_h, 0, 0, 0.01, "m", "spread of workpiece.step.height"),
+  CHOICE("uncertainty.step_height_dist", unc_step_h_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  INT("uncertainty.roughness", unc_rough, 0, 0, 1, "1: each scenario its own roughness realisation (its seed derived "
+      "from the set's seed and the scenario; amplitude and wavelength as configured)"),
+  REAL("uncertainty.work_modulus", unc_work_E, 0, 0, 1, "", "relative spread of workpiece.E (value x (1 + d))"),
+  CHOICE("uncertainty.work_modulus_dist", unc_work_E_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.tool_modulus", unc_tool_E, 0, 0, 1, "", "relative spread of tool.E"),
+  CHOICE("uncertainty.tool_modulus_dist", unc_tool_E_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.holder_stiffness", unc_holder_K, 0, 0, 1, "", "relative spread of holder.stiffness"),
+  CHOICE("uncertainty.holder_stiffness_dist", unc_holder_K_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.holder_damping", unc_holder_D, 0, 0, 1, "", "relative spread of holder.damping"),
+  CHOICE("uncertainty.holder_damping_dist", unc_holder_D_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.tool_mass", unc_tool_mass, 0, 0, 1, "", "relative spread of tool.mass"),
+  CHOICE("uncertainty.tool_mass_dist", unc_tool_mass_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.restitution", unc_cr, 0, 0, 1, "", "spread of contact.cr (added)"),
+  CHOICE("uncertainty.restitution_dist", unc_cr_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  REAL("uncertainty.tool_radius", unc_tool_R, 0, 0, 0.1, "m", "spread of tool.radius (added: wear)"),
+  CHOICE("uncertainty.tool_radius_dist", unc_tool_R_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
 };
 
 #define NKEYS ((int)(sizeof table / sizeof table[0]))
