@@ -231,6 +231,42 @@ static double phi_of(lm *L, size_t P, size_t p, const double *x, double *S)
   return isfinite(q.phi) ? q.phi : HUGE_VAL;
 }
 
+/* the KL_LM_NLAMBDA candidate steps from x for the dampings lambda 10^(t - 1) of the Gauss-Newton system q, each
+ * clamped to the bounds and made feed-feasible, into xt (KL_LM_NLAMBDA x 2 ns); a damping whose factorisation
+ * fails leaves x and lam[t] NaN. Returns how many were tried. A, rhs, sol: scratch of q's sizes. */
+static int damped_steps(const kl_problem *pb, const gn *q, gsl_matrix *A, gsl_vector *rhs, gsl_vector *sol,
+                        const double *x, double lambda, double *lam, double *xt)
+{
+  const int ns = pb->ns, n = q->n;
+  const size_t nc = (size_t)pb->nc;
+  double dmean = 0;
+  for (int i = 0; i < n; ++i) dmean += gsl_matrix_get(q->H, (size_t)i, 0) / n;
+  int tried = 0;
+  for (int t = 0; t < KL_LM_NLAMBDA; ++t) {
+    lam[t] = lambda * pow(10.0, t - 1);
+    gsl_matrix_memcpy(A, q->H);
+    for (int i = 0; i < n; ++i) {
+      const double dii = gsl_matrix_get(q->H, (size_t)i, 0);
+      *gsl_matrix_ptr(A, (size_t)i, 0) += lam[t] * fmax(dii, 1e-9 * dmean) + 1e-15 * dmean;
+      gsl_vector_set(rhs, (size_t)i, -q->g[i]);
+    }
+    if (gsl_linalg_cholesky_band_decomp(A) != GSL_SUCCESS || gsl_linalg_cholesky_band_solve(A, rhs, sol) != GSL_SUCCESS) {
+      kl_gsl_guard(); /* a failed factorisation is this damping's, not the run's */
+      lam[t] = NAN;
+      memcpy(xt + (size_t)t * nc, x, nc * sizeof *x);
+      continue;
+    }
+    double *y = xt + (size_t)t * nc;
+    for (int k = 0; k < ns; ++k) {
+      y[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k] + gsl_vector_get(sol, (size_t)IO(k))));
+      y[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k] + gsl_vector_get(sol, (size_t)IV(k))));
+    }
+    feed_feasible(pb, y + ns);
+    ++tried;
+  }
+  return tried;
+}
+
 kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, double *x, int maxit, double maxtime,
                           kl_progress *progress, kl_lm_stats *stats, char *msg, int cap)
 {
@@ -346,32 +382,8 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
     stats->t_jacobian += kl_now() - t1;
     /* the steps for KL_LM_NLAMBDA dampings, one batch */
     t1 = kl_now();
-    double dmean = 0;
-    for (int i = 0; i < n; ++i) dmean += gsl_matrix_get(q.H, (size_t)i, 0) / n;
-    int tried = 0;
     double lam[KL_LM_NLAMBDA];
-    for (int t = 0; t < KL_LM_NLAMBDA; ++t) {
-      lam[t] = lambda * pow(10.0, t - 1);
-      gsl_matrix_memcpy(A, q.H);
-      for (int i = 0; i < n; ++i) {
-        const double dii = gsl_matrix_get(q.H, (size_t)i, 0);
-        *gsl_matrix_ptr(A, (size_t)i, 0) += lam[t] * fmax(dii, 1e-9 * dmean) + 1e-15 * dmean;
-        gsl_vector_set(rhs, (size_t)i, -q.g[i]);
-      }
-      if (gsl_linalg_cholesky_band_decomp(A) != GSL_SUCCESS || gsl_linalg_cholesky_band_solve(A, rhs, sol) != GSL_SUCCESS) {
-        kl_gsl_guard(); /* a failed factorisation is this damping's, not the run's */
-        lam[t] = NAN;
-        memcpy(xt + (size_t)t * nc, x, nc * sizeof *x);
-        continue;
-      }
-      double *y = xt + (size_t)t * nc;
-      for (int k = 0; k < ns; ++k) {
-        y[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k] + gsl_vector_get(sol, (size_t)IO(k))));
-        y[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k] + gsl_vector_get(sol, (size_t)IV(k))));
-      }
-      feed_feasible(pb, y + ns);
-      ++tried;
-    }
+    const int tried = damped_steps(pb, &q, A, rhs, sol, x, lambda, lam, xt);
     if (!tried) {
       stats->stop = "the Gauss-Newton system is singular";
       break;
@@ -430,6 +442,305 @@ done:
   free(L.ctrl);
   free(L.obj);
   free(L.so);
+  if (q.H) gsl_matrix_free(q.H);
+  free(q.g);
+  if (A) gsl_matrix_free(A);
+  if (rhs) gsl_vector_free(rhs);
+  if (sol) gsl_vector_free(sol);
+  return st;
+}
+
+//------------------------------------------------------------------------------------------------------
+// the robust refinement over scenarios (lm.h, kl_lm_solve_robust)
+
+#define KL_LM_CHUNK 16 /* scenarios per batch: the Jacobian's outputs of (2B + 1) x 16 rollouts at a time */
+
+/* the robust state: per scenario a view of the problem for its scored measure (its own mass, weight and holder),
+ * the scenario set, and the scratch of the batches */
+typedef struct rlm {
+  lm L;
+  const kl_scen_set *sc;
+  kl_problem *view;    /* S views */
+  double *vbuf;        /* their meff, fg (2 ns each) */
+  double *phis;        /* per candidate and scenario: the force residuals' sum of squares (P x S) */
+  double *S1, *work;   /* ns; 2 S */
+  int *idx;            /* S: the scenarios that weigh */
+  double *gpc, *geoc;  /* a chunk of them gathered (KL_LM_CHUNK scenarios) */
+} rlm;
+
+/* the view of scenario s: pb with the scenario's effective mass, weight and holder (what kl_problem_measure reads) */
+static void view_of(const kl_problem *pb, const kl_scen_set *sc, int s, kl_problem *q, double *buf)
+{
+  const int ns = pb->ns;
+  const double *gp = sc->gp + (size_t)s * KL_GP_N, *geo = sc->geo + (size_t)s * ns * KL_GG_N;
+  *q = *pb;
+  for (int k = 0; k < ns; ++k) {
+    buf[k] = geo[(size_t)k * KL_GG_N + KL_GG_M];
+    buf[ns + k] = geo[(size_t)k * KL_GG_N + KL_GG_FG];
+  }
+  q->meff = buf;
+  q->fg = buf + ns;
+  q->set.holder_K = gp[KL_GP_KH];
+  q->set.holder_D = gp[KL_GP_DH];
+}
+
+/* P candidates xs (P x nc) on the C scenarios gp (C x KL_GP_N), geo (C x ns x KL_GG_N): one batch (outputs in R->L) */
+static kelvin_status scen_batch(rlm *R, size_t P, const double *xs, const double *gp, const double *geo, int C)
+{
+  lm *L = &R->L;
+  const size_t nc = (size_t)L->pb->nc, ns = (size_t)L->pb->ns, Q = P * (size_t)C;
+  if (Q > L->pcap) {
+    free(L->ctrl);
+    free(L->obj);
+    free(L->so);
+    L->ctrl = malloc(nc * Q * sizeof *L->ctrl);
+    L->obj = malloc(KL_OBJ_N * Q * sizeof *L->obj);
+    L->so = malloc(KL_SO_N * ns * Q * sizeof *L->so);
+    L->pcap = (L->ctrl && L->obj && L->so) ? Q : 0;
+    if (!L->pcap) {
+      snprintf(L->msg, (size_t)L->cap, "out of memory for %zu rollouts of %zu samples", Q, ns);
+      return KELVIN_ERR_NOMEM;
+    }
+  }
+  for (size_t p = 0; p < P; ++p)
+    for (size_t j = 0; j < nc; ++j) L->ctrl[j * P + p] = xs[p * nc + j];
+  kelvin_status st = kl_rollout_set_scenarios(L->ro, C, gp, geo);
+  if (st == KELVIN_OK) st = kl_rollout_eval_scenarios(L->ro, P, L->ctrl, L->obj, L->so);
+  if (st != KELVIN_OK) snprintf(L->msg, (size_t)L->cap, "%s", kl_host_errmsg(L->h));
+  L->rollouts += (long)Q;
+  return st;
+}
+
+/* the force residuals' sum of squares of rollout q of the last batch of Q (scenario s's view), its scored measure
+ * into S; HUGE_VAL for a failed rollout */
+static double force_phi(rlm *R, size_t Q, size_t q, int s, const double *x, double *S)
+{
+  lm *L = &R->L;
+  if (L->obj[KL_OBJ_STATUS * Q + q] != 0.0) return HUGE_VAL;
+  const kl_problem *pb = L->pb;
+  measure_of(&R->view[s], L->so, Q, q, x, L->tmp, S);
+  const weights w = weights_of(pb);
+  double phi = 0;
+  for (int k = 1; k < pb->ns; ++k) {
+    const double r = w.cF * (S[k] - pb->ft[k]) / pb->gp[KL_GP_FREF];
+    phi += r * r;
+  }
+  return isfinite(phi) ? phi : HUGE_VAL;
+}
+
+/* the robust value of P candidates xs over every scenario: R->phis (P x S) and f (P): the statistic of the
+ * scenarios' force sums plus the regularisation */
+static kelvin_status robust_values(rlm *R, size_t P, const double *xs, double *f)
+{
+  const kl_problem *pb = R->L.pb;
+  const int S = R->sc->S;
+  const size_t nc = (size_t)pb->nc;
+  for (int s0 = 0; s0 < S; s0 += KL_LM_CHUNK) {
+    const int C = S - s0 < KL_LM_CHUNK ? S - s0 : KL_LM_CHUNK;
+    const kelvin_status st =
+      scen_batch(R, P, xs, R->sc->gp + (size_t)s0 * KL_GP_N, R->sc->geo + (size_t)s0 * pb->ns * KL_GG_N, C);
+    if (st != KELVIN_OK) return st;
+    for (size_t p = 0; p < P; ++p)
+      for (int c = 0; c < C; ++c)
+        R->phis[p * S + (size_t)(s0 + c)] = force_phi(R, P * (size_t)C, p * (size_t)C + (size_t)c, s0 + c, xs + p * nc, R->S1);
+  }
+  for (size_t p = 0; p < P; ++p) {
+    int bad = 0;
+    for (int s = 0; s < S; ++s) bad |= !(R->phis[p * S + (size_t)s] < HUGE_VAL);
+    gn q = {2 * pb->ns, 0, NULL, NULL, 0.0};
+    regularisation(pb, xs + p * nc, &q);
+    f[p] = bad ? HUGE_VAL : kl_robust_stat(&R->sc->spec, R->phis + p * S, S, NULL, R->work) + q.phi;
+    if (!isfinite(f[p])) f[p] = HUGE_VAL;
+  }
+  return KELVIN_OK;
+}
+
+kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *ro, const kl_scen_set *sc, double *x,
+                                 int maxit, double maxtime, kl_progress *progress, kl_lm_stats *stats, char *msg,
+                                 int cap)
+{
+  const double t0 = kl_now();
+  memset(stats, 0, sizeof *stats);
+  stats->stop = "";
+  const int ns = pb->ns, n = 2 * ns, B = kl_lm_band(pb), S = sc ? sc->S : 0;
+  const int p = 2 * B - 1 > 5 ? 2 * B - 1 : 5;
+  const size_t nc = (size_t)pb->nc, PJ = (size_t)(2 * B + 1);
+  stats->band = B;
+  if (pb->basis || pb->nc != n) {
+    snprintf(msg, (size_t)cap, "lm: the problem must have per-sample commands (optimiser.method: lm)");
+    return KELVIN_ERR_ARG;
+  }
+  if (S < 1 || !(sc->spec.kind == KL_ROBUST_MEAN || sc->spec.kind == KL_ROBUST_MEAN_STD ||
+                 sc->spec.kind == KL_ROBUST_CVAR || sc->spec.kind == KL_ROBUST_WORST)) {
+    snprintf(msg, (size_t)cap, "uncertainty.objective: Levenberg-Marquardt takes mean, mean_std, cvar or worst over at "
+                               "least one scenario (chance needs optimiser.method nlopt)");
+    return KELVIN_ERR_CONFIG;
+  }
+  rlm R;
+  memset(&R, 0, sizeof R);
+  R.L = (lm){pb, h, ro, msg, cap, 0, NULL, NULL, NULL, NULL, 0};
+  R.sc = sc;
+  kelvin_status st = KELVIN_OK;
+  R.view = malloc((size_t)S * sizeof *R.view);
+  R.vbuf = malloc((size_t)S * 2 * ns * sizeof *R.vbuf);
+  R.phis = malloc((size_t)KL_LM_NLAMBDA * S * sizeof *R.phis);
+  R.S1 = malloc((size_t)ns * sizeof *R.S1);
+  R.work = malloc(2 * (size_t)S * sizeof *R.work);
+  R.L.tmp = malloc(KL_SO_N * (size_t)ns * sizeof *R.L.tmp);
+  R.idx = malloc((size_t)S * sizeof *R.idx);
+  R.gpc = malloc((size_t)KL_LM_CHUNK * KL_GP_N * sizeof *R.gpc);
+  R.geoc = malloc((size_t)KL_LM_CHUNK * ns * KL_GG_N * sizeof *R.geoc);
+  double *xs = malloc(PJ * nc * sizeof *xs), *step = malloc(nc * sizeof *step), *xt = malloc(KL_LM_NLAMBDA * nc * sizeof *xt);
+  double *Sc = malloc(PJ * (size_t)ns * sizeof *Sc), *wgt = malloc((size_t)S * sizeof *wgt), *phis0 = malloc((size_t)S * sizeof *phis0);
+  gn q = {n, p, gsl_matrix_alloc((size_t)n, (size_t)p + 1), calloc((size_t)n, sizeof(double)), 0.0};
+  gsl_matrix *A = gsl_matrix_alloc((size_t)n, (size_t)p + 1);
+  gsl_vector *rhs = gsl_vector_alloc((size_t)n), *sol = gsl_vector_alloc((size_t)n);
+  if (!R.view || !R.vbuf || !R.phis || !R.S1 || !R.work || !R.L.tmp || !R.idx || !R.gpc || !R.geoc || !xs || !step || !xt || !Sc || !wgt || !phis0 ||
+      !q.H || !q.g || !A || !rhs || !sol) {
+    snprintf(msg, (size_t)cap, "out of memory");
+    st = KELVIN_ERR_NOMEM;
+    goto done;
+  }
+  for (int s = 0; s < S; ++s) view_of(pb, sc, s, &R.view[s], R.vbuf + (size_t)s * 2 * ns);
+  kl_gsl_guard();
+  const double F = pb->gp[KL_GP_FREF];
+  const double comp = kl_contact_compliance(kl_problem_contact(pb), F) + 1.0 / pb->set.holder_K;
+  const double dO = 0.02 * F * comp, dV = 0.01 * pb->set.v_max;
+  for (int k = 0; k < ns; ++k) x[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k])), x[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k]));
+  feed_feasible(pb, x + ns);
+  double phi;
+  if ((st = robust_values(&R, 1, x, &phi)) != KELVIN_OK) goto done;
+  memcpy(phis0, R.phis, (size_t)S * sizeof *phis0);
+  stats->phi0 = phi;
+  if (!(phi < HUGE_VAL)) {
+    stats->stop = "the start's rollout failed on a scenario";
+    goto done;
+  }
+  double lambda = 1e-3;
+  stats->stop = "most iterations";
+  const weights w = weights_of(pb);
+  for (int it = 0; it < maxit; ++it) {
+    if (maxtime > 0 && kl_now() - t0 > maxtime) {
+      stats->stop = "maxtime";
+      break;
+    }
+    /* the Gauss-Newton system: each scenario's banded Jacobian (base + B offset colours + B speed colours, forward
+     * differences) and residuals, weighted by the statistic's derivative there (kl_robust_stat); scenarios of
+     * weight 0 (outside the CVaR's tail) are not rolled out */
+    double t1 = kl_now();
+    kl_robust_stat(&sc->spec, phis0, S, wgt, R.work);
+    for (size_t c = 0; c < PJ; ++c) memcpy(xs + c * nc, x, nc * sizeof *x);
+    for (int k = 0; k < ns; ++k) {
+      const int c = k % B;
+      step[k] = x[k] + dO <= pb->hi[k] ? dO : -dO;
+      step[ns + k] = x[ns + k] + dV <= pb->hi[ns + k] ? dV : -dV;
+      xs[(size_t)(1 + c) * nc + k] += step[k];
+      xs[(size_t)(1 + B + c) * nc + ns + k] += step[ns + k];
+    }
+    gsl_matrix_set_zero(q.H);
+    memset(q.g, 0, (size_t)n * sizeof *q.g);
+    q.phi = 0;
+    int nw = 0; /* the scenarios that weigh, in chunks gathered into one contiguous set each */
+    for (int s = 0; s < S; ++s)
+      if (wgt[s] > 0.0) R.idx[nw++] = s;
+    for (int i0 = 0; i0 < nw; i0 += KL_LM_CHUNK) {
+      const int C = nw - i0 < KL_LM_CHUNK ? nw - i0 : KL_LM_CHUNK;
+      for (int c = 0; c < C; ++c) {
+        const int s = R.idx[i0 + c];
+        memcpy(R.gpc + (size_t)c * KL_GP_N, sc->gp + (size_t)s * KL_GP_N, KL_GP_N * sizeof *R.gpc);
+        memcpy(R.geoc + (size_t)c * ns * KL_GG_N, sc->geo + (size_t)s * ns * KL_GG_N, (size_t)ns * KL_GG_N * sizeof *R.geoc);
+      }
+      if ((st = scen_batch(&R, PJ, xs, R.gpc, R.geoc, C)) != KELVIN_OK) goto done;
+      const size_t Cn = (size_t)C, Q = PJ * Cn;
+      for (int ci = 0; ci < C; ++ci) {
+        const int s = R.idx[i0 + ci];
+        int ok[2 * KL_LM_BMAX + 1];
+        for (size_t c = 0; c < PJ; ++c) {
+          const size_t qi = c * Cn + (size_t)ci;
+          ok[c] = R.L.obj[KL_OBJ_STATUS * Q + qi] == 0.0;
+          measure_of(&R.view[s], R.L.so, Q, qi, xs + c * nc, R.L.tmp, Sc + c * (size_t)ns);
+        }
+        const double sw = sqrt(wgt[s]);
+        for (int k = 1; k < ns; ++k) {
+          const double r = sw * w.cF * (Sc[k] - pb->ft[k]) / F;
+          int idx[2 * KL_LM_BMAX];
+          double val[2 * KL_LM_BMAX];
+          int nnz = 0;
+          const int j0 = k - B + 1 > 0 ? k - B + 1 : 0;
+          for (int j = j0; j <= k; ++j) {
+            const size_t co = (size_t)(1 + j % B), cv = (size_t)(1 + B + j % B);
+            const double okd = ok[co] ? (Sc[co * ns + k] - Sc[k]) / step[j] : 0.0;
+            const double vkd = ok[cv] ? (Sc[cv * ns + k] - Sc[k]) / step[ns + j] : 0.0;
+            idx[nnz] = IO(j), val[nnz++] = sw * w.cF * okd / F;
+            idx[nnz] = IV(j), val[nnz++] = sw * w.cF * vkd / F;
+          }
+          gn_row(&q, nnz, idx, val, r);
+        }
+      }
+    }
+    regularisation(pb, x, &q);
+    stats->t_jacobian += kl_now() - t1;
+    /* the steps for KL_LM_NLAMBDA dampings, each on every scenario, kept by the robust value itself */
+    t1 = kl_now();
+    double lam[KL_LM_NLAMBDA], f[KL_LM_NLAMBDA];
+    if (!damped_steps(pb, &q, A, rhs, sol, x, lambda, lam, xt)) {
+      stats->stop = "the Gauss-Newton system is singular";
+      break;
+    }
+    if ((st = robust_values(&R, KL_LM_NLAMBDA, xt, f)) != KELVIN_OK) goto done;
+    int best = -1;
+    double fbest = phi;
+    for (int t = 0; t < KL_LM_NLAMBDA; ++t)
+      if (isfinite(lam[t]) && f[t] < fbest) fbest = f[t], best = t;
+    stats->t_steps += kl_now() - t1;
+    if (best < 0) {
+      lambda *= 1e3;
+      if (lambda > 1e8) {
+        stats->stop = "no step lowers the robust objective";
+        break;
+      }
+      continue;
+    }
+    const double rel = (phi - fbest) / phi;
+    memcpy(x, xt + (size_t)best * nc, nc * sizeof *x);
+    memcpy(phis0, R.phis + (size_t)best * S, (size_t)S * sizeof *phis0);
+    phi = fbest;
+    lambda = fmax(1e-9, lam[best] / 3.0);
+    stats->iterations++;
+    if (kl_progress_say(progress, 1, maxit > 0 ? (double)(it + 1) / maxit : -1.0,
+                        "robust lm %d: robust objective %.4g over %d scenarios, damping %.2g, %ld rollouts",
+                        stats->iterations, phi, S, lam[best], R.L.rollouts)) {
+      stats->stop = "stopped by the caller";
+      snprintf(msg, (size_t)cap, "robust refinement: stopped by the caller");
+      st = KELVIN_ERR_STOPPED;
+      break;
+    }
+    if (rel < 1e-3 && it >= 2) {
+      stats->stop = "converged (relative decrease < 1e-3)";
+      break;
+    }
+  }
+  stats->phi = phi;
+done:
+  stats->rollouts = R.L.rollouts;
+  free(R.view);
+  free(R.vbuf);
+  free(R.phis);
+  free(R.S1);
+  free(R.work);
+  free(R.L.tmp);
+  free(R.idx);
+  free(R.gpc);
+  free(R.geoc);
+  free(R.L.ctrl);
+  free(R.L.obj);
+  free(R.L.so);
+  free(xs);
+  free(step);
+  free(xt);
+  free(Sc);
+  free(wgt);
+  free(phis0);
   if (q.H) gsl_matrix_free(q.H);
   free(q.g);
   if (A) gsl_matrix_free(A);

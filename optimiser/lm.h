@@ -30,6 +30,7 @@
 #include "host/rollout_batch.h"
 #include "optimiser/problem.h"
 #include "optimiser/progress.h"
+#include "optimiser/robust.h"
 
 /* The normal acceleration a pass commands at an interior sample k (0 < k < ns - 1): the offsets' second
  * difference over the arc length times the feed squared, o'' v_k^2 (the regularisation rows here, and the
@@ -61,6 +62,18 @@ typedef struct kl_lm_stats {
  * KELVIN_ERR_STOPPED with x the last accepted step. Errors are the host's (message in msg). */
 kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, double *x, int maxit, double maxtime,
                           kl_progress *progress, kl_lm_stats *stats, char *msg, int cap);
+
+/* The robust refinement (docs/design.md section 10): as kl_lm_solve, the residuals of every scenario of sc (its
+ * own constants and geometry; ro's scenario set is replaced) weighted by the derivative of the statistic
+ * (sc->spec.kind: mean, mean_std, cvar or worst; kl_robust_stat) of the scenarios' force sums of squares phi_s
+ * at the current pass, plus the regularisation rows once. What it minimises is that statistic of the phi_s plus
+ * the regularisation (the pass with the lowest value among each step's dampings is kept): for mean the mean of
+ * the scenarios' kl_lm_phi. Scenarios of weight 0 (outside the CVaR's tail) are not rolled out for the
+ * Jacobian. Cost per iteration: (2B + 1) rollouts per weighing scenario plus 4 S. KELVIN_ERR_CONFIG for chance
+ * (a band, not a sum of squares: method nlopt). */
+kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *ro, const kl_scen_set *sc, double *x,
+                                 int maxit, double maxtime, kl_progress *progress, kl_lm_stats *stats, char *msg,
+                                 int cap);
 
 /* The residual vector's sum of squares at sampled commands (x as above) from a rollout's per-sample
  * outputs so (KL_SO_N x ns, one candidate): what kl_lm_solve minimises. */

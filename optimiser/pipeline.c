@@ -33,6 +33,9 @@ typedef struct run {
   long evals, e0, emax; /* rollouts so far; at the refinement's start and the most it may spend (progress) */
   double best_f, *best_x; /* best point an NLopt run has evaluated (kept if it stops on a failure) */
   int correcting;      /* inside the correction stage (its 3-D runs say less) */
+  const kl_scen_set *sc; /* a robust stage: batches score the robust objective over sc's scenarios; else NULL */
+  double *sobj, *rwork;  /* its scratch: KL_OBJ_N x P S terms, 2 S */
+  size_t scap;
 } run;
 
 /* a notice; nonzero when the caller asked to stop */
@@ -69,6 +72,7 @@ int kl_opt_add(kl_opt_result *res, const char *label, const double *x, int nc)
   memcpy(p->x, x, (size_t)nc * sizeof *x);
   p->nx = nc;
   p->stop = "";
+  p->robj = NAN;
   return res->npass++;
 }
 
@@ -92,8 +96,42 @@ void kl_opt_result_free(kl_opt_result *res)
   res->npass = 0;
 }
 
+/* the candidates in r->ctrl (nc x P) on every scenario of r->sc in one batch: the robust objective into J (P)
+ * and, if obj_out is not NULL, each term's mean over the scenarios with the robust objective as KL_OBJ_J */
+static kelvin_status robust_batch(run *r, size_t P, double *J, double *obj_out)
+{
+  const size_t S = (size_t)r->sc->S, Q = P * S;
+  if (Q > r->scap) {
+    free(r->sobj);
+    free(r->rwork);
+    r->sobj = malloc(KL_OBJ_N * Q * sizeof *r->sobj);
+    r->rwork = malloc(2 * S * sizeof *r->rwork);
+    r->scap = (r->sobj && r->rwork) ? Q : 0;
+    if (!r->scap) {
+      snprintf(r->msg, (size_t)r->cap, "out of memory for %zu candidates on %zu scenarios", P, S);
+      return KELVIN_ERR_NOMEM;
+    }
+  }
+  const kelvin_status st = kl_rollout_eval_scenarios(r->ro, P, r->ctrl, r->sobj, NULL);
+  if (st != KELVIN_OK) {
+    snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
+    return st;
+  }
+  r->evals += (long)Q;
+  for (size_t p = 0; p < P; ++p) {
+    const double f = kl_robust_objective(&r->sc->spec, r->sobj + p * S, (long)Q, (int)S, r->rwork);
+    if (J) J[p] = f;
+    if (obj_out) {
+      for (int t = 0; t < KL_OBJ_N; ++t) obj_out[t * P + p] = kl_robust_mean(r->sobj + t * Q + p * S, (int)S);
+      obj_out[KL_OBJ_J * P + p] = f;
+    }
+  }
+  return KELVIN_OK;
+}
+
 /* evaluate P candidates xs (P x nc, one per row) on the device: objective into J (P) and, if so is
- * not NULL, all terms into obj_out (KL_OBJ_N x P) and the per-sample outputs into so */
+ * not NULL, all terms into obj_out (KL_OBJ_N x P) and the per-sample outputs into so (a robust stage, r->sc:
+ * robust_batch, no so) */
 static kelvin_status batch(run *r, size_t P, const double *xs, double *J, double *obj_out, double *so)
 {
   const size_t nc = (size_t)r->nc;
@@ -110,6 +148,7 @@ static kelvin_status batch(run *r, size_t P, const double *xs, double *J, double
   }
   for (size_t p = 0; p < P; ++p)
     for (size_t j = 0; j < nc; ++j) r->ctrl[j * P + p] = xs[p * nc + j];
+  if (r->sc) return robust_batch(r, P, J, obj_out);
   const kelvin_status st = kl_rollout_eval(r->ro, P, r->ctrl, r->obj, so);
   if (st != KELVIN_OK) {
     snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
@@ -291,6 +330,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
   const long e0 = r->evals;
   r->e0 = e0;
   r->emax = (long)s->maxeval * (s->algorithm[0] && s->algorithm[1] == 'D' ? (long)n + 1 : 1); /* LD_*: batches of n + 1 */
+  if (r->sc) r->emax *= r->sc->S; /* a robust stage: each candidate is S rollouts */
   if (r->emax < 1) r->emax = 1;
   double f = 0;
   r->best_f = HUGE_VAL;
@@ -500,6 +540,7 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   r->cap = cap;
   memset(res, 0, sizeof *res);
   res->naive = res->initial = res->best = -1;
+  res->nominal = res->robust = -1;
   res->corr.from = res->corr.pass = -1;
   /* small batches from a GPU to the host's twin (host/rollout_batch.h); the rollout program is built by
    * the first batch that runs on the device, and says so through notice */
@@ -518,6 +559,8 @@ static void teardown(run *r)
   kl_rollout_destroy(r->ro);
   free(r->ctrl);
   free(r->obj);
+  free(r->sobj);
+  free(r->rwork);
 }
 
 //------------------------------------------------------------------------------------------------------
@@ -951,11 +994,107 @@ static int correction_iterations(const kl_problem *pb, const kl_opt_result *res)
   return n == KL_CORRECT_AUTO ? 5 : n;
 }
 
+/* the robust stage (kl_optimise_robust): the robust objective of every pass so far, then NLopt from the best of them
+ * by it on the robust objective; the pass "robust" */
+static kelvin_status robust_stage(run *r, const kl_scen_set *sc, nlopt_algorithm alg, double *x)
+{
+  kl_opt_result *res = r->res;
+  const kl_problem *pb = r->pb;
+  const int nc = r->nc, P = res->npass;
+  kelvin_status st = kl_rollout_set_scenarios(r->ro, sc->S, sc->gp, sc->geo);
+  if (st != KELVIN_OK) {
+    snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
+    return st;
+  }
+  double *xs = calloc((size_t)P * nc, sizeof *xs), *J = malloc((size_t)P * sizeof *J);
+  if (!xs || !J) {
+    free(xs);
+    free(J);
+    snprintf(r->msg, (size_t)r->cap, "out of memory");
+    return KELVIN_ERR_NOMEM;
+  }
+  for (int p = 0; p < P; ++p) memcpy(xs + (size_t)p * nc, res->pass[p].x, (size_t)nc * sizeof *xs);
+  const double t0 = kl_now();
+  st = batch(r, (size_t)P, xs, J, NULL, NULL); /* the nominal optimum: the lowest nominal objective */
+  res->nominal = -1;
+  if (st == KELVIN_OK)
+    for (int p = 0; p < P; ++p)
+      if (p != res->naive && (res->nominal < 0 || J[p] < J[res->nominal])) res->nominal = p;
+  r->sc = sc;
+  if (st == KELVIN_OK) st = batch(r, (size_t)P, xs, J, NULL, NULL);
+  int from = -1;
+  if (st == KELVIN_OK)
+    for (int p = 0; p < P; ++p) {
+      res->pass[p].robj = J[p];
+      if (p != res->naive && (from < 0 || J[p] < J[from])) from = p;
+    }
+  free(xs);
+  free(J);
+  if (st != KELVIN_OK) goto out;
+  if (say(r, "robust refinement (%s) over %d scenarios from '%s', robust objective %.5g",
+          pb->set.method == KL_METHOD_LM ? "Levenberg-Marquardt" : pb->set.algorithm, sc->S, res->pass[from].label,
+          res->pass[from].robj)) {
+    st = stopped(r, "robust refinement");
+    goto out;
+  }
+  memcpy(x, res->pass[from].x, (size_t)nc * sizeof *x);
+  int evals = 0;
+  const char *stop = "";
+  r->prog.f0 = 0.3, r->prog.f1 = 0.5;
+  if (pb->set.method == KL_METHOD_LM) { /* the scenarios' residuals weighted by the statistic (optimiser/lm.h) */
+    kl_lm_stats ls;
+    memset(&ls, 0, sizeof ls);
+    st = kl_lm_solve_robust(pb, r->h, r->ro, sc, x, pb->set.maxeval, pb->set.budget > 0 ? pb->set.budget : pb->set.maxtime,
+                            &r->prog, &ls, r->msg, r->cap);
+    r->evals += ls.rollouts;
+    evals = (int)ls.rollouts;
+    stop = ls.stop;
+    if (st == KELVIN_OK) st = kl_rollout_set_scenarios(r->ro, sc->S, sc->gp, sc->geo); /* (lm set chunks of it) */
+    if (st != KELVIN_OK) goto out;
+  } else if ((st = refine(r, alg, pb->set.maxtime, x, &evals, &stop)) != KELVIN_OK) {
+    goto out;
+  }
+  const int i = kl_opt_add(res, "robust", x, nc);
+  if (i >= 0) {
+    res->pass[i].evals = evals;
+    res->pass[i].stop = stop;
+    double Jr;
+    if ((st = batch(r, 1, x, &Jr, NULL, NULL)) != KELVIN_OK) goto out;
+    res->pass[i].robj = Jr;
+  }
+  res->robust = i;
+  res->scenarios = sc->S;
+  if (say(r, "robust refinement: %d rollouts in %.2f s, robust objective %.5g -> %.5g, %s", evals, kl_now() - t0,
+          res->pass[from].robj, i >= 0 ? res->pass[i].robj : NAN, stop))
+    st = stopped(r, "robust refinement");
+out:
+  r->sc = NULL;
+  return st;
+}
+
 kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_opt_result *res,
                           char *msg, int cap)
 {
+  return kl_optimise_robust(pb, h, NULL, progress, ctx, res, msg, cap);
+}
+
+kelvin_status kl_optimise_robust(const kl_problem *pb, kl_host *h, const kl_scen_set *sc, kelvin_progress_fn progress,
+                                 void *ctx, kl_opt_result *res, char *msg, int cap)
+{
   const double t0 = kl_now();
   run r;
+  if (sc && sc->spec.kind == KL_ROBUST_NOMINAL) sc = NULL;
+  if (sc && pb->set.method != KL_METHOD_NLOPT && sc->spec.kind == KL_ROBUST_CHANCE) {
+    memset(res, 0, sizeof *res);
+    res->naive = res->initial = res->best = res->nominal = res->robust = -1;
+    snprintf(msg, (size_t)cap, "uncertainty.objective: chance needs optimiser.method nlopt (a band held with a "
+                               "probability is not a sum of squares for Levenberg-Marquardt)");
+    return KELVIN_ERR_CONFIG;
+  }
+  if (sc && (sc->S < 1 || !sc->gp || !sc->geo)) {
+    snprintf(msg, (size_t)cap, "uncertainty.scenarios: a robust objective needs at least one scenario");
+    return KELVIN_ERR_CONFIG;
+  }
   kelvin_status st = setup(&r, pb, h, pb->basis, pb->nc, progress, ctx, res, msg, cap);
   if (st != KELVIN_OK) return st;
   const kl_settings *s = &pb->set;
@@ -1006,6 +1145,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn p
     }
     say(&r, "refinement: %d steps, %ld rollouts in %.2f s (Jacobians %.2f s, steps %.2f s), band %d, %s", ls.iterations,
         ls.rollouts, kl_now() - t1, ls.t_jacobian, ls.t_steps, ls.band, ls.stop);
+    if (sc && (st = robust_stage(&r, sc, alg, x)) != KELVIN_OK) goto done; /* after the nominal optimum */
     res->time.refinement = kl_now() - t1;
     goto predict;
   }
@@ -1053,6 +1193,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn p
       goto done;
     }
   }
+  if (sc && (st = robust_stage(&r, sc, alg, x)) != KELVIN_OK) goto done; /* after the nominal optimum */
   res->time.refinement = kl_now() - t1;
 predict:
   /* 3. predictions of every pass, then the 3-D verification of the naive pass and the best `verify` */
@@ -1060,20 +1201,28 @@ predict:
   const double t3 = kl_now();
   {
     int which[KL_MAXPASS], nv = 0;
-    scored sc[KL_MAXPASS];
+    scored ord[KL_MAXPASS];
     int nref = 0;
     for (int i = 0; i < res->npass; ++i)
-      if (i != res->naive) sc[nref++] = (scored){res->pass[i].obj[KL_OBJ_J], (size_t)i};
-    qsort(sc, (size_t)nref, sizeof *sc, by_J);
+      if (i != res->naive) ord[nref++] = (scored){res->pass[i].obj[KL_OBJ_J], (size_t)i};
+    qsort(ord, (size_t)nref, sizeof *ord, by_J);
     if (s->verify > 0) which[nv++] = res->naive;
-    for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)sc[k].i;
+    for (int k = 0; k < nref && k < s->verify; ++k) which[nv++] = (int)ord[k].i;
+    for (int k = 0; k < 2 && s->verify > 0; ++k) { /* a robust run: its nominal optimum and robust pass too */
+      const int i = k ? res->robust : res->nominal;
+      int in = i < 0;
+      for (int j = 0; j < nv; ++j) in |= which[j] == i;
+      if (!in) which[nv++] = i;
+    }
     r.prog.f0 = 0.5, r.prog.f1 = ncorr != 0 && !pb->basis ? 0.8 : 1; /* (the correction the rest) */
     if ((st = verify(&r, which, nv)) != KELVIN_OK) goto done;
   }
   res->time.verification = kl_now() - t3;
   rank(res);
+  if (res->robust >= 0) res->best = res->robust; /* a robust run hands over the robust pass */
   {
-    const int maxit = correction_iterations(pb, res);
+    const int maxit = res->robust >= 0 ? 0 : correction_iterations(pb, res); /* (a robust pass is not fitted to the
+                                                                                 nominal part afterwards) */
     if (maxit > 0) {
       r.prog.f0 = 0.8, r.prog.f1 = 1;
       st = correct(&r, maxit);
@@ -1155,4 +1304,81 @@ kelvin_status kl_verify(const kl_problem *pb, const double *basis, kl_opt_result
     if (!res->pass[which[i]].verified && n < KL_MAXPASS) todo[n++] = which[i];
   }
   return verify(&r, todo, n);
+}
+
+kelvin_status kl_scenarios_predict(const kl_problem *pb, kl_host *h, const double *basis, const kl_opt_result *res,
+                                   const int *which, int nw, const kl_scen_set *sc, double *out, double *F, char *msg,
+                                   int cap)
+{
+  const int nc = basis ? pb->nc : 2 * pb->ns, ns = pb->ns, S = sc ? sc->S : 0;
+  if (!sc || S < 1 || nw < 1) {
+    snprintf(msg, (size_t)cap, "scenarios: no scenarios or no passes to predict");
+    return KELVIN_ERR_ARG;
+  }
+  for (int w = 0; w < nw; ++w)
+    if (which[w] < 0 || which[w] >= res->npass || res->pass[which[w]].nx != nc) {
+      snprintf(msg, (size_t)cap, "scenarios: pass %d is not a pass of this problem (%d passes)", which[w], res->npass);
+      return KELVIN_ERR_ARG;
+    }
+  const size_t Q = (size_t)nw * S;
+  kl_rollout *ro = NULL;
+  const kl_rollout_def def = {ns, nc, pb->gp, pb->geo, basis, KL_ROLLOUT_HOST_BELOW_AUTO, NULL, NULL};
+  double *ctrl = malloc((size_t)nc * nw * sizeof *ctrl), *obj = malloc(KL_OBJ_N * Q * sizeof *obj);
+  double *so = malloc(KL_SO_N * (size_t)ns * Q * sizeof *so), *one = malloc(KL_SO_N * (size_t)ns * sizeof *one);
+  double *o = malloc(2 * (size_t)ns * sizeof *o), *m = malloc(2 * (size_t)ns * sizeof *m), *f = malloc((size_t)ns * sizeof *f);
+  kelvin_status st = KELVIN_ERR_NOMEM;
+  if (!ctrl || !obj || !so || !one || !o || !m || !f) {
+    snprintf(msg, (size_t)cap, "out of memory for %zu rollouts' outputs", Q);
+    goto done;
+  }
+  for (int w = 0; w < nw; ++w)
+    for (int j = 0; j < nc; ++j) ctrl[(size_t)j * nw + w] = res->pass[which[w]].x[j];
+  if ((st = kl_rollout_create(h, &def, &ro)) != KELVIN_OK || (st = kl_rollout_set_scenarios(ro, S, sc->gp, sc->geo)) ||
+      (st = kl_rollout_eval_scenarios(ro, (size_t)nw, ctrl, obj, so)) != KELVIN_OK) {
+    snprintf(msg, (size_t)cap, "%s", kl_host_errmsg(h));
+    goto done;
+  }
+  for (int w = 0; w < nw; ++w) {
+    if (!basis) { /* the pass's commands */
+      memcpy(o, res->pass[which[w]].x, 2 * (size_t)ns * sizeof *o);
+    } else {
+      kl_basis_expand(basis, ns, nc, res->pass[which[w]].x, o, o + ns);
+    }
+    for (int s = 0; s < S; ++s) {
+      const size_t q = (size_t)w * S + s;
+      const double *gps = sc->gp + (size_t)s * KL_GP_N, *geo = sc->geo + (size_t)s * ns * KL_GG_N;
+      const double loss = obj[KL_OBJ_LOSS * Q + q], hi = obj[KL_OBJ_FMAX * Q + q], lo = obj[KL_OBJ_FMIN * Q + q];
+      out[(0 * (size_t)nw + w) * S + s] = obj[KL_OBJ_RMS * Q + q];
+      out[(1 * (size_t)nw + w) * S + s] = hi;
+      out[(2 * (size_t)nw + w) * S + s] = lo;
+      out[(3 * (size_t)nw + w) * S + s] = loss;
+      out[(4 * (size_t)nw + w) * S + s] = kl_robust_violation(&sc->spec, hi, lo, loss) <= 0.0;
+      if (!F) continue;
+      /* the scored measure as the scenario's own mass, weight and holder make it (kl_problem_measure) */
+      kl_problem q1 = *pb;
+      for (int k = 0; k < ns; ++k) {
+        m[k] = geo[(size_t)k * KL_GG_N + KL_GG_M];
+        m[ns + k] = geo[(size_t)k * KL_GG_N + KL_GG_FG];
+      }
+      q1.meff = m;
+      q1.fg = m + ns;
+      q1.set.holder_K = gps[KL_GP_KH];
+      q1.set.holder_D = gps[KL_GP_DH];
+      for (size_t t = 0; t < KL_SO_N; ++t)
+        for (int k = 0; k < ns; ++k) one[t * ns + k] = so[(t * ns + k) * Q + q];
+      kl_problem_measure(&q1, pb->set.measure, one, o, o + ns, f);
+      memcpy(F + q * ns, f, (size_t)ns * sizeof *f);
+    }
+  }
+  st = KELVIN_OK;
+done:
+  kl_rollout_destroy(ro);
+  free(ctrl);
+  free(obj);
+  free(so);
+  free(one);
+  free(o);
+  free(m);
+  free(f);
+  return st;
 }

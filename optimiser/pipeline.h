@@ -8,6 +8,7 @@
 
 #include "host/rollout_batch.h"
 #include "optimiser/problem.h"
+#include "optimiser/robust.h"
 
 #define KL_MAXPASS 72
 
@@ -32,6 +33,7 @@ typedef struct kl_pass {
   int disagree;             /* agree_rms above the tolerance */
   int evals;                /* rollouts spent on this pass (refinement) */
   const char *stop;         /* NLopt stop reason of its refinement, or "" */
+  double robj;              /* its robust objective over the optimisation set (NaN: not a robust run) */
 } kl_pass;
 
 typedef struct kl_stage_time {
@@ -87,7 +89,11 @@ typedef struct kl_opt_result {
   kl_stage_time time;
   int time_limited;         /* a refinement stopped on maxtime (then runs may differ) */
   kl_correction corr;       /* the correction stage (kl_optimise) */
+  int nominal;              /* a robust run: the nominal optimum (the best pass by the nominal objective), else -1 */
+  int robust;               /* a robust run: the robust pass "robust" (then also best), else -1 */
+  int scenarios;            /* a robust run: the optimisation set's size, else 0 */
 } kl_opt_result;
+
 
 /* Progress and stop (kelvin/kelvin.h; NULL: none): notices per stage and pass, and ticks (text indented by
  * two spaces, a few a second at most) in the screening, each refinement step or NLopt batch and the 3-D
@@ -100,6 +106,27 @@ typedef struct kl_opt_result {
  * verify.time_limit seconds of wall time stops with KELVIN_ERR_LIMIT (the message names the setting). */
 kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn progress, void *ctx, kl_opt_result *res,
                           char *msg, int cap);
+
+/* kl_optimise, and with sc (not NULL, sc->spec.kind not KL_ROBUST_NOMINAL) a robust refinement after the
+ * nominal one, from the pass with the lowest robust objective: method lm, Levenberg-Marquardt on the scenarios'
+ * weighted residuals (kl_lm_solve_robust: mean, mean_std, cvar, worst); method nlopt, NLopt on the robust objective
+ * (optimiser/robust.h, every kind), each evaluation one batch of (candidates x S) rollouts. The pass "robust" is
+ * then the best (res->robust), the nominal optimum (the lowest nominal objective) res->nominal, and every pass gets
+ * its robust objective (robj, kl_robust_objective over the set). The 3-D verification and the correction stage see
+ * the nominal part only (the out-of-sample check is optimiser/robust_check.h). KELVIN_ERR_CONFIG for chance with
+ * method lm. */
+kelvin_status kl_optimise_robust(const kl_problem *pb, kl_host *h, const kl_scen_set *sc, kelvin_progress_fn progress,
+                                 void *ctx, kl_opt_result *res, char *msg, int cap);
+
+/* The device's distribution of passes which (nw indices into res, control points on basis: pb->basis for an
+ * optimisation's passes, NULL for an evaluation's) over the scenarios sc (a fresh set for an out-of-sample
+ * check): per pass w and scenario s, out[(m nw + w) S + s] for m = 0 RMS error (fraction of F_ref), 1 peak scored
+ * force [N], 2 least scored force [N], 3 contact loss (share of the pass time), 4 in the band (1 or 0, sc->spec's);
+ * and, if F is not NULL, the scored force at every sample F[(w S + s) ns + k]. One batch of nw x S rollouts. */
+#define KL_SCEN_OUT_N 5
+kelvin_status kl_scenarios_predict(const kl_problem *pb, kl_host *h, const double *basis, const kl_opt_result *res,
+                                   const int *which, int nw, const kl_scen_set *sc, double *out, double *F, char *msg,
+                                   int cap);
 
 /* Evaluate a user's pass given per sample (offset o and speed v, ns each) on the device and in the 3-D
  * engine, without optimising (kelvin evaluate); res starts empty and gets the pass and the naive one. */
