@@ -36,6 +36,7 @@ static void drop_results(kelvin_grind *g)
   g->diagnosis = NULL;
   kl_rm_results_free(g->rm);
   g->rm = NULL;
+  kl_grind_check_drop(g);
 }
 
 /* A key set after the config file was loaded: its messages are about the value given, not the file's line. */
@@ -274,17 +275,8 @@ kelvin_status kelvin_grind_set_target(kelvin_grind *g, const double *s, const do
 //------------------------------------------------------------------------------------------------------
 // the prepared problem
 
-kelvin_status kelvin_grind_prepare(kelvin_grind *g)
+kl_problem_inputs kl_grind_inputs(const kelvin_grind *g)
 {
-  if (!g) return KELVIN_ERR_ARG;
-  if (g->pb) return KELVIN_OK;
-  g->msg[0] = '\0';
-  drop_problem(g);
-  kelvin_status st = kl_inputs_load(&g->set, &g->files, g->msg, KL_API_MSG);
-  if (st != KELVIN_OK) {
-    locate(g, 1);
-    return st;
-  }
   kl_problem_inputs in = g->files.in;
   if (g->mesh) in.mesh = g->mesh;
   if (g->npath) {
@@ -297,6 +289,21 @@ kelvin_status kelvin_grind_prepare(kelvin_grind *g)
     in.target_s = g->target_s;
     in.target_F = g->target_F;
   }
+  return in;
+}
+
+kelvin_status kelvin_grind_prepare(kelvin_grind *g)
+{
+  if (!g) return KELVIN_ERR_ARG;
+  if (g->pb) return KELVIN_OK;
+  g->msg[0] = '\0';
+  drop_problem(g);
+  kelvin_status st = kl_inputs_load(&g->set, &g->files, g->msg, KL_API_MSG);
+  if (st != KELVIN_OK) {
+    locate(g, 1);
+    return st;
+  }
+  const kl_problem_inputs in = kl_grind_inputs(g);
   if ((st = kl_problem_build(&g->set, &in, &g->pb, g->msg, KL_API_MSG)) != KELVIN_OK) kl_inputs_free(&g->files);
   if (st != KELVIN_OK) locate(g, 1);
   return st;
@@ -520,6 +527,7 @@ kelvin_status kelvin_grind_optimise(kelvin_grind *g, kelvin_device *dev)
   if (!g) return KELVIN_ERR_ARG;
   kelvin_status st = begin(g, dev, "kelvin_grind_optimise");
   if (st != KELVIN_OK) return st;
+  if (kl_grind_is_robust(g)) return finish(g, kl_grind_optimise_robust(g, dev), 1); /* api/robust.c */
   return finish(g, kl_optimise(g->pb, dev->h, g->progress, g->ctx, g->res, g->msg, KL_API_MSG), 1);
 }
 

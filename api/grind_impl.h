@@ -35,6 +35,7 @@ struct kelvin_grind {
   char *warn[KL_MAXPASS]; /* per pass: the disagreement warning, or NULL (owned) */
   char *diagnosis;        /* the target not reached, or NULL (owned) */
   kl_rm_results *rm;      /* the removal plans of the last run, or NULL (api/removal.c) */
+  struct kl_check *check; /* the out-of-sample check of the last run, or NULL (api/robust.c) */
   kelvin_progress_fn progress;
   void *ctx;
   /* the config file loaded (messages name its lines), and the keys set after it ("\n"-separated) */
@@ -52,6 +53,16 @@ void kl_grind_locate(kelvin_grind *g);
 /* api/removal.c: release the removal results (NULL-safe); plan "user" of a given pass on a problem with a
  * removal section after kelvin_grind_evaluate (KELVIN_OK and nothing done without one). */
 void kl_rm_results_free(kl_rm_results *rm);
+
+/* The inputs the prepared problem was built from (the files' and those given in memory): what a scenario's problem
+ * is built from too. */
+kl_problem_inputs kl_grind_inputs(const kelvin_grind *g);
+
+/* api/robust.c: the robust run of kelvin_grind_optimise (uncertainty.objective not nominal, scenarios > 0) on the
+ * begun handle; and the check's release (NULL-safe). */
+int kl_grind_is_robust(const kelvin_grind *g);
+kelvin_status kl_grind_optimise_robust(kelvin_grind *g, kelvin_device *dev);
+void kl_grind_check_drop(kelvin_grind *g);
 kelvin_status kl_grind_removal_user(kelvin_grind *g, kelvin_device *dev, const double *offset, const double *speed);
 
 #endif

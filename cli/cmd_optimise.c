@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "report.h"
 #include "report_removal.h"
+#include "report_robust.h"
 
 static void help_optimise(void)
 {
@@ -46,9 +47,16 @@ static void help_optimise(void)
     "  --cpu              run the rollouts on the OpenMP twin instead of OpenCL (from a GPU, batches of\n"
     "                     fewer than 1024 rollouts go there anyway: env KELVIN_ROLLOUT_HOST_BELOW, 0: none)\n"
     "  --device SPEC      OpenCL device: index 'P:D', 'gpu', 'cpu' or a name substring (env KELVIN_DEVICE)\n"
+    "  --scenarios N      the robust run's out-of-sample check: N fresh scenarios (uncertainty.verify_scenarios)\n"
     "  --quiet            no progress and no table\n"
     "  --help             this text\n\n"
     "writes trajectory.csv, waypoints.csv, report.json, optimise.png (+ figure_data.csv, optimise.png.gp).\n\n"
+    "Robust passes (docs/design.md section 10): with an uncertainty: section (uncertainty.scenarios > 0 and\n"
+    "uncertainty.objective mean, mean_std, cvar, worst or chance; optimiser.method nlopt) it refines, after the\n"
+    "nominal optimum, a pass 'robust' on that objective over the sampled parts and process conditions (every\n"
+    "NLopt evaluation one batch of candidates x scenarios), then checks both on uncertainty.verify_scenarios\n"
+    "fresh scenarios on the device and in the 3-D engine, and writes robust.csv, robust_bands.csv,\n"
+    "robust_peak.csv and robust.png (the force's percentile bands of each pass, and its peak force's histogram).\n\n"
     "Material removal (docs/design.md section 9): with a removal: section (removal.preston > 0, tool.spindle_rpm\n"
     "set) it plans passes instead: the fewest, fastest passes under target.max_force and the robot's limits\n"
     "that grind the part down to its target surface (the CAD less removal.allowance) to within\n"
@@ -77,8 +85,13 @@ static void help_evaluate(void)
          "columns are ignored, so the trajectory.csv of 'kelvin optimise' reads as it is); values in m and\n"
          "m/s within the configured offset and speed bounds, interpolated linearly onto the problem's path\n"
          "samples (s from 0 to the path length).\n\n"
-         "options: --pass FILE (required), --out DIR [kelvin-out/evaluate], --cpu, --device SPEC, --quiet, --help\n"
-         "writes trajectory.csv, waypoints.csv, report.json, evaluate.png.\n"
+         "options: --pass FILE (required), --out DIR [kelvin-out/evaluate], --cpu, --device SPEC, --quiet, --help,\n"
+         "         --scenarios N  tolerance analysis: the pass on N parts and process conditions drawn from the\n"
+         "                        config's uncertainty: section (uncertainty.verify_seed), on the device and in the\n"
+         "                        3-D engine: its RMS error, peak force and contact loss (mean, P50, P95, worst)\n"
+         "                        and the share of parts whose force stays in [uncertainty.force_min, force_max]\n"
+         "writes trajectory.csv, waypoints.csv, report.json, evaluate.png; with --scenarios also robust.csv (every\n"
+         "scenario), robust_bands.csv (the force's P5..P95 along the path), robust_peak.csv, robust.png.\n"
          "With a removal: section (removal.preston > 0) it computes the material the pass removes, in the\n"
          "device model and in the 3-D engine (plan 'user', one pass), and writes instead what 'kelvin optimise'\n"
          "writes then (see its --help): removal.csv, surface.csv, passes.csv (the pass's forces), profile.csv,\n"
@@ -87,8 +100,8 @@ static void help_evaluate(void)
 
 typedef struct args {
   const char *config, *pass, *algorithm;
-  long screening, maxeval, seed;
-  int have_screening, have_maxeval, have_seed;
+  long screening, maxeval, seed, scenarios;
+  int have_screening, have_maxeval, have_seed, have_scenarios;
   kl_cli_common c;
 } args;
 
@@ -100,7 +113,7 @@ static int parse(int argc, char **argv, args *a, int evaluate)
     {"seed", required_argument, 0, 'S'},     {"cpu", no_argument, 0, 'c'},
     {"device", required_argument, 0, 'd'},   {"quiet", no_argument, 0, 'q'},
     {"pass", required_argument, 0, 'p'},     {"help", no_argument, 0, 'h'},
-    {0, 0, 0, 0}};
+    {"scenarios", required_argument, 0, 'n'}, {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
   a->c.out = evaluate ? "kelvin-out/evaluate" : "kelvin-out/optimise";
   const char *cmd = evaluate ? "evaluate" : "optimise";
@@ -128,6 +141,10 @@ static int parse(int argc, char **argv, args *a, int evaluate)
       if (evaluate) goto not_here; /* (no screening to seed) */
       if (kl_cli_long("--seed", optarg, 0, 1000000000L, &a->seed) != 0) return -1;
       a->have_seed = 1;
+      break;
+    case 'n':
+      if (kl_cli_long("--scenarios", optarg, 0, 1000000L, &a->scenarios) != 0) return -1;
+      a->have_scenarios = 1;
       break;
     case 'c': a->c.cpu = 1; break;
     case 'd': a->c.device = optarg; break;
@@ -221,6 +238,7 @@ static int run(int argc, char **argv, int evaluate)
   if (a.have_screening) kelvin_grind_set(g, "optimiser.screening", (double)a.screening);
   if (a.have_maxeval) kelvin_grind_set(g, "optimiser.maxeval", (double)a.maxeval);
   if (a.have_seed) kelvin_grind_set(g, "optimiser.seed", (double)a.seed);
+  if (a.have_scenarios) kelvin_grind_set(g, "uncertainty.verify_scenarios", (double)a.scenarios);
   kl_cli_note(&a.c, "%s: preparing the problem (workpiece mesh, path, protrusion)", cmd);
   kelvin_status st = kelvin_grind_prepare(g);
   if (st != KELVIN_OK) {
@@ -264,6 +282,8 @@ static int run(int argc, char **argv, int evaluate)
   progress_ctx pc = {&a.c, -1e300};
   kelvin_grind_set_progress(g, progress, &pc);
   st = evaluate ? kelvin_grind_evaluate(g, dev, o, v) : rm ? kelvin_grind_plan(g, dev) : kelvin_grind_optimise(g, dev);
+  if (st == KELVIN_OK && evaluate && !rm && a.scenarios > 0) /* the pass's tolerance analysis (kelvin/robust.h) */
+    st = kelvin_grind_check(g, dev, (int)a.scenarios, 1);
   if (st != KELVIN_OK) {
     /* a setting found wrong by the pipeline (optimiser.algorithm): named where it was given */
     const char *msg = kelvin_grind_errmsg(g), *alg = "optimiser.algorithm:";
@@ -291,7 +311,7 @@ static int run(int argc, char **argv, int evaluate)
     goto done;
   }
   if (kl_report_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config) != 0 ||
-      kl_removal_stale(a.c.out, cmd, 0) != 0 || kl_run_commit() != 0) {
+      kl_robust_write(g, a.c.out, &a.c) != 0 || kl_removal_stale(a.c.out, cmd, 0) != 0 || kl_run_commit() != 0) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -308,6 +328,7 @@ static int run(int argc, char **argv, int evaluate)
            100 * kelvin_grind_problem_value(g, KELVIN_PROBLEM_CONTACT_SHARE));
     kl_report_print(g);
     if (!evaluate) kl_report_correction(g);
+    kl_robust_print(g);
     char where[160] = "";
     const long host = (long)kelvin_grind_run_value(g, KELVIN_RUN_ROLLOUTS_HOST);
     if (host > 0)
@@ -321,7 +342,8 @@ static int run(int argc, char **argv, int evaluate)
            kelvin_grind_rollouts(g), where, kelvin_grind_run_value(g, KELVIN_RUN_TIME_SCREENING),
            kelvin_grind_run_value(g, KELVIN_RUN_TIME_REFINEMENT), tv, tt > 0 ? 100.0 * tv / tt : 0.0, corr, tt);
   }
-  kl_cli_note(&a.c, "%s: wrote %s/{trajectory.csv, waypoints.csv, report.json, %s.png}", cmd, a.c.out, cmd);
+  kl_cli_note(&a.c, "%s: wrote %s/{trajectory.csv, waypoints.csv, report.json, %s.png%s}", cmd, a.c.out, cmd,
+              kelvin_grind_check_passes(g, NULL) > 0 ? ", robust.csv, robust_bands.csv, robust_peak.csv, robust.png" : "");
   for (int i = 0; i < kelvin_grind_npass(g); ++i)
     if (kelvin_grind_pass_warning(g, i)) kl_cli_note(&a.c, "%s: warning: %s", cmd, kelvin_grind_pass_warning(g, i));
   if (!evaluate && kelvin_grind_correction_note(g)) kl_cli_note(&a.c, "%s: %s", cmd, kelvin_grind_correction_note(g));

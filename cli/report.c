@@ -1,5 +1,6 @@
 /* cli/report.c: outputs of `kelvin optimise` and `kelvin evaluate` (report.h). */
 #include "report.h"
+#include "report_robust.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,6 +230,7 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
       kl_report_num(o, "verification_seconds", kelvin_grind_pass_value(g, i, KELVIN_PASS_SECONDS_VERIFIED));
     }
   }
+  kl_robust_json(g, d); /* a robust run's or a check's out-of-sample figures (cli/report_robust.h) */
   return kl_json_write(dir, "report.json", d);
 }
 
