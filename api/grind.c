@@ -483,7 +483,7 @@ static kelvin_status diagnose(kelvin_grind *g)
   const kl_opt_result *res = g->res;
   free(g->diagnosis);
   g->diagnosis = NULL;
-  if (res->best < 0) return KELVIN_OK;
+  if (res->best < 0 || res->robust >= 0) return KELVIN_OK; /* a robust pass is judged out of sample (kelvin/robust.h) */
   const kl_pass *b = &res->pass[res->best];
   const double err = b->verified ? b->vobj[KL_OBJ_RMS] : b->obj[KL_OBJ_RMS];
   if (!(err > 0.1)) return KELVIN_OK;

@@ -336,8 +336,8 @@ KELVIN_API const char *kelvin_grind_pass_warning(const kelvin_grind *g, int pass
  * F_ref, verified when it was verified), else one line saying it does not and why: "target not
  * reachable: the best pass ('refined-1') still misses the target by 23.4 % RMS; limited by offset.max
  * (...)", or, when the device reaches it and the 3-D engine does not, that the device's 1-D model does
- * not hold for the set-up. NULL after kelvin_grind_evaluate (a given pass is not judged). Valid until
- * the next run. */
+ * not hold for the set-up. NULL after kelvin_grind_evaluate (a given pass is not judged) and after a robust
+ * run (kelvin/robust.h: its pass is judged by the out-of-sample check). Valid until the next run. */
 KELVIN_API const char *kelvin_grind_diagnosis(const kelvin_grind *g);
 
 /* ---------------------------------------------------------------------------------------------------
