@@ -153,7 +153,8 @@ kelvin_status kl_scenario_settings(const kl_settings *nominal, const double *dev
     const double d = dev[i];
     if (d == 0) continue;
     if (i == KL_UNC_ROUGH) {
-      if (!(d >= 1 && d <= 1e9 && d == floor(d))) CFGFAIL("uncertainty.roughness: the realisation's seed %g is not a seed", d);
+      if (!(d >= 1 && d <= 1e9 && d == floor(d)))
+        CFGFAIL("uncertainty.roughness: the realisation's seed %g is not a seed", d);
       out->rough_seed = (unsigned long)d;
       continue;
     }

@@ -48,9 +48,10 @@ enum {
   KL_UNC_HOLDER_D,    /* relative: holder.damping x (1 + d) */
   KL_UNC_TOOL_MASS,   /* relative: tool.mass x (1 + d) */
   KL_UNC_CR,          /* [-] added to contact.cr */
-  KL_UNC_TOOL_R,      /* [m] added to tool.radius (wear) */
-  KL_UNC_N
+  KL_UNC_TOOL_R       /* [m] added to tool.radius (wear) */
 };
+#define KL_UNC_N 16 /* the uncertain parameters */
+_Static_assert(KL_UNC_TOOL_R + 1 == KL_UNC_N, "KL_UNC_N counts the KL_UNC_* parameters");
 
 /* "registration_x", ... (the key without "uncertainty."); NULL out of range. */
 const char *kl_unc_name(int i);

@@ -169,9 +169,9 @@ static void test_first_points_by_hand(void **state)
   for (int i = 0; i < 3; ++i) {
     const double u0 = fmod(sob[i][0] + s0, 1.0), u1 = fmod(sob[i][1] + s1, 1.0);
     const double *row = opt + i * KL_UNC_N;
-    if (fabs(row[KL_UNC_REG_X] - 2e-4 * (2 * u0 - 1)) > 1e-18 || fabs(row[KL_UNC_REG_Z] - 1e-4 * gsl_cdf_ugaussian_Pinv(u1)) > 1e-18)
-      fail_msg("point %d: %.17g %.17g, by hand %.17g %.17g", i, row[KL_UNC_REG_X], row[KL_UNC_REG_Z], 2e-4 * (2 * u0 - 1),
-               1e-4 * gsl_cdf_ugaussian_Pinv(u1));
+    const double hx = 2e-4 * (2 * u0 - 1), hz = 1e-4 * gsl_cdf_ugaussian_Pinv(u1);
+    if (fabs(row[KL_UNC_REG_X] - hx) > 1e-18 || fabs(row[KL_UNC_REG_Z] - hz) > 1e-18)
+      fail_msg("point %d: %.17g %.17g, by hand %.17g %.17g", i, row[KL_UNC_REG_X], row[KL_UNC_REG_Z], hx, hz);
   }
   gsl_rng_set(r, s.unc_verify_seed);
   const double v0 = gsl_rng_uniform_pos(r), v1 = gsl_rng_uniform_pos(r);
@@ -315,7 +315,8 @@ static void test_scenario_problem(void **state)
   const double d = 1e-4;
   kl_problem *up = scenario(nom, NULL, KL_UNC_REG_Z, d);
   for (int k = 0; k < ns; ++k)
-    if (fabs(up->h[k] - (nom->h[k] + d)) > 1e-12) fail_msg("sample %d: h %.9g, nominal %.9g + %g", k, up->h[k], nom->h[k], d);
+    if (fabs(up->h[k] - (nom->h[k] + d)) > 1e-12)
+      fail_msg("sample %d: h %.9g, nominal %.9g + %g", k, up->h[k], nom->h[k], d);
   assert_memory_equal(up->gp, nom->gp, sizeof nom->gp);
   kl_problem *stiff = scenario(nom, NULL, KL_UNC_HOLDER_K, 0.1);
   assert_true(fabs(stiff->gp[KL_GP_KH] - 1.1 * s.holder_K) <= 1e-12 * s.holder_K);
@@ -382,7 +383,8 @@ static void test_registration_against_build(void **state)
   /* the scenario's own part is the nominal's moved: its height at a point equals the build's part's */
   const double p[3] = {0.01, 0.0, 0.05}, down[3] = {0, 0, -1};
   double ta, tb, na[3], nb[3];
-  assert_true(kl_mesh_raycast(sc->actual, p, down, 0, 1, &ta, na) && kl_mesh_raycast(ref->actual, p, down, 0, 1, &tb, nb));
+  assert_true(kl_mesh_raycast(sc->actual, p, down, 0, 1, &ta, na));
+  assert_true(kl_mesh_raycast(ref->actual, p, down, 0, 1, &tb, nb));
   assert_true(fabs(ta - tb) <= 1e-12);
   kl_problem_free(sc);
   kl_problem_free(ref);

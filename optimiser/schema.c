@@ -186,7 +186,8 @@ static const kl_key table[] = {
   /* uncertainty: the scenario sets of robust passes (optimiser/scenario.h; docs/design.md section 10) */
   INT("uncertainty.scenarios", unc_scenarios, 0, 0, 65536, "the optimisation set's size: scenarios every candidate "
       "is evaluated on (0: no uncertainty, the nominal problem only)"),
-  SEED("uncertainty.seed", unc_seed, 1, "the optimisation set (randomised quasi-Monte Carlo; common to every candidate)"),
+  SEED("uncertainty.seed", unc_seed, 1, "the optimisation set (randomised quasi-Monte Carlo; common to every "
+       "candidate)"),
   INT("uncertainty.verify_scenarios", unc_verify, 1000, 0, 1000000, "the out-of-sample set's size (plain Monte Carlo, "
       "disjoint from the optimisation set)"),
   SEED("uncertainty.verify_seed", unc_verify_seed, 2, "the out-of-sample set; must differ from uncertainty.seed"),
@@ -194,7 +195,8 @@ static const kl_key table[] = {
          "scenarios: nominal (the nominal problem only) | mean | mean_std (mean + k std) | cvar (the mean of the worst "
          "1 - alpha) | worst | chance (the probability of leaving the force band, kept below 1 - probability)"),
   REAL("uncertainty.k", unc_k, 2.0, 0, 100, "", "mean_std: mean + k standard deviations"),
-  REAL("uncertainty.alpha", unc_alpha, 0.9, 1e-6, 0.999999, "", "cvar: the level alpha (the mean of the worst 1 - alpha)"),
+  REAL("uncertainty.alpha", unc_alpha, 0.9, 1e-6, 0.999999, "", "cvar: the level alpha (the mean of the worst "
+       "1 - alpha)"),
   REAL("uncertainty.probability", unc_prob, 0.9, 1e-6, 0.999999, "", "chance: the probability of staying in the band"),
   REAL("uncertainty.force_min", unc_fmin, NAN, 0, 1e7, "N", "the force band's floor (default: half the smallest "
        "target force)"),
@@ -210,7 +212,8 @@ static const kl_key table[] = {
   CHOICE("uncertainty.registration_z_dist", unc_reg_z_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
   REAL("uncertainty.registration_tilt", unc_reg_tilt, 0, 0, 10, "deg", "spread of the rotation about y (added to "
        "workpiece.tilt_deg)"),
-  CHOICE("uncertainty.registration_tilt_dist", unc_reg_tilt_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
+  CHOICE("uncertainty.registration_tilt_dist", unc_reg_tilt_dist, dists, KL_DIST_NORMAL,
+         "normal | uniform | truncated"),
   REAL("uncertainty.bead_height", unc_bead_h, 0, 0, 0.01, "m", "spread of workpiece.bead.height (analytic parts)"),
   CHOICE("uncertainty.bead_height_dist", unc_bead_h_dist, dists, KL_DIST_NORMAL, "normal | uniform | truncated"),
   REAL("uncertainty.bead_width", unc_bead_w, 0, 0, 0.01, "m", "spread of workpiece.bead.width"),
