@@ -1,7 +1,7 @@
 /* kelvin/kelvin.h: compliant-contact simulation and force-aware grinding-trajectory optimisation.
  *
  * What every part of the public C API shares: the export macro, the status codes and the version. The
- * API itself is in eight headers, each including this one:
+ * API itself is in ten headers, each including this one:
  *   kelvin/contact.h  closed forms: impact metrics of each contact model and damping law, the exact
  *                     Kelvin-Voigt step, Hertz stiffness, damping from restitution (paper eq. 10)
  *   kelvin/batch.h    a compute device (OpenCL, or the OpenMP twin), impact batches, grinding rollouts
@@ -11,6 +11,8 @@
  *   kelvin/robot.h    a serial arm holding the tool: effective mass, stiffness and feed-speed bound along a path
  *   kelvin/check.h    validate any input file without running it, and say in brief what it holds
  *   kelvin/fit.h      calibrate the generalised contact law to a measured impact or force trace
+ *   kelvin/removal.h  material removal: passes planned to a target surface, the surface they leave
+ *   kelvin/robust.h   robust passes over sampled parts and process conditions; the out-of-sample check
  * Conventions (docs/api.md): opaque handles made by *_create and released by *_free (NULL is a no-op);
  * every fallible call returns a kelvin_status and leaves a message for a person on the handle it was
  * given (*_errmsg); outputs are set to a safe value before anything can fail; SI units throughout. */
