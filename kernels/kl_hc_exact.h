@@ -82,14 +82,21 @@ KL_FN kl_real kl_hc_exact_fit(kl_real cr)
     }
   const kl_real x = s * scale - 3.0;
   KL_HCX_CPTR c = kl_hcx_q + k * KL_HCX_NC;
-  /* Clenshaw */
-  kl_real b1 = 0.0, b2 = 0.0;
-  for (int i = KL_HCX_NC - 1; i >= 1; --i) {
-    const kl_real b0 = 2.0 * x * b1 - b2 + c[i];
-    b2 = b1;
-    b1 = b0;
+  /* T_0(x) ... by doubling, T_2i = 2 T_i^2 - 1 and T_2i+1 = 2 T_i T_i+1 - x, and the sum in four partial sums:
+   * chains of dependent operations of length ~log2(KL_HCX_NC) and KL_HCX_NC / 4 (Clenshaw's is KL_HCX_NC) */
+  kl_real t[KL_HCX_NC];
+  t[0] = 1.0;
+  t[1] = x;
+  for (int i = 2; i < KL_HCX_NC; ++i)
+    t[i] = (i & 1) ? 2.0 * t[i / 2] * t[i / 2 + 1] - x : 2.0 * t[i / 2] * t[i / 2] - 1.0;
+  kl_real s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  for (int i = 0; i < KL_HCX_NC; i += 4) {
+    s0 += c[i] * t[i];
+    if (i + 1 < KL_HCX_NC) s1 += c[i + 1] * t[i + 1];
+    if (i + 2 < KL_HCX_NC) s2 += c[i + 2] * t[i + 2];
+    if (i + 3 < KL_HCX_NC) s3 += c[i + 3] * t[i + 3];
   }
-  const kl_real q = x * b1 - b2 + c[0];
+  const kl_real q = (s0 + s1) + (s2 + s3);
   return q * ((1.0 - cr) / cr);
 }
 

@@ -4,8 +4,8 @@
  *   - kl_hc_exact_d (kernels/kl_contact_hc.h), the root finder (Illinois to 1e-15 relative), on a dense grid;
  *   - the defining equation g(d) = g(-cr d) as a backward error, and the effective restitution of kl_impact.
  * Tolerances (relative): the generator's dense check finds the fit within 1.1e-16 of mpmath; the C evaluation
- * adds a few roundings (Clenshaw, (1 - cr) / cr, the product): 1e-15 against mpmath; 4e-15 against
- * kl_hc_exact_d (its own stop is 1e-15); the backward error 3e-15 as kl_contact_hc_test's. */
+ * adds a few roundings (the basis by doubling, the sums, (1 - cr) / cr, the product): 1e-15 against mpmath;
+ * 4e-15 against kl_hc_exact_d (its own stop is 1e-15); the backward error 3e-15 as kl_contact_hc_test's. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -8,8 +8,10 @@
  * for A = log h, h = 2 g(zeta) / zeta^2 and cr_eff; then dmax = e^(p A), tmax = dmax tau_c,
  * tc = dmax (tau_c + tau_r). The peak force is the closed form of kl_hc_peak_force in these units: the root y
  * of g(y) + n y / (n+1) = g(zeta), g(zeta) = zeta^2 h / 2, by one Halley step from a fitted start (a tensor
- * series of w = y / g(zeta)). For n = 1, 1.5, 2, 2.5 the series in p are also written collapsed (1-D in u) and
- * used when n equals one of them exactly. No pow or tgamma. Common subset of C17 and OpenCL C 1.2. */
+ * series of w = y / g(zeta)), the closed form taken at the start and corrected by the step's expansion. For
+ * n = 1, 1.5, 2, 2.5 the series in p are also written collapsed (1-D in u) and used when n equals one of them
+ * exactly. No pow or tgamma; the Chebyshev polynomials by doubling and the sums in four partial sums, so
+ * that the chains of dependent operations are short. Common subset of C17 and OpenCL C 1.2. */
 #ifndef KL_HC_MASTER_H
 #define KL_HC_MASTER_H
 #include "kl_common.h"
@@ -1266,40 +1268,61 @@ typedef struct kl_hc_scaled {
 #define KL_HCM_CPTR const kl_real *
 #endif
 
-/* sum_i sum_j c[i][j] T_i(p) T_j(u) of one piece (c: dp x du, row-major) */
-KL_FN kl_real kl_hcm_sum2(KL_HCM_CPTR c, int dp, int du, const kl_real *tp, const kl_real *tu)
+/* T_0(x) ... T_{N-1}(x) into t (N >= 2) by doubling, T_2k = 2 T_k^2 - 1 and T_2k+1 = 2 T_k T_k+1 - x: a chain
+ * of log2(N) dependent steps instead of the recurrence's N - 2 (each T within a few ulps, |x| <= 1) */
+KL_FN void kl_hcm_basis(kl_real x, int N, kl_real *t)
 {
-  kl_real s = 0.0;
-  for (int i = 0; i < dp; ++i) {
-    kl_real si = 0.0;
-    for (int j = 0; j < du; ++j) si += c[i * du + j] * tu[j];
-    s += si * tp[i];
-  }
-  return s;
+  t[0] = 1.0;
+  t[1] = x;
+  for (int k = 2; k < N; ++k) t[k] = (k & 1) ? 2.0 * t[k / 2] * t[k / 2 + 1] - x : 2.0 * t[k / 2] * t[k / 2] - 1.0;
 }
 
+/* sum_j c[j] T_j(u) in four partial sums (terms j = 4i + r into the r-th), added pairwise */
 KL_FN kl_real kl_hcm_sum1(KL_HCM_CPTR c, int du, const kl_real *tu)
 {
-  kl_real s = 0.0;
-  for (int j = 0; j < du; ++j) s += c[j] * tu[j];
-  return s;
+  kl_real s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  for (int j = 0; j < du; j += 4) {
+    s0 += c[j] * tu[j];
+    if (j + 1 < du) s1 += c[j + 1] * tu[j + 1];
+    if (j + 2 < du) s2 += c[j + 2] * tu[j + 2];
+    if (j + 3 < du) s3 += c[j + 3] * tu[j + 3];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* sum_i sum_j c[i][j] T_i(p) T_j(u) of one piece (c: dp x du, row-major): the rows by kl_hcm_sum1, the sum
+ * over i in two partial sums (even and odd i) */
+KL_FN kl_real kl_hcm_sum2(KL_HCM_CPTR c, int dp, int du, const kl_real *tp, const kl_real *tu)
+{
+  kl_real s0 = 0.0, s1 = 0.0;
+  for (int i = 0; i < dp; i += 2) {
+    s0 += kl_hcm_sum1(c + i * du, du, tu) * tp[i];
+    if (i + 1 < dp) s1 += kl_hcm_sum1(c + (i + 1) * du, du, tu) * tp[i + 1];
+  }
+  return s0 + s1;
 }
 
 /* Peak force F_peak / F* with a = n / (n+1), gd = g(zeta) = zeta^2 h / 2 and the start w ~ y / gd:
- * kl_hc_peak_force's closed form in scaled units (docs/design.md section 2.3), (d / d*)^(n+1) = 2 a y / zeta^2
- * = a h y / gd at the peak, taken by kl_exp and kl_log; below zeta = 1e-12 its expansion 1 - 2 a zeta / 3.
- * One Halley step on f(y) = g(y) + a y - gd from y = w gd: f' = d / q, f'' = 1 / q^2 with q = 1 + y,
- * d = a q + y, so the step is 2 f q d / (2 d^2 - f). The start is within 1.7e-5 (the dense check), the step
- * cubic (kl_math.h's constant C < 3): the root within ~1e-14. */
-KL_FN kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd, kl_real w, kl_real h)
+ * kl_hc_peak_force's closed form in scaled units (docs/design.md section 2.3), F = (2 a y / zeta^2)^a (1 + y)
+ * at the peak's y, taken by kl_exp and kl_log; below zeta = 1e-12 its expansion 1 - 2 a zeta / 3.
+ * One Halley step on f(y) = g(y) + a y - gd from y0 = w gd: f' = d / q, f'' = 1 / q^2 with q = 1 + y0,
+ * d = a q + y0, so the step is y1 = y0 - e y0 with e = R q / y0, R = 2 f d / (2 d^2 - f). The start is within
+ * 1.7e-5 (the dense check), the step cubic (kl_math.h's constant C < 3): y1 within ~1e-14. F is not taken at
+ * y1 but at y0, in parallel with the step, and corrected: F(y1) = F(y0) (1 - e)^a (1 - R), (1 + y1) = q (1 - R)
+ * exactly and (1 - e)^a by its series to e^3 (the rest below a e^4 / 4 < 3e-20). */
+KL_FN kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd, kl_real w)
 {
   if (!(zeta > 1e-12)) return 1.0 - (2.0 / 3.0) * a * zeta;
-  kl_real y = w * gd;
-  const kl_real f = kl_g(y) + a * y - gd;
+  const kl_real y = w * gd;
   const kl_real q = 1.0 + y;
   const kl_real d = a * q + y;
-  y = y - 2.0 * f * q * d / (2.0 * d * d - f);
-  return kl_exp(a * kl_log(a * h * (y / gd))) * (1.0 + y);
+  const kl_real F0 = kl_exp(a * kl_log((2.0 * a / (zeta * zeta)) * y)) * q;
+  const kl_real f = kl_g(y) + a * y - gd;
+  const kl_real R = 2.0 * d * f / (2.0 * d * d - f);
+  const kl_real e = R * (q / y);
+  const kl_real b = 0.5 * a * (a - 1.0); /* (1 - e)^a = 1 - a e + b e^2 - b (a - 2) / 3 e^3 */
+  const kl_real c = 1.0 - e * (a - e * (b - e * (b * (a - 2.0) * (1.0 / 3.0))));
+  return F0 * (c * (1.0 - R));
 }
 
 /* The scaled metrics at (n, zeta), inside the domain (kl_hc_master_in): dmax / d*, tmax / t*, fpeak / F*,
@@ -1318,9 +1341,7 @@ KL_FN kl_hc_scaled kl_hc_master(kl_real n, kl_real zeta)
   const int iu = (int)fu;
   const kl_real xu = (u - (kl_real)iu / KL_HCM_U_SCALE) * (2.0 * KL_HCM_U_SCALE) - 1.0;
   kl_real tu[KL_HCM_DUMAX];
-  tu[0] = 1.0;
-  tu[1] = xu;
-  for (int k = 2; k < KL_HCM_DUMAX; ++k) tu[k] = 2.0 * xu * tu[k - 1] - tu[k - 2];
+  kl_hcm_basis(xu, KL_HCM_DUMAX, tu);
   /* the usual exponents: the series collapsed in p (a branch uniform across a sweep of one n) */
   const int kn = n == 1.5 ? 1 : n == 1.0 ? 0 : n == 2.0 ? 2 : n == 2.5 ? 3 : -1;
   kl_real tauc, taur, w;
@@ -1331,9 +1352,7 @@ KL_FN kl_hc_scaled kl_hc_master(kl_real n, kl_real zeta)
     w = kl_hcm_sum1(kl_hcm_w1 + row * KL_HCM_W_DU, KL_HCM_W_DU, tu);
   } else {
     kl_real tp[KL_HCM_DPMAX];
-    tp[0] = 1.0;
-    tp[1] = xp;
-    for (int k = 2; k < KL_HCM_DPMAX; ++k) tp[k] = 2.0 * xp * tp[k - 1] - tp[k - 2];
+    kl_hcm_basis(xp, KL_HCM_DPMAX, tp);
     const int piece = ip * KL_HCM_NU + iu;
     tauc = kl_hcm_sum2(kl_hcm_tc + piece * KL_HCM_TC_DP * KL_HCM_TC_DU, KL_HCM_TC_DP, KL_HCM_TC_DU, tp, tu);
     taur = kl_hcm_sum2(kl_hcm_tr + piece * KL_HCM_TR_DP * KL_HCM_TR_DU, KL_HCM_TR_DP, KL_HCM_TR_DU, tp, tu);
@@ -1345,7 +1364,7 @@ KL_FN kl_hc_scaled kl_hc_master(kl_real n, kl_real zeta)
   r.dmax = kl_exp(p * A);
   r.tmax = r.dmax * tauc;
   r.tc = r.dmax * (tauc + taur);
-  r.fpeak = kl_hcm_peak(1.0 - p, zeta, 0.5 * zeta * zeta * h, w, h);
+  r.fpeak = kl_hcm_peak(1.0 - p, zeta, 0.5 * zeta * zeta * h, w);
   r.cr_eff = kl_hcm_sum1(kl_hcm_cr + iu * KL_HCM_CR_DU, KL_HCM_CR_DU, tu);
   return r;
 }
