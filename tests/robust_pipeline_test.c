@@ -7,7 +7,8 @@
  *   worst (the larger error least) and mean_std, k = 2 (NLopt: mean + 2 sd of |e1|, |e2| least: |e1| = |e2|),
  * with x_s = o + h_s, is found here by bisection and golden section on that static balance, not by the code under
  * test. Also: every pass's robust objective is kl_robust_objective over each scenario's own rollout (a separate
- * kl_rollout per scenario, not the scenario batch); chance with method lm is refused. */
+ * kl_rollout per scenario, not the scenario batch); chance with method lm is refused; common random numbers (the
+ * same seed, the same scenarios bit for bit; the robust objective over them the same on the twin and OpenCL). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include "host/rollout_batch.h"
 #include "optimiser/pipeline.h"
 #include "optimiser/problem.h"
+#include "optimiser/scenario.h"
 
 static kl_host *host;
 #define D 2e-6 /* half the scenarios' difference in protrusion [m] */
@@ -208,6 +210,86 @@ static void lm_chance_refused(void **state)
   kl_problem_free(pb);
 }
 
+/* common random numbers: the same seed draws and packs the same scenarios bit for bit, and the robust objective of
+ * the same candidates over them is the same on the OpenMP twin and on OpenCL (within 1e-12: the two compile the same
+ * header, rounding may differ); another seed gives another set */
+static void crn(void **state)
+{
+  (void)state;
+  kl_settings s;
+  flat(&s, KL_METHOD_NLOPT);
+  s.unc_scenarios = 32, s.unc_objective = KL_ROBUST_CVAR, s.unc_alpha = 0.75;
+  s.unc_holder_K = 0.1, s.unc_tool_mass = 0.2, s.unc_reg_z = 2e-6, s.unc_cr = 0.05;
+  s.unc_holder_K_dist = s.unc_tool_mass_dist = s.unc_cr_dist = KL_DIST_TRUNCATED;
+  kl_problem *pb = NULL;
+  char msg[1024];
+  assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);
+  const int S = 32, ns = pb->ns, nc = pb->nc, P = 3;
+  const size_t ng = (size_t)S * ns * KL_GG_N;
+  double *d[2], *gp[2], *geo[2];
+  for (int i = 0; i < 2; ++i) {
+    d[i] = malloc((size_t)S * KL_UNC_N * sizeof *d[i]);
+    gp[i] = malloc((size_t)S * KL_GP_N * sizeof *gp[i]);
+    geo[i] = malloc(ng * sizeof *geo[i]);
+    assert_int_equal(kl_scenarios_draw(&pb->set, 0, S, d[i], msg, sizeof msg), KELVIN_OK);
+    assert_int_equal(kl_scenarios_pack(pb, NULL, S, d[i], gp[i], geo[i], NULL, msg, sizeof msg), KELVIN_OK);
+  }
+  assert_memory_equal(d[0], d[1], (size_t)S * KL_UNC_N * sizeof *d[0]);
+  assert_memory_equal(gp[0], gp[1], (size_t)S * KL_GP_N * sizeof *gp[0]);
+  assert_memory_equal(geo[0], geo[1], ng * sizeof *geo[0]);
+  kl_settings s2 = pb->set;
+  s2.unc_seed = 7;
+  assert_int_equal(kl_scenarios_draw(&s2, 0, S, d[1], msg, sizeof msg), KELVIN_OK);
+  assert_memory_not_equal(d[0], d[1], (size_t)S * KL_UNC_N * sizeof *d[0]);
+  /* three candidates: the naive pass, the guess 2 um shallower, the guess 2 um deeper */
+  double *x = malloc((size_t)nc * P * sizeof *x), *ctrl = malloc((size_t)nc * P * sizeof *ctrl);
+  kl_problem_naive(pb, x);
+  kl_problem_guess(pb, x + nc);
+  kl_problem_guess(pb, x + 2 * nc);
+  for (int j = 0; j < pb->set.n_o; ++j) x[nc + j] -= 2e-6, x[2 * nc + j] += 2e-6;
+  for (int p = 0; p < P; ++p)
+    for (int j = 0; j < nc; ++j) ctrl[(size_t)j * P + p] = x[(size_t)p * nc + j];
+  const kl_robust_spec sp = {KL_ROBUST_CVAR, 0, 0.75, 0.9, 4.0, 16.0, pb->gp[KL_GP_FREF]};
+  double f[2][3];
+  for (int dev = 0; dev < 2; ++dev) {
+    kl_host *h = NULL;
+    kl_host_opts o;
+    kl_host_opts_default(&o);
+    o.cpu = !dev;
+    assert_int_equal(kl_host_create(&h), KELVIN_OK);
+    if (kl_host_open(h, &o) != KELVIN_OK || (dev && !kl_host_is_opencl(h))) {
+      printf("# no OpenCL device: the OpenCL half skipped\n");
+      kl_host_destroy(h);
+      f[1][0] = f[0][0], f[1][1] = f[0][1], f[1][2] = f[0][2];
+      break;
+    }
+    const kl_rollout_def def = {ns, nc, pb->gp, pb->geo, pb->basis, 0, NULL, NULL};
+    kl_rollout *ro = NULL;
+    double *obj = malloc(KL_OBJ_N * (size_t)P * S * sizeof *obj), work[64];
+    assert_int_equal(kl_rollout_create(h, &def, &ro), KELVIN_OK);
+    assert_int_equal(kl_rollout_set_scenarios(ro, S, gp[0], geo[0]), KELVIN_OK);
+    assert_int_equal(kl_rollout_eval_scenarios(ro, P, ctrl, obj, NULL), KELVIN_OK);
+    for (int p = 0; p < P; ++p) f[dev][p] = kl_robust_objective(&sp, obj + (size_t)p * S, (long)P * S, S, work);
+    kl_rollout_destroy(ro);
+    kl_host_destroy(h);
+    free(obj);
+  }
+  for (int p = 0; p < P; ++p) {
+    printf("# candidate %d: CVaR 0.75 %.17g (twin) %.17g (OpenCL)\n", p, f[0][p], f[1][p]);
+    assert_true(fabs(f[1][p] - f[0][p]) <= 1e-12 * fabs(f[0][p]));
+  }
+  /* the candidates differ: the comparison means something */
+  assert_true(fabs(f[0][0] - f[0][1]) > 1e-3 * f[0][0] && fabs(f[0][2] - f[0][1]) > 1e-3 * f[0][0]);
+  for (int i = 0; i < 2; ++i) {
+    free(d[i]);
+    free(gp[i]);
+    free(geo[i]);
+  }
+  free(x);
+  free(ctrl);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   kl_host_opts o;
@@ -215,7 +297,8 @@ int main(void)
   o.cpu = 1;
   if (kl_host_create(&host) != KELVIN_OK || kl_host_open(host, &o) != KELVIN_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(lm_mean), cmocka_unit_test(lm_worst),
-                                     cmocka_unit_test(nlopt_mean_std), cmocka_unit_test(lm_chance_refused)};
+                                     cmocka_unit_test(nlopt_mean_std), cmocka_unit_test(lm_chance_refused),
+                                     cmocka_unit_test(crn)};
   const int rc = cmocka_run_group_tests_name("OpenMP twin", tests, NULL, NULL);
   kl_host_destroy(host);
   return rc;
