@@ -167,7 +167,7 @@ static void test_installed(void **state)
   const char *files[] = {"include/kelvin/kelvin.h", "include/kelvin/version.h", "include/kelvin/contact.h",
                          "include/kelvin/batch.h",  "include/kelvin/engine.h",  "include/kelvin/grind.h",
                          "include/kelvin/robot.h",  "include/kelvin/ball.h",   "include/kelvin/check.h", "bin/kelvin",
-                         "include/kelvin/fit.h", "include/kelvin/removal.h"};
+                         "include/kelvin/fit.h", "include/kelvin/removal.h", "include/kelvin/robust.h"};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
     char *f = fmt("%s/%s", prefix, files[i]);
     if (access(f, R_OK) != 0) fail_msg("not installed: %s", f);
@@ -182,7 +182,7 @@ static void test_installed(void **state)
   }
   char *inc = fmt("%s/include", prefix), *inck = fmt("%s/include/kelvin", prefix);
   assert_int_equal(kl_test_count_files(inc), 1);  /* kelvin/ only: no internal header leaves the tree */
-  assert_int_equal(kl_test_count_files(inck), 11); /* the ten headers and version.h */
+  assert_int_equal(kl_test_count_files(inck), 12); /* the eleven headers and version.h */
   char *exe = fmt("%s/bin/kelvin", prefix);
   char *ver[] = {exe, "--version", NULL};
   run(NULL, ver);
