@@ -555,6 +555,43 @@ static kelvin_status robust_values(rlm *R, size_t P, const double *xs, double *f
   return KELVIN_OK;
 }
 
+kelvin_status kl_lm_robust_value(const kl_problem *pb, kl_host *h, kl_rollout *ro, const kl_scen_set *sc, int P,
+                                 const double *xs, double *f, char *msg, int cap)
+{
+  const int ns = pb->ns, S = sc ? sc->S : 0;
+  if (pb->basis || pb->nc != 2 * ns || S < 1 || P < 1) {
+    snprintf(msg, (size_t)cap, "lm: per-sample commands, at least one scenario and one pass are needed");
+    return KELVIN_ERR_ARG;
+  }
+  rlm R;
+  memset(&R, 0, sizeof R);
+  R.L = (lm){pb, h, ro, msg, cap, 0, NULL, NULL, NULL, NULL, 0};
+  R.sc = sc;
+  R.view = malloc((size_t)S * sizeof *R.view);
+  R.vbuf = malloc((size_t)S * 2 * ns * sizeof *R.vbuf);
+  R.phis = malloc((size_t)P * S * sizeof *R.phis);
+  R.S1 = malloc((size_t)ns * sizeof *R.S1);
+  R.work = malloc(2 * (size_t)S * sizeof *R.work);
+  R.L.tmp = malloc(KL_SO_N * (size_t)ns * sizeof *R.L.tmp);
+  kelvin_status st = KELVIN_ERR_NOMEM;
+  if (!R.view || !R.vbuf || !R.phis || !R.S1 || !R.work || !R.L.tmp) {
+    snprintf(msg, (size_t)cap, "out of memory");
+  } else {
+    for (int s = 0; s < S; ++s) view_of(pb, sc, s, &R.view[s], R.vbuf + (size_t)s * 2 * ns);
+    st = robust_values(&R, (size_t)P, xs, f);
+  }
+  free(R.view);
+  free(R.vbuf);
+  free(R.phis);
+  free(R.S1);
+  free(R.work);
+  free(R.L.tmp);
+  free(R.L.ctrl);
+  free(R.L.obj);
+  free(R.L.so);
+  return st;
+}
+
 kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *ro, const kl_scen_set *sc, double *x,
                                  int maxit, double maxtime, kl_progress *progress, kl_lm_stats *stats, char *msg,
                                  int cap)

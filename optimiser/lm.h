@@ -75,6 +75,12 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
                                  int maxit, double maxtime, kl_progress *progress, kl_lm_stats *stats, char *msg,
                                  int cap);
 
+/* The value kl_lm_solve_robust minimises (the statistic of the scenarios' force sums of squares plus the
+ * regularisation; for every kind the statistic of the scenarios' kl_lm_phi) of P passes xs (P x 2 ns, per-sample
+ * commands) over sc, into f (P; HUGE_VAL where a rollout fails). ro's scenario set is replaced. */
+kelvin_status kl_lm_robust_value(const kl_problem *pb, kl_host *h, kl_rollout *ro, const kl_scen_set *sc, int P,
+                                 const double *xs, double *f, char *msg, int cap);
+
 /* The residual vector's sum of squares at sampled commands (x as above) from a rollout's per-sample
  * outputs so (KL_SO_N x ns, one candidate): what kl_lm_solve minimises. */
 double kl_lm_phi(const kl_problem *pb, const double *x, const double *so);

@@ -1000,7 +1000,7 @@ static kelvin_status robust_stage(run *r, const kl_scen_set *sc, nlopt_algorithm
 {
   kl_opt_result *res = r->res;
   const kl_problem *pb = r->pb;
-  const int nc = r->nc, P = res->npass;
+  const int nc = r->nc, P = res->npass, lm = pb->set.method == KL_METHOD_LM;
   kelvin_status st = kl_rollout_set_scenarios(r->ro, sc->S, sc->gp, sc->geo);
   if (st != KELVIN_OK) {
     snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
@@ -1021,7 +1021,8 @@ static kelvin_status robust_stage(run *r, const kl_scen_set *sc, nlopt_algorithm
     for (int p = 0; p < P; ++p)
       if (p != res->naive && (res->nominal < 0 || J[p] < J[res->nominal])) res->nominal = p;
   r->sc = sc;
-  if (st == KELVIN_OK) st = batch(r, (size_t)P, xs, J, NULL, NULL);
+  if (st == KELVIN_OK) /* each pass's robust objective: method lm's own (optimiser/lm.h), nlopt's over the J_s */
+    st = lm ? kl_lm_robust_value(pb, r->h, r->ro, sc, P, xs, J, r->msg, r->cap) : batch(r, (size_t)P, xs, J, NULL, NULL);
   int from = -1;
   if (st == KELVIN_OK)
     for (int p = 0; p < P; ++p) {
@@ -1049,7 +1050,6 @@ static kelvin_status robust_stage(run *r, const kl_scen_set *sc, nlopt_algorithm
     r->evals += ls.rollouts;
     evals = (int)ls.rollouts;
     stop = ls.stop;
-    if (st == KELVIN_OK) st = kl_rollout_set_scenarios(r->ro, sc->S, sc->gp, sc->geo); /* (lm set chunks of it) */
     if (st != KELVIN_OK) goto out;
   } else if ((st = refine(r, alg, pb->set.maxtime, x, &evals, &stop)) != KELVIN_OK) {
     goto out;
@@ -1059,7 +1059,8 @@ static kelvin_status robust_stage(run *r, const kl_scen_set *sc, nlopt_algorithm
     res->pass[i].evals = evals;
     res->pass[i].stop = stop;
     double Jr;
-    if ((st = batch(r, 1, x, &Jr, NULL, NULL)) != KELVIN_OK) goto out;
+    st = lm ? kl_lm_robust_value(pb, r->h, r->ro, sc, 1, x, &Jr, r->msg, r->cap) : batch(r, 1, x, &Jr, NULL, NULL);
+    if (st != KELVIN_OK) goto out;
     res->pass[i].robj = Jr;
   }
   res->robust = i;

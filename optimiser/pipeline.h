@@ -33,7 +33,9 @@ typedef struct kl_pass {
   int disagree;             /* agree_rms above the tolerance */
   int evals;                /* rollouts spent on this pass (refinement) */
   const char *stop;         /* NLopt stop reason of its refinement, or "" */
-  double robj;              /* its robust objective over the optimisation set (NaN: not a robust run) */
+  double robj;              /* its robust objective over the optimisation set, the one the refinement minimises:
+                               method nlopt kl_robust_objective over the J_s, method lm kl_lm_robust_value (NaN: not
+                               a robust run) */
 } kl_pass;
 
 typedef struct kl_stage_time {
@@ -112,7 +114,7 @@ kelvin_status kl_optimise(const kl_problem *pb, kl_host *h, kelvin_progress_fn p
  * weighted residuals (kl_lm_solve_robust: mean, mean_std, cvar, worst); method nlopt, NLopt on the robust objective
  * (optimiser/robust.h, every kind), each evaluation one batch of (candidates x S) rollouts. The pass "robust" is
  * then the best (res->robust), the nominal optimum (the lowest nominal objective) res->nominal, and every pass gets
- * its robust objective (robj, kl_robust_objective over the set). The 3-D verification and the correction stage see
+ * its robust objective (robj: the refinement's own, see kl_pass). The 3-D verification and the correction stage see
  * the nominal part only (the out-of-sample check is optimiser/robust_check.h). KELVIN_ERR_CONFIG for chance with
  * method lm. */
 kelvin_status kl_optimise_robust(const kl_problem *pb, kl_host *h, const kl_scen_set *sc, kelvin_progress_fn progress,
