@@ -9,7 +9,8 @@
  *    OpenCL program build and the scenarios' upload). Checked before a rate is printed: every objective term of
  *    OpenCL and of the one-thread twin equal to the all-thread twin's within 1e-9 relative (the status term
  *    exactly), else the row says FAILED. Ratio OpenCL / twin and the twin's parallel efficiency
- *    rate(all threads) / (threads x rate(one thread)).
+ *    rate(all threads) / (threads x rate(one thread)); with the process's CPU seconds per batch (getrusage), the
+ *    cores each peer obtained and the efficiency by CPU time, which other work on a shared machine leaves alone.
  * 2. The robust objective reached at an equal wall-time budget, every pass measured the same way: the robust
  *    objective (kl_robust_objective, the example's uncertainty.objective) of the final pass over the same
  *    optimisation set, by a rollout here on the twin (the pipelines' own figure checked against it, 1e-9
@@ -19,8 +20,9 @@
  *        OpenCL run's wall time of its refinement stages (nominal + robust) is the budget T;
  *    (b) the same pipeline with optimiser.method nlopt, LD_LBFGS (splines, batched finite-difference gradients,
  *        candidates x scenarios per batch) on OpenCL: its robust stage gets T (optimiser.maxtime, set when the stage
- *        starts) from its nominal optimum; its screening + nominal refinement (optimiser.budget = T) are not counted
- *        (their time and rollouts go to stderr), as (c) gets that nominal optimum for free;
+ *        starts) from its nominal optimum; its screening + nominal refinement (no budget: to their tolerances, the
+ *        same nominal optimum in every run) are not counted (their time and rollouts go to stderr), as (c) gets
+ *        that nominal optimum for free;
  *    (c) plain serial NLopt: LN_BOBYQA on (b)'s spline controls and bounds, one thread, no batching: each
  *        evaluation rolls out the S scenarios one after another (the twin's scenario batch with P = 1 on a
  *        one-thread handle), stopped at T (maxtime) or by the pipeline's tolerances, from (b)'s nominal optimum.
@@ -31,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "benchmarks/bench_util.h"
 #include "host/host.h"
@@ -125,10 +128,19 @@ static double measure(kl_rollout *ro, const prob *p, const double *x)
 typedef struct tput {
   const char *name;
   double t[KL_BENCH_MAXREP];
+  double cpu[KL_BENCH_MAXREP]; /* the process's CPU seconds (user + system) in the same batches */
   double rate;
   double worst; /* largest relative difference from the reference (all-thread twin) */
   int ok;
 } tput;
+
+/* the process's CPU seconds so far, every thread's (pocl's included) */
+static double cpu_now(void)
+{
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0) return NAN;
+  return (double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec + 1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 /* N timed batches of ctrl (nc x P) on each of the three peers (hs), interleaved (repeat i of every peer before
  * repeat i + 1 of any: the load of a shared machine changes slowly, and so hits them alike), after one untimed
@@ -147,12 +159,13 @@ static void tput_run(kl_host *const *hs, const prob *p, size_t P, const double *
   for (int k = 0; k < N; ++k)
     for (int i = 0; i < 3; ++i) {
       if (!r[i].ok) continue;
-      const double t0 = kl_bench_now();
+      const double t0 = kl_bench_now(), c0 = cpu_now();
       if (kl_rollout_eval_scenarios(ro[i], P, ctrl, obj[i], NULL) != KELVIN_OK) {
         fprintf(stderr, "robust_bench: %s: %s\n", r[i].name, kl_host_errmsg(hs[i]));
         r[i].ok = 0;
       }
       r[i].t[k] = kl_bench_now() - t0;
+      r[i].cpu[k] = cpu_now() - c0;
       kl_bench_settle();
     }
   for (int i = 0; i < 3; ++i) {
@@ -383,6 +396,7 @@ int main(int argc, char **argv)
   sb.method = KL_METHOD_NLOPT;
   snprintf(sb.algorithm, sizeof sb.algorithm, "LD_LBFGS");
   sb.maxeval = 100000000; /* stopped by the budget or the tolerances */
+  sb.budget = 0;          /* the nominal stage to its tolerances, whatever the load: the same start in every run */
   prob pa, pbb;
   kl_host *hcl = open_host(0, 0), *hall = open_host(1, 0), *h1 = open_host(1, 1);
   if (prob_build(&base, &inputs.in, draw, &pa) || prob_build(&sb, &inputs.in, draw, &pbb) || !hcl || !hall || !h1)
@@ -421,8 +435,7 @@ int main(int argc, char **argv)
     if (rows[1].ok && pipeline_run(&pa, hall, meas_a, 1e-12, NULL, res, &rows[1], k) != 0) rows[1].ok = 0;
     kl_opt_result_free(res);
     kl_bench_settle();
-    pbb.pb->set.maxtime = sb.maxtime;
-    pbb.pb->set.budget = T[k];
+    pbb.pb->set.maxtime = sb.maxtime; /* the nominal stage's (the callback set the last run's robust stage's) */
     budget_ctx bc = {pbb.pb, T[k], NAN, NAN};
     if (rows[2].ok && pipeline_run(&pbb, hcl, meas_b, 1e-9, &bc, res, &rows[2], k) != 0) rows[2].ok = 0;
     if (rows[2].ok) {
@@ -457,7 +470,8 @@ int main(int argc, char **argv)
       const double d = sgn * 0.005 * (hi - lo) * sin(M_PI * (0.25 * p + 0.5) * k / (ns - 1) + p);
       ctrl[(size_t)j * P + p] = p == 0 ? xnom_a[j] : fmin(hi, fmax(lo, xnom_a[j] + d));
     }
-  tput tp[3] = {{"OpenCL", {0}, 0, 0, 1}, {"OpenMP twin, all threads", {0}, 0, 0, 1}, {"OpenMP twin, one thread", {0}, 0, 0, 1}};
+  tput tp[3] = {{"OpenCL", {0}, {0}, 0, 0, 1}, {"OpenMP twin, all threads", {0}, {0}, 0, 0, 1},
+                {"OpenMP twin, one thread", {0}, {0}, 0, 0, 1}};
   kl_host *th[3] = {hcl, hall, h1};
   fprintf(stderr, "robust_bench: throughput: %d x %d rollouts, %d repeats on each peer\n", P, S, N);
   tput_run(th, &pa, (size_t)P, ctrl, N, obj, tp);
@@ -513,6 +527,15 @@ int main(int argc, char **argv)
     printf("The twin's parallel efficiency on %d threads, rate(all) / (%d x rate(one)): %.2f (target >= 0.85).", threads,
            threads, tp[1].rate / (threads * tp[2].rate));
   printf("\n");
+  if (tp[0].ok && tp[1].ok && tp[2].ok) {
+    const double c0 = kl_bench_median(tp[0].cpu, N), c1 = kl_bench_median(tp[1].cpu, N), c2 = kl_bench_median(tp[2].cpu, N);
+    const double w1 = kl_bench_median(tp[1].t, N), w2 = kl_bench_median(tp[2].t, N);
+    printf("CPU seconds of the process per batch (getrusage, median): OpenCL %.3f, twin %.3f, one thread %.3f; cores the "
+           "twin obtained on average %.2f of %d, the one thread %.2f of 1; the twin's efficiency by CPU time (one "
+           "thread's / all threads') %.2f: where it is near 1 and the wall-clock figure is not, the cores were busy "
+           "with other work.\n",
+           c0, c1, c2, c1 / w1, threads, c2 / w2, c2 / c1);
+  }
 
   int ok = 1;
   for (int i = 0; i < 3; ++i) ok &= tp[i].ok;
