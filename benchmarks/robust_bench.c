@@ -527,7 +527,7 @@ int main(int argc, char **argv)
          "same for every peer) x S = %d scenarios, median of %d repeats after a warm-up, every objective term checked "
          "against the all-thread twin's (1e-9 relative). Budget rows: the robust objective (kl_robust_objective of the "
          "final pass over the same %d scenarios, measured here on the twin) reached within T = the OpenCL "
-         "Levenberg-Marquardt run's refinement stages, nominal + robust (median %.2f s); (b) and (c) get the same "
+         "Levenberg-Marquardt run's refinement stages, nominal + robust (median %.2f s); (b), (c) and (d) get the same "
          "T_N = max(T, %.0f s) for the robust refinement from (b)'s nominal optimum (their rows: that stage alone); "
          "median of %d runs.\n\n",
          P, nca, S, N, S, kl_bench_median(T, M), KL_NLOPT_T, M);
