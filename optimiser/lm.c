@@ -176,25 +176,33 @@ typedef struct lm {
   long rollouts;
 } lm;
 
-/* roll out P candidates xs (P x nc, one per row), with per-sample outputs */
-static kelvin_status batch(lm *L, size_t P, const double *xs)
+/* the batch scratch for Q rollouts (ctrl for Q columns, enough for any P <= Q candidates), and the P candidates xs
+ * (P x nc, one per row) into ctrl (nc x P) */
+static kelvin_status load(lm *L, size_t P, size_t Q, const double *xs)
 {
   const size_t nc = (size_t)L->pb->nc, ns = (size_t)L->pb->ns;
-  if (P > L->pcap) {
+  if (Q > L->pcap) {
     free(L->ctrl);
     free(L->obj);
     free(L->so);
-    L->ctrl = malloc(nc * P * sizeof *L->ctrl);
-    L->obj = malloc(KL_OBJ_N * P * sizeof *L->obj);
-    L->so = malloc(KL_SO_N * ns * P * sizeof *L->so);
-    L->pcap = (L->ctrl && L->obj && L->so) ? P : 0;
+    L->ctrl = malloc(nc * Q * sizeof *L->ctrl);
+    L->obj = malloc(KL_OBJ_N * Q * sizeof *L->obj);
+    L->so = malloc(KL_SO_N * ns * Q * sizeof *L->so);
+    L->pcap = (L->ctrl && L->obj && L->so) ? Q : 0;
     if (!L->pcap) {
-      snprintf(L->msg, (size_t)L->cap, "out of memory for %zu rollouts of %zu samples", P, ns);
+      snprintf(L->msg, (size_t)L->cap, "out of memory for %zu rollouts of %zu samples", Q, ns);
       return KELVIN_ERR_NOMEM;
     }
   }
   for (size_t p = 0; p < P; ++p)
     for (size_t j = 0; j < nc; ++j) L->ctrl[j * P + p] = xs[p * nc + j];
+  return KELVIN_OK;
+}
+
+/* roll out P candidates xs (P x nc, one per row), with per-sample outputs */
+static kelvin_status batch(lm *L, size_t P, const double *xs)
+{
+  if (load(L, P, P, xs) != KELVIN_OK) return KELVIN_ERR_NOMEM;
   const kelvin_status st = kl_rollout_eval(L->ro, P, L->ctrl, L->obj, L->so);
   if (st != KELVIN_OK) snprintf(L->msg, (size_t)L->cap, "%s", kl_host_errmsg(L->h));
   L->rollouts += (long)P;
@@ -229,6 +237,38 @@ static double phi_of(lm *L, size_t P, size_t p, const double *x, double *S)
   }
   regularisation(L->pb, x, &q);
   return isfinite(q.phi) ? q.phi : HUGE_VAL;
+}
+
+/* the force rows of the Gauss-Newton system q, weighted by sw (1 for the nominal problem; a scenario's square root
+ * of its weight): residuals sw cF (S_k - F*_k) / F_ref at k >= 1, S = Sc[0 .. ns) the base rollout's scored measure,
+ * and their banded Jacobian by forward differences from the colours' measures Sc[c ns + k] (c = 1 + colour for the
+ * offsets, 1 + B + colour for the speeds; ok[c] 0: a failed rollout, its column 0) over step; with dS (not NULL)
+ * the offsets' exact derivatives dS[colour ns + k] instead; jac_out (not NULL) receives the Jacobian as
+ * kl_lm_stats says */
+static void force_rows(const kl_problem *pb, gn *q, int B, double sw, const double *Sc, const int *ok,
+                       const double *step, const double *dS, double *jac_out)
+{
+  const int ns = pb->ns;
+  const double F = pb->gp[KL_GP_FREF], c = sw * weights_of(pb).cF;
+  for (int k = 1; k < ns; ++k) {
+    const double r = c * (Sc[k] - pb->ft[k]) / F;
+    int idx[2 * KL_LM_BMAX];
+    double val[2 * KL_LM_BMAX];
+    int nnz = 0;
+    const int j0 = k - B + 1 > 0 ? k - B + 1 : 0;
+    for (int j = j0; j <= k; ++j) { /* the sample of each colour in (k - B, k], o_j then v_j */
+      const size_t co = (size_t)(1 + j % B), cv = (size_t)(1 + B + j % B);
+      const double okd = dS ? dS[(size_t)(j % B) * ns + k] : ok[co] ? (Sc[co * ns + k] - Sc[k]) / step[j] : 0.0;
+      const double vkd = ok[cv] ? (Sc[cv * ns + k] - Sc[k]) / step[ns + j] : 0.0;
+      if (jac_out) {
+        jac_out[(size_t)k * B + (size_t)(k - j)] = okd;
+        jac_out[(size_t)ns * B + (size_t)k * B + (size_t)(k - j)] = vkd;
+      }
+      idx[nnz] = IO(j), val[nnz++] = c * okd / F;
+      idx[nnz] = IV(j), val[nnz++] = c * vkd / F;
+    }
+    gn_row(q, nnz, idx, val, r);
+  }
 }
 
 /* the KL_LM_NLAMBDA candidate steps from x for the dampings lambda 10^(t - 1) of the Gauss-Newton system q, each
@@ -355,29 +395,7 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
     memset(q.g, 0, (size_t)n * sizeof *q.g);
     q.phi = 0;
     memcpy(S0, Sc, (size_t)ns * sizeof *S0);
-    {
-      const weights w = weights_of(pb);
-      for (int k = 1; k < ns; ++k) {
-        const double r = w.cF * (S0[k] - pb->ft[k]) / F;
-        int idx[2 * KL_LM_BMAX];
-        double val[2 * KL_LM_BMAX];
-        int nnz = 0;
-        const int j0 = k - B + 1 > 0 ? k - B + 1 : 0;
-        for (int j = j0; j <= k; ++j) { /* the sample of each colour in (k - B, k], o_j then v_j */
-          const size_t co = (size_t)(1 + j % B), cv = (size_t)(1 + B + j % B);
-          const double okd = tangent ? dS[(size_t)(j % B) * ns + k]
-                                     : ok[co] ? (Sc[co * ns + k] - S0[k]) / step[j] : 0.0;
-          const double vkd = ok[cv] ? (Sc[cv * ns + k] - S0[k]) / step[ns + j] : 0.0;
-          if (jac_out && it == 0) {
-            jac_out[(size_t)k * B + (size_t)(k - j)] = okd;
-            jac_out[(size_t)ns * B + (size_t)k * B + (size_t)(k - j)] = vkd;
-          }
-          idx[nnz] = IO(j), val[nnz++] = w.cF * okd / F;
-          idx[nnz] = IV(j), val[nnz++] = w.cF * vkd / F;
-        }
-        gn_row(&q, nnz, idx, val, r);
-      }
-    }
+    force_rows(pb, &q, B, 1.0, Sc, ok, step, tangent ? dS : NULL, it == 0 ? jac_out : NULL);
     regularisation(pb, x, &q);
     stats->t_jacobian += kl_now() - t1;
     /* the steps for KL_LM_NLAMBDA dampings, one batch */
@@ -488,22 +506,8 @@ static void view_of(const kl_problem *pb, const kl_scen_set *sc, int s, kl_probl
 static kelvin_status scen_batch(rlm *R, size_t P, const double *xs, const double *gp, const double *geo, int C)
 {
   lm *L = &R->L;
-  const size_t nc = (size_t)L->pb->nc, ns = (size_t)L->pb->ns, Q = P * (size_t)C;
-  if (Q > L->pcap) {
-    free(L->ctrl);
-    free(L->obj);
-    free(L->so);
-    L->ctrl = malloc(nc * Q * sizeof *L->ctrl);
-    L->obj = malloc(KL_OBJ_N * Q * sizeof *L->obj);
-    L->so = malloc(KL_SO_N * ns * Q * sizeof *L->so);
-    L->pcap = (L->ctrl && L->obj && L->so) ? Q : 0;
-    if (!L->pcap) {
-      snprintf(L->msg, (size_t)L->cap, "out of memory for %zu rollouts of %zu samples", Q, ns);
-      return KELVIN_ERR_NOMEM;
-    }
-  }
-  for (size_t p = 0; p < P; ++p)
-    for (size_t j = 0; j < nc; ++j) L->ctrl[j * P + p] = xs[p * nc + j];
+  const size_t Q = P * (size_t)C;
+  if (load(L, P, Q, xs) != KELVIN_OK) return KELVIN_ERR_NOMEM;
   kelvin_status st = kl_rollout_set_scenarios(L->ro, C, gp, geo);
   if (st == KELVIN_OK) st = kl_rollout_eval_scenarios(L->ro, P, L->ctrl, L->obj, L->so);
   if (st != KELVIN_OK) snprintf(L->msg, (size_t)L->cap, "%s", kl_host_errmsg(L->h));
@@ -655,7 +659,6 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
   }
   double lambda = 1e-3;
   stats->stop = "most iterations";
-  const weights w = weights_of(pb);
   for (int it = 0; it < maxit; ++it) {
     if (maxtime > 0 && kl_now() - t0 > maxtime) {
       stats->stop = "maxtime";
@@ -697,22 +700,7 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
           ok[c] = R.L.obj[KL_OBJ_STATUS * Q + qi] == 0.0;
           measure_of(&R.view[s], R.L.so, Q, qi, xs + c * nc, R.L.tmp, Sc + c * (size_t)ns);
         }
-        const double sw = sqrt(wgt[s]);
-        for (int k = 1; k < ns; ++k) {
-          const double r = sw * w.cF * (Sc[k] - pb->ft[k]) / F;
-          int idx[2 * KL_LM_BMAX];
-          double val[2 * KL_LM_BMAX];
-          int nnz = 0;
-          const int j0 = k - B + 1 > 0 ? k - B + 1 : 0;
-          for (int j = j0; j <= k; ++j) {
-            const size_t co = (size_t)(1 + j % B), cv = (size_t)(1 + B + j % B);
-            const double okd = ok[co] ? (Sc[co * ns + k] - Sc[k]) / step[j] : 0.0;
-            const double vkd = ok[cv] ? (Sc[cv * ns + k] - Sc[k]) / step[ns + j] : 0.0;
-            idx[nnz] = IO(j), val[nnz++] = sw * w.cF * okd / F;
-            idx[nnz] = IV(j), val[nnz++] = sw * w.cF * vkd / F;
-          }
-          gn_row(&q, nnz, idx, val, r);
-        }
+        force_rows(pb, &q, B, sqrt(wgt[s]), Sc, ok, step, NULL, NULL);
       }
     }
     regularisation(pb, x, &q);
