@@ -133,11 +133,25 @@ static void test_weights(void **state)
   for (int s = 0; s < S; ++s) assert_true(w[s] == 0.2);
 }
 
+/* the q-quantile is the ceil(q S)-th smallest: q S = 1.0000008 (a part in a million above a whole number, more than
+ * the 1e-9 the rank allows for rounding) is the 2nd of two, q S = 1 + 2.2e-16 (a rounding) the 1st */
+static void test_quantile_rank(void **state)
+{
+  (void)state;
+  const double v[2] = {5.0, 3.0};
+  double work[2];
+  assert_true(kl_robust_quantile(v, 2, 0.5000004, work) == 5.0);
+  assert_true(kl_robust_quantile(v, 2, 0.5, work) == 3.0);
+  assert_true(kl_robust_quantile(v, 2, nextafter(0.5, 1.0), work) == 3.0);
+  assert_true(kl_robust_quantile(v, 2, 0.4999996, work) == 3.0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mean_std), cmocka_unit_test(test_cvar_worst), cmocka_unit_test(test_chance),
     cmocka_unit_test(test_failed),   cmocka_unit_test(test_summary),   cmocka_unit_test(test_weights),
+    cmocka_unit_test(test_quantile_rank),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
