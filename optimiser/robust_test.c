@@ -133,11 +133,36 @@ static void test_weights(void **state)
   for (int s = 0; s < S; ++s) assert_true(w[s] == 0.2);
 }
 
+/* the q-quantile is the ceil(q S)-th smallest: q S = 1.0000008 (a part in a million above a whole number, more than
+ * the 1e-9 the rank allows for rounding) is the 2nd of two, q S = 1 + 2.2e-16 (a rounding) the 1st */
+static void test_quantile_rank(void **state)
+{
+  (void)state;
+  const double v[2] = {5.0, 3.0};
+  double work[2];
+  assert_true(kl_robust_quantile(v, 2, 0.5000004, work) == 5.0);
+  assert_true(kl_robust_quantile(v, 2, 0.5, work) == 3.0);
+  assert_true(kl_robust_quantile(v, 2, nextafter(0.5, 1.0), work) == 3.0);
+  assert_true(kl_robust_quantile(v, 2, 0.4999996, work) == 3.0);
+}
+
+/* the standard deviation does not move with a common offset: 0.1, 0.2, 0.4 have mean 7/30, deviations -4/30, -1/30,
+ * 5/30, squares summing 42/900, sd sqrt(42 / 2700) = sqrt(7 / 450); the same values 1e6 higher (a large term every
+ * scenario shares) within the 1e-10 their representation allows, not the 3e-4 a sum of v^2 - m^2 loses */
+static void test_sd_offset(void **state)
+{
+  (void)state;
+  const double v[3] = {0.1, 0.2, 0.4}, w[3] = {1e6 + 0.1, 1e6 + 0.2, 1e6 + 0.4};
+  assert_true(fabs(kl_robust_sd(v, 3) - sqrt(7.0 / 450.0)) < 1e-15);
+  assert_true(fabs(kl_robust_sd(w, 3) - sqrt(7.0 / 450.0)) < 1e-9);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mean_std), cmocka_unit_test(test_cvar_worst), cmocka_unit_test(test_chance),
     cmocka_unit_test(test_failed),   cmocka_unit_test(test_summary),   cmocka_unit_test(test_weights),
+    cmocka_unit_test(test_quantile_rank), cmocka_unit_test(test_sd_offset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -503,6 +503,27 @@ static void test_pack(void **state)
   kl_inputs_free(&in);
 }
 
+/* uncertainty.roughness is a switch (0: the nominal roughness everywhere, 1: each scenario its own realisation):
+ * 0 and 1 are set through the table, 2 and 0.5 refused with the key named */
+static void test_roughness_switch(void **state)
+{
+  (void)state;
+  kl_settings s;
+  kl_settings_default(&s);
+  char msg[1024];
+  for (int v = 0; v <= 1; ++v) {
+    const double d = v;
+    if (kl_settings_set_numbers(&s, "uncertainty.roughness", &d, 1, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+    assert_int_equal(s.unc_rough, v);
+  }
+  const double bad[2] = {2.0, 0.5};
+  for (int i = 0; i < 2; ++i) {
+    assert_int_equal(kl_settings_set_numbers(&s, "uncertainty.roughness", &bad[i], 1, msg, sizeof msg), KELVIN_ERR_ARG);
+    assert_non_null(strstr(msg, "uncertainty.roughness: must be"));
+    assert_int_equal(s.unc_rough, 1);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -515,6 +536,7 @@ int main(void)
     cmocka_unit_test(test_registration_against_build),
     cmocka_unit_test(test_mesh_registration),
     cmocka_unit_test(test_pack),
+    cmocka_unit_test(test_roughness_switch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,12 +218,26 @@ static void test_bad(void **state)
   assert_false(exists("b4"));
 }
 
+/* a robust objective without uncertainty.scenarios (its default 0: "no uncertainty, the nominal problem only",
+ * optimiser/schema.c) is a nominal run: exit 0, no robust pass, no check and no robust.csv */
+static void test_no_scenarios(void **state)
+{
+  (void)state;
+  write_file("n.yaml", BASE "uncertainty: {objective: mean, verify_scenarios: 5}\n");
+  char out[16384];
+  assert_int_equal(kelvin("optimise n.yaml --cpu --out n0", out, sizeof out), 0);
+  assert_null(strstr(out, "robust"));
+  assert_null(strstr(out, "out of sample"));
+  assert_true(exists("n0/report.json"));
+  assert_false(exists("n0/robust.csv"));
+}
+
 int main(void)
 {
   snprintf(tmp, sizeof tmp, "/tmp/kelvin-robust-test-XXXXXX");
   if (!mkdtemp(tmp)) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad), cmocka_unit_test(test_optimise),
-                                     cmocka_unit_test(test_evaluate)};
+                                     cmocka_unit_test(test_evaluate), cmocka_unit_test(test_no_scenarios)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   if (kl_test_rmtree(tmp) != 0) return 1;
   return rc;

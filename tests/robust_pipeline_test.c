@@ -7,8 +7,10 @@
  *   worst (the larger error least) and mean_std, k = 2 (NLopt: mean + 2 sd of |e1|, |e2| least: |e1| = |e2|),
  * with x_s = o + h_s, is found here by bisection and golden section on that static balance, not by the code under
  * test. Also: every pass's robust objective is the refinement's own measure (NLopt: kl_robust_objective of the
- * J_s; LM: the statistic of the scenarios' kl_lm_phi) over each scenario's own rollout (not the scenario batch); chance with method lm is refused; common random numbers (the
- * same seed, the same scenarios bit for bit; the robust objective over them the same on the twin and OpenCL). */
+ * J_s; LM: the statistic of the scenarios' kl_lm_phi) over each scenario's own rollout (not the scenario batch);
+ * chance with method lm is refused; common random numbers (the same seed, the same scenarios bit for bit; the robust
+ * objective over them the same on the twin and OpenCL); the out-of-sample check's 3-D forces of a spline pass
+ * against the engine run here on each fresh scenario's own problem. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +26,9 @@
 #include "optimiser/lm.h"
 #include "optimiser/pipeline.h"
 #include "optimiser/problem.h"
+#include "optimiser/robust_check.h"
 #include "optimiser/scenario.h"
+#include "optimiser/verify3d.h"
 
 static kl_host *host;
 #define D 2e-6 /* half the scenarios' difference in protrusion [m] */
@@ -298,6 +302,58 @@ static void crn(void **state)
   kl_problem_free(pb);
 }
 
+/* The out-of-sample check's 3-D source of a spline pass (method nlopt: control points on the basis) against the 3-D
+ * engine run here on each fresh scenario's own problem (kl_scenario_problem of the check's draw) with the commands
+ * kl_problem_expand gives: the scored force at every sample the same, bit for bit (the same engine on the same
+ * inputs). A faster feed than the tests above, so that the 3-D runs are short; the holder's stiffness spread. */
+static void check_spline_3d(void **state)
+{
+  (void)state;
+  kl_settings s;
+  flat(&s, KL_METHOD_NLOPT);
+  s.v_min = 0.02, s.v_max = 0.1, s.v_init = 0.05;
+  s.unc_holder_K = 0.2;
+  kl_problem *pb = NULL;
+  char msg[1024];
+  assert_int_equal(kl_problem_build(&s, NULL, &pb, msg, sizeof msg), KELVIN_OK);
+  assert_non_null(pb->basis);
+  const int ns = pb->ns, nc = pb->nc, nS = 2;
+  double *x = malloc((size_t)nc * sizeof *x), *o = malloc(2 * (size_t)ns * sizeof *o);
+  kl_problem_guess(pb, x);
+  kl_problem_expand(pb, x, o, o + ns);
+  kl_opt_result *res = calloc(1, sizeof *res);
+  assert_int_equal(kl_opt_add(res, "guess", x, nc), 0);
+  kl_check c;
+  const int which[1] = {0};
+  const kelvin_status st = kl_check_run(pb, NULL, host, pb->basis, res, which, 1, nS, 1, NULL, &c, msg, sizeof msg);
+  if (st != KELVIN_OK) fail_msg("%s", msg);
+  assert_int_equal(c.failed3d, 0);
+  double *buf = malloc(5 * (size_t)ns * sizeof *buf);
+  int *con = malloc((size_t)ns * sizeof *con);
+  for (int sc = 0; sc < nS; ++sc) {
+    kl_problem *q = NULL;
+    assert_int_equal(kl_scenario_problem(pb, NULL, c.draw + (size_t)sc * KL_UNC_N, &q, msg, sizeof msg), KELVIN_OK);
+    assert_true(q->set.holder_K != pb->set.holder_K); /* a scenario of its own */
+    kl_v3_out out;
+    memset(&out, 0, sizeof out);
+    out.F = buf, out.Favg = buf + ns, out.Fc = buf + 2 * ns, out.Fcavg = buf + 3 * ns, out.t = buf + 4 * ns;
+    out.contact = con;
+    if (kl_verify3d_run(q, o, o + ns, &out, msg, sizeof msg) != KELVIN_OK) fail_msg("%s", msg);
+    const int avg = q->set.measure & KL_MEASURE_AVG_BIT;
+    const double *Fs = (q->set.measure & KL_MEASURE_SENSOR_BIT) ? (avg ? out.Favg : out.F) : (avg ? out.Fcavg : out.Fc);
+    for (int k = 0; k < ns; ++k) assert_true(c.F[1][(size_t)sc * ns + k] == Fs[k]);
+    kl_problem_free(q);
+  }
+  free(buf);
+  free(con);
+  kl_check_free(&c);
+  kl_opt_result_free(res);
+  free(res);
+  free(x);
+  free(o);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   kl_host_opts o;
@@ -306,7 +362,7 @@ int main(void)
   if (kl_host_create(&host) != KELVIN_OK || kl_host_open(host, &o) != KELVIN_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(lm_mean), cmocka_unit_test(lm_worst),
                                      cmocka_unit_test(nlopt_mean_std), cmocka_unit_test(lm_chance_refused),
-                                     cmocka_unit_test(crn)};
+                                     cmocka_unit_test(crn), cmocka_unit_test(check_spline_3d)};
   const int rc = cmocka_run_group_tests_name("OpenMP twin", tests, NULL, NULL);
   kl_host_destroy(host);
   return rc;

@@ -384,6 +384,25 @@ static void test_args(void **state)
   kl_problem_free(pb);
 }
 
+/* the set's size bound: 2^24 + 1 scenarios refused on their count alone, before anything is read from gp and geo
+ * (here arrays of one scenario: reading 2^24 + 1 of them would run far past them), the set before it kept */
+static void test_scenario_bound(void **state)
+{
+  (void)state;
+  kl_problem *pb = problem(0, 21);
+  assert_non_null(pb);
+  const kl_rollout_def def = {pb->ns, pb->nc, pb->gp, pb->geo, pb->basis, 0, NULL, NULL};
+  kl_rollout *r = NULL;
+  assert_int_equal(kl_rollout_create(twin, &def, &r), KELVIN_OK);
+  assert_int_equal(kl_rollout_set_scenarios(r, 1, pb->gp, pb->geo), KELVIN_OK);
+  assert_int_equal(kl_rollout_set_scenarios(r, (1 << 24) + 1, pb->gp, pb->geo), KELVIN_ERR_ARG);
+  assert_non_null(strstr(kl_host_errmsg(twin), "S <= 2^24"));
+  assert_non_null(strstr(kl_host_errmsg(twin), "S = 16777217"));
+  assert_int_equal(kl_rollout_nscenarios(r), 1);
+  kl_rollout_destroy(r);
+  kl_problem_free(pb);
+}
+
 /* --oclgrind: one small scenario batch (2 candidates x 2 scenarios, 21 samples, per-sample outputs) on the
  * device KELVIN_DEVICE names; silent unless it fails */
 static int oclgrind_mode(void)
@@ -494,7 +513,8 @@ int main(int argc, char **argv)
   } else {
     if (cl) printf("device: %s\n", kl_host_notice(cl));
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_twin_spline), cmocka_unit_test(test_twin_samples),
-                                       cmocka_unit_test(test_opencl), cmocka_unit_test(test_args)};
+                                       cmocka_unit_test(test_opencl), cmocka_unit_test(test_args),
+                                       cmocka_unit_test(test_scenario_bound)};
     rc = cmocka_run_group_tests(tests, NULL, NULL);
   }
   if (cl) kl_host_destroy(cl);
