@@ -983,16 +983,7 @@ kelvin_status kl_problem_build_on(const kl_settings *set, const kl_problem_input
     gp[KL_GP_GDF] = 1e-6 * dm;
     gp[KL_GP_GVF] = 1e-3 * dm / (2.0 * KL_PI * sqrt(s->tool_mass / s->holder_K));
   }
-  for (int k = 0; k < ns; ++k) {
-    double *g = &pb->geo[k * KL_GG_N];
-    g[KL_GG_S] = pb->s[k];
-    g[KL_GG_H] = pb->h[k];
-    g[KL_GG_DH] = pb->dh[k];
-    g[KL_GG_M] = pb->meff[k];
-    g[KL_GG_FG] = pb->fg[k];
-    g[KL_GG_FT] = pb->ft[k];
-    g[KL_GG_KAP] = pb->kap[k] - 1.0;
-  }
+  kl_problem_pack_geo(pb);
   /* clamped cubic B-splines on the normalised arc length (GSL), method nlopt */
   for (int part = 0; part < 2 && pb->basis; ++part) {
     const int nco = part ? s->n_v : s->n_o, col0 = part ? s->n_o : 0;
@@ -1102,6 +1093,20 @@ void kl_problem_measure(const kl_problem *pb, int m, const double *so, const dou
       out[k] = pb->set.holder_K * (o[k] - so[KL_SO_Z * ns + k]) + pb->set.holder_D * (ud - so[KL_SO_ZD * ns + k]) +
                pb->fg[k];
     }
+  }
+}
+
+void kl_problem_pack_geo(kl_problem *pb)
+{
+  for (int k = 0; k < pb->ns; ++k) {
+    double *g = &pb->geo[k * KL_GG_N];
+    g[KL_GG_S] = pb->s[k];
+    g[KL_GG_H] = pb->h[k];
+    g[KL_GG_DH] = pb->dh[k];
+    g[KL_GG_M] = pb->meff[k];
+    g[KL_GG_FG] = pb->fg[k];
+    g[KL_GG_FT] = pb->ft[k];
+    g[KL_GG_KAP] = pb->kap[k] - 1.0;
   }
 }
 

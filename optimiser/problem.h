@@ -214,6 +214,10 @@ void kl_basis_expand(const double *basis, int ns, int nc, const double *x, doubl
 /* Sampled offsets and speeds (ns each) of control points x (nc; with basis NULL x is [offsets; speeds]). */
 void kl_problem_expand(const kl_problem *pb, const double *x, double *o, double *v);
 
+/* Pack pb's per-sample geometry (s, h, dh/ds, effective mass, weight, target, kappa - 1) into pb->geo (ns x KL_GG_N),
+ * what the rollouts read: kl_problem_build's, and a scenario problem's after its protrusion (optimiser/scenario.h). */
+void kl_problem_pack_geo(kl_problem *pb);
+
 /* The naive pass (constant offset on the CAD, initial speed) and the physics-based initial guess,
  * as control points (nc). */
 void kl_problem_naive(const kl_problem *pb, double *x);

@@ -457,16 +457,7 @@ static kelvin_status make(const kl_problem *nominal, const kl_problem_inputs *in
                                KL_GP_TREF,   KL_GP_AVG,    KL_GP_MAXSUB, KL_GP_W_RMS,  KL_GP_W_LOSS, KL_GP_W_OVER,
                                KL_GP_W_TIME, KL_GP_W_ROUGH, KL_GP_W_ACC};
   for (size_t j = 0; j < sizeof shared / sizeof shared[0]; ++j) pb->gp[shared[j]] = nominal->gp[shared[j]];
-  for (int k = 0; k < ns; ++k) {
-    double *g = &pb->geo[k * KL_GG_N];
-    g[KL_GG_S] = pb->s[k];
-    g[KL_GG_H] = pb->h[k];
-    g[KL_GG_DH] = pb->dh[k];
-    g[KL_GG_M] = pb->meff[k];
-    g[KL_GG_FG] = pb->fg[k];
-    g[KL_GG_FT] = pb->ft[k];
-    g[KL_GG_KAP] = pb->kap[k] - 1.0;
-  }
+  kl_problem_pack_geo(pb);
   *out = pb;
   return KELVIN_OK;
 }
