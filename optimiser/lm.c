@@ -239,6 +239,35 @@ static double phi_of(lm *L, size_t P, size_t p, const double *x, double *S)
   return isfinite(q.phi) ? q.phi : HUGE_VAL;
 }
 
+/* the start of a refinement: x clamped to the bounds and its feed made feasible; the forward-difference steps, 2 %
+ * of the reference force through the static compliance (*dO) and 1 % of the top speed (*dV) */
+static void start(const kl_problem *pb, double *x, double *dO, double *dV)
+{
+  const int ns = pb->ns;
+  const double F = pb->gp[KL_GP_FREF];
+  const double comp = kl_contact_compliance(kl_problem_contact(pb), F) + 1.0 / pb->set.holder_K;
+  *dO = 0.02 * F * comp, *dV = 0.01 * pb->set.v_max;
+  for (int k = 0; k < ns; ++k)
+    x[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k])), x[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k]));
+  feed_feasible(pb, x + ns);
+}
+
+/* the Jacobian's 2B + 1 candidates (rows of xs): x, then x with the samples of each offset colour (j = c mod B) moved
+ * by their step, then each speed colour's; the steps (2 ns, away from the upper bound) into step */
+static void colours(const kl_problem *pb, const double *x, int B, double dO, double dV, double *xs, double *step)
+{
+  const int ns = pb->ns;
+  const size_t nc = (size_t)pb->nc;
+  for (size_t c = 0; c < (size_t)(2 * B + 1); ++c) memcpy(xs + c * nc, x, nc * sizeof *x);
+  for (int k = 0; k < ns; ++k) {
+    const int c = k % B;
+    step[k] = x[k] + dO <= pb->hi[k] ? dO : -dO;
+    step[ns + k] = x[ns + k] + dV <= pb->hi[ns + k] ? dV : -dV;
+    xs[(size_t)(1 + c) * nc + k] += step[k];
+    xs[(size_t)(1 + B + c) * nc + ns + k] += step[ns + k];
+  }
+}
+
 /* the force rows of the Gauss-Newton system q, weighted by sw (1 for the nominal problem; a scenario's square root
  * of its weight): residuals sw cF (S_k - F*_k) / F_ref at k >= 1, S = Sc[0 .. ns) the base rollout's scored measure,
  * and their banded Jacobian by forward differences from the colours' measures Sc[c ns + k] (c = 1 + colour for the
@@ -342,12 +371,8 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
     goto done;
   }
   kl_gsl_guard();
-  /* forward-difference steps: 2 % of the reference force through the static compliance, 1 % of the top speed */
-  const double F = pb->gp[KL_GP_FREF];
-  const double comp = kl_contact_compliance(kl_problem_contact(pb), F) + 1.0 / pb->set.holder_K;
-  const double dO = 0.02 * F * comp, dV = 0.01 * pb->set.v_max;
-  for (int k = 0; k < ns; ++k) x[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k])), x[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k]));
-  feed_feasible(pb, x + ns);
+  double dO, dV;
+  start(pb, x, &dO, &dV);
   if ((st = batch(&L, 1, x)) != KELVIN_OK) goto done;
   double phi = phi_of(&L, 1, 0, x, S0);
   stats->phi0 = phi;
@@ -366,14 +391,7 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
      * base with the B offset colours' exact derivatives in one tangent-linear rollout, and the B speed
      * colours by differences in a second batch */
     double t1 = kl_now();
-    for (size_t c = 0; c < PJ; ++c) memcpy(xs + c * nc, x, nc * sizeof *x);
-    for (int k = 0; k < ns; ++k) {
-      const int c = k % B;
-      step[k] = x[k] + dO <= pb->hi[k] ? dO : -dO;
-      step[ns + k] = x[ns + k] + dV <= pb->hi[ns + k] ? dV : -dV;
-      xs[(size_t)(1 + c) * nc + k] += step[k];
-      xs[(size_t)(1 + B + c) * nc + ns + k] += step[ns + k];
-    }
+    colours(pb, x, B, dO, dV, xs, step);
     int ok[2 * KL_LM_BMAX + 1];
     if (!tangent) {
       if ((st = batch(&L, PJ, xs)) != KELVIN_OK) goto done;
@@ -644,11 +662,8 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
   }
   for (int s = 0; s < S; ++s) view_of(pb, sc, s, &R.view[s], R.vbuf + (size_t)s * 2 * ns);
   kl_gsl_guard();
-  const double F = pb->gp[KL_GP_FREF];
-  const double comp = kl_contact_compliance(kl_problem_contact(pb), F) + 1.0 / pb->set.holder_K;
-  const double dO = 0.02 * F * comp, dV = 0.01 * pb->set.v_max;
-  for (int k = 0; k < ns; ++k) x[k] = fmin(pb->hi[k], fmax(pb->lo[k], x[k])), x[ns + k] = fmin(pb->hi[ns + k], fmax(pb->lo[ns + k], x[ns + k]));
-  feed_feasible(pb, x + ns);
+  double dO, dV;
+  start(pb, x, &dO, &dV);
   double phi;
   if ((st = robust_values(&R, 1, x, &phi)) != KELVIN_OK) goto done;
   memcpy(phis0, R.phis, (size_t)S * sizeof *phis0);
@@ -669,14 +684,7 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
      * weight 0 (outside the CVaR's tail) are not rolled out */
     double t1 = kl_now();
     kl_robust_stat(&sc->spec, phis0, S, wgt, R.work);
-    for (size_t c = 0; c < PJ; ++c) memcpy(xs + c * nc, x, nc * sizeof *x);
-    for (int k = 0; k < ns; ++k) {
-      const int c = k % B;
-      step[k] = x[k] + dO <= pb->hi[k] ? dO : -dO;
-      step[ns + k] = x[ns + k] + dV <= pb->hi[ns + k] ? dV : -dV;
-      xs[(size_t)(1 + c) * nc + k] += step[k];
-      xs[(size_t)(1 + B + c) * nc + ns + k] += step[ns + k];
-    }
+    colours(pb, x, B, dO, dV, xs, step);
     gsl_matrix_set_zero(q.H);
     memset(q.g, 0, (size_t)n * sizeof *q.g);
     q.phi = 0;
