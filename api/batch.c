@@ -60,6 +60,25 @@ const char *kelvin_device_describe(const kelvin_device *dev) { return dev && dev
 
 const char *kelvin_device_errmsg(const kelvin_device *dev) { return dev ? dev->msg : ""; }
 
+kelvin_status kelvin_device_set_shard(kelvin_device *dev, const kelvin_shard *sh)
+{
+  if (!dev) return KELVIN_ERR_ARG;
+  if (sh && (sh->size < 1 || sh->rank < 0 || sh->rank >= sh->size || sh->node_size < 1 || sh->node_rank < 0 ||
+             sh->node_rank >= sh->node_size || !sh->gather || !sh->agree))
+    return kl_api_fail(dev->msg, KELVIN_ERR_ARG,
+                       "kelvin_device_set_shard: rank %d of %d, node rank %d of %d, hooks %s: not a shard", sh->rank,
+                       sh->size, sh->node_rank, sh->node_size, sh->gather && sh->agree ? "set" : "missing");
+  kl_host_set_shard(dev->h, sh);
+  return KELVIN_OK;
+}
+
+void kelvin_device_shard(const kelvin_device *dev, int *rank, int *size)
+{
+  const kelvin_shard *sh = dev ? kl_host_shard(dev->h) : NULL;
+  if (rank) *rank = sh ? sh->rank : 0;
+  if (size) *size = sh ? sh->size : 1;
+}
+
 void kelvin_device_set_spec_name(kelvin_device *dev, const char *name)
 {
   if (dev) snprintf(dev->spec_name, sizeof dev->spec_name, "%s", name ? name : "");

@@ -140,10 +140,29 @@ kelvin_status kl_host_choose(kl_host *h, const kl_host_opts *o, int *index)
   if (st != KELVIN_OK) return st;
   if (!spec || !spec[0]) {
     *index = kl_device_default(list, n);
+    /* a group sharing a node (kl_host_set_shard): the node's k-th process takes the node's (k mod G)-th GPU
+     * with double precision, when there are G >= 2 of them (docs/design.md section 11) */
+    const kelvin_shard *sh = kl_host_shard(h);
+    if (sh && *index >= 0 && (list[*index].type & CL_DEVICE_TYPE_GPU)) {
+      int g = 0;
+      for (int i = 0; i < n; ++i) g += (list[i].type & CL_DEVICE_TYPE_GPU) && list[i].fp64;
+      for (int i = 0, k = 0; g > 1 && i < n; ++i)
+        if ((list[i].type & CL_DEVICE_TYPE_GPU) && list[i].fp64 && k++ == sh->node_rank % g) *index = i;
+    }
     return KELVIN_OK;
   }
   return kl_device_match(h, list, n, spec, origin, index);
 }
+
+void kl_host_set_shard(kl_host *h, const kelvin_shard *sh)
+{
+  if (sh && sh->size > 1)
+    h->shard = *sh;
+  else
+    memset(&h->shard, 0, sizeof h->shard);
+}
+
+const kelvin_shard *kl_host_shard(const kl_host *h) { return h && h->shard.size > 1 ? &h->shard : NULL; }
 
 //------- program build -------
 

@@ -13,6 +13,7 @@
 #include <CL/cl.h>
 
 #include "kelvin/kelvin.h"
+#include "kelvin/shard.h"
 
 /* One OpenCL device as `kelvin devices` lists it. */
 typedef struct kl_device_info {
@@ -110,5 +111,12 @@ const char *kl_device_type_str(cl_device_type t);
  * holds the device's build log. Internal entry point: kl_host_open uses it, and tests pass broken
  * sources through it. The caller releases *out. */
 kelvin_status kl_host_build(kl_host *h, const char *name, const char *src, cl_program *out);
+
+/* Share the handle's batches with a group of processes (include/kelvin/shard.h; copied, the hooks' ctx
+ * stays the caller's); NULL or a group of one: none. Kept across kl_host_open. */
+void kl_host_set_shard(kl_host *h, const kelvin_shard *sh);
+
+/* The handle's shard, or NULL if none (a group of more than one only). */
+const kelvin_shard *kl_host_shard(const kl_host *h);
 
 #endif

@@ -26,6 +26,7 @@ struct kl_host {
   char build_opts[2048];  /* options passed to clBuildProgram */
   char notice[512];
   char msg[KL_HOST_MSG];
+  kelvin_shard shard;     /* the group this handle's batches are shared with (kl_host_set_shard); size 0: none */
 };
 
 /* Record a message on h (printf format) and return st. */
