@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api_impl.h"
+#include "core/shard.h"
 #include "host/impact_batch.h"
 #include "io/batch_out.h"
 #include "io/sweep_config.h"
@@ -70,6 +71,12 @@ kelvin_status kelvin_device_set_shard(kelvin_device *dev, const kelvin_shard *sh
                        sh->size, sh->node_rank, sh->node_size, sh->gather && sh->agree ? "set" : "missing");
   kl_host_set_shard(dev->h, sh);
   return KELVIN_OK;
+}
+
+kelvin_status kelvin_shard_agree(const kelvin_shard *sh, kelvin_status st, char *msg, size_t cap)
+{
+  if (!msg || cap == 0) return KELVIN_ERR_ARG;
+  return kl_shard_agree(sh, st, msg, cap);
 }
 
 void kelvin_device_shard(const kelvin_device *dev, int *rank, int *size)

@@ -48,6 +48,13 @@ typedef struct kelvin_device kelvin_device; /* kelvin/batch.h */
  * [0, node_size) or a NULL hook (the message on dev). */
 KELVIN_API kelvin_status kelvin_device_set_shard(kelvin_device *dev, const kelvin_shard *sh);
 
+/* Collective over sh's group: agree on a status a program reached on its own (opening its device, reading
+ * its inputs), so that every rank goes on or stops together. st and msg (cap bytes) are this rank's; every
+ * rank returns the status of the lowest rank whose st is not KELVIN_OK, with msg "rank R: <its message>".
+ * KELVIN_OK and msg untouched when all succeeded; without a shard (NULL, a group of one) st as it is.
+ * KELVIN_ERR_IO if the hook fails. */
+KELVIN_API kelvin_status kelvin_shard_agree(const kelvin_shard *sh, kelvin_status st, char *msg, size_t cap);
+
 /* This process's rank in dev's group, and the group's size (0 and 1 without a shard; NULL outputs are
  * skipped). */
 KELVIN_API void kelvin_device_shard(const kelvin_device *dev, int *rank, int *size);
