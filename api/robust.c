@@ -135,6 +135,8 @@ static int slot(const kelvin_grind *g, int pass, int source)
   return -1;
 }
 
+int kelvin_grind_check_local(const kelvin_grind *g) { return g && g->check && g->check->with3d ? g->check->local3d : 0; }
+
 kelvin_status kelvin_grind_check_values(const kelvin_grind *g, int pass, int source, kelvin_check_metric m, double *out)
 {
   const int w = slot(g, pass, source);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/shard.h"
 #include "optimiser/scenario.h"
 #include "optimiser/verify3d.h"
 
@@ -74,6 +75,46 @@ static int run3d(const kl_problem *q, const kl_robust_spec *sp, const double *o,
   return st != KELVIN_OK;
 }
 
+/* the 3-D results of every rank's share onto every rank (docs/design.md section 11): the values and forces by
+ * scenario, the failures' count summed and the message of the lowest failing scenario; first is this rank's lowest
+ * failing scenario (S if none) */
+static kelvin_status gather3d(const kelvin_shard *sh, kl_check *out, int first, char *msg, int cap)
+{
+  const int S = out->S, nw = out->nw, ns = out->ns, p = sh->size;
+  kelvin_status st = kl_shard_gather_cols(sh, out->dev[1], (size_t)KL_CHECK_N * nw, (size_t)S, sizeof(double), -1, msg,
+                                          (size_t)cap);
+  if (st == KELVIN_OK)
+    st = kl_shard_gather_cols(sh, out->F[1], (size_t)nw, (size_t)S, (size_t)ns * sizeof(double), -1, msg, (size_t)cap);
+  if (st != KELVIN_OK) return st;
+  /* one column per rank: its count, its lowest failing scenario and that failure's message */
+  typedef struct fail_rec {
+    int count, first;
+    char msg[sizeof out->fail_msg];
+  } fail_rec;
+  fail_rec *f = calloc((size_t)p, sizeof *f);
+  if (!f) {
+    snprintf(msg, (size_t)cap, "rank %d: out of memory gathering the check's failures", sh->rank);
+    return KELVIN_ERR_NOMEM;
+  }
+  f[sh->rank].count = out->failed3d;
+  f[sh->rank].first = first;
+  memcpy(f[sh->rank].msg, out->fail_msg, sizeof out->fail_msg);
+  st = kl_shard_gather_cols(sh, f, 1, (size_t)p, sizeof *f, -1, msg, (size_t)cap);
+  if (st == KELVIN_OK) {
+    int total = 0, best = S;
+    for (int r = 0; r < p; ++r) {
+      total += f[r].count;
+      if (f[r].first < best) {
+        best = f[r].first;
+        memcpy(out->fail_msg, f[r].msg, sizeof out->fail_msg);
+      }
+    }
+    out->failed3d = total;
+  }
+  free(f);
+  return st;
+}
+
 kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl_host *h, const double *basis,
                            const kl_opt_result *res, const int *which, int nw, int S, int with_3d, kl_progress *prog,
                            kl_check *out, char *msg, int cap)
@@ -107,15 +148,19 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
       memcpy(o, x, 2 * (size_t)ns * sizeof *o);
   }
   /* 1. the fresh set, packed for the device */
+  /* with a shard (docs/design.md section 11) each rank packs every scenario (the device's rollouts share them out),
+   * runs its share of the 3-D runs, and agrees on each step's status before any rank goes on */
+  const kelvin_shard *sh = kl_host_shard(h);
   double t0 = kl_now();
   if ((st = kl_scenarios_draw(&pb->set, 1, S, out->draw, msg, cap)) != KELVIN_OK) goto fail;
   if (kl_progress_say(prog, 0, 0.0, "out-of-sample check: %d fresh scenarios (uncertainty.verify_seed %lu), %d passes",
                       S, pb->set.unc_verify_seed, nw)) {
     st = KELVIN_ERR_STOPPED;
     snprintf(msg, (size_t)cap, "check: stopped by the caller");
-    goto fail;
+  } else {
+    st = kl_scenarios_pack(pb, in, S, out->draw, gp, geo, prog, msg, cap);
   }
-  if ((st = kl_scenarios_pack(pb, in, S, out->draw, gp, geo, prog, msg, cap)) != KELVIN_OK) goto fail;
+  if ((st = kl_shard_agree(sh, st, msg, (size_t)cap)) != KELVIN_OK) goto fail;
   const kl_scen_set sc = {S, gp, geo, out->spec};
   if ((st = kl_scenarios_predict(pb, h, basis, res, which, nw, &sc, out->dev[0], out->F[0], msg, cap)) != KELVIN_OK)
     goto fail;
@@ -127,16 +172,20 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
   }
   /* 2. every scenario's own part in the 3-D engine, OpenMP across the scenarios */
   t0 = kl_now();
+  st = KELVIN_OK;
   if (kl_progress_say(prog, 0, 0.0, "out-of-sample check: %d passes x %d scenarios in the 3-D engine", nw, S)) {
     st = KELVIN_ERR_STOPPED;
     snprintf(msg, (size_t)cap, "check: stopped by the caller");
-    goto fail;
   }
-  int done = 0, stop = 0, failed = 0;
+  if ((st = kl_shard_agree(sh, st, msg, (size_t)cap)) != KELVIN_OK) goto fail;
+  size_t slo, shi;
+  kl_shard_range(sh, (size_t)S, &slo, &shi);
+  const int s0 = (int)slo, s1 = (int)shi;
+  int done = 0, stop = 0, failed = 0, first = S; /* first: the lowest scenario that failed (its message is kept) */
   kelvin_status bad = KELVIN_OK; /* a failure that is not the engine's (memory): ends the check */
   char badmsg[256] = "";
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int s = 0; s < S; ++s) {
+  for (int s = s0; s < s1; ++s) {
     int halt;
 #pragma omp atomic read
     halt = stop;
@@ -155,7 +204,11 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
         for (int k = 0; k < ns; ++k) F[k] = NAN;
 #pragma omp critical(kl_check_fail)
         {
-          if (!failed++) snprintf(out->fail_msg, sizeof out->fail_msg, "scenario %d, pass %d: %s", s, w, m);
+          ++failed;
+          if (s < first) { /* the same message for any thread count and any number of ranks */
+            first = s;
+            snprintf(out->fail_msg, sizeof out->fail_msg, "scenario %d, pass %d: %s", s, w, m);
+          }
           if (bs == KELVIN_ERR_NOMEM && bad == KELVIN_OK) {
             bad = bs;
             snprintf(badmsg, sizeof badmsg, "%s", m);
@@ -168,23 +221,24 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
 #pragma omp atomic capture
     d = ++done;
     if (omp_get_thread_num() == 0 &&
-        kl_progress_say(prog, 1, (double)d / S, "3-D check: %d/%d scenarios, %.0f s", d, S, kl_now() - t0)) {
+        kl_progress_say(prog, 1, (double)d / (s1 - s0), "3-D check: %d/%d scenarios, %.0f s", d, s1 - s0,
+                        kl_now() - t0)) {
 #pragma omp atomic write
       stop = 1;
     }
   }
   out->failed3d = failed;
-  out->seconds[1] = kl_now() - t0;
+  out->local3d = nw * (s1 - s0);
   if (stop) {
     st = KELVIN_ERR_STOPPED;
     snprintf(msg, (size_t)cap, "check: stopped by the caller");
-    goto fail;
-  }
-  if (bad != KELVIN_OK) {
+  } else if (bad != KELVIN_OK) {
     st = bad;
     snprintf(msg, (size_t)cap, "check: %s", badmsg);
-    goto fail;
   }
+  if ((st = kl_shard_agree(sh, st, msg, (size_t)cap)) != KELVIN_OK) goto fail;
+  if (kl_shard_on(sh) && (st = gather3d(sh, out, first, msg, cap)) != KELVIN_OK) goto fail;
+  out->seconds[1] = kl_now() - t0;
 done:
   free(gp);
   free(geo);

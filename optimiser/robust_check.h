@@ -28,6 +28,7 @@ typedef struct kl_check {
   double *F[2];             /* per source: the scored force, nw x S x ns, [(w S + s) ns + k] */
   double *draw;             /* the scenarios' draws (S x KL_UNC_N, optimiser/scenario.h) */
   int failed3d;             /* 3-D runs that failed (counted out of the band, their values NaN) */
+  int local3d;              /* 3-D runs this process made (its share of nw x S with a shard) */
   char fail_msg[256];       /* the first failure's message */
   double seconds[2];        /* wall time of each source */
   kl_robust_spec spec;      /* the band */

@@ -56,6 +56,10 @@ KELVIN_API int kelvin_grind_check_passes(const kelvin_grind *g, int *passes);
 KELVIN_API int kelvin_grind_check_scenarios(const kelvin_grind *g);
 KELVIN_API int kelvin_grind_check_failed(const kelvin_grind *g, const char **why);
 
+/* The 3-D runs of the last check this process made: all of them (passes x scenarios) alone, its share of them on a
+ * device with a shard (kelvin/shard.h); 0 without a check or 3-D runs. */
+KELVIN_API int kelvin_grind_check_local(const kelvin_grind *g);
+
 typedef enum kelvin_check_metric {
   KELVIN_CHECK_RMS = 0, /* RMS force error over the samples, fraction of F_ref */
   KELVIN_CHECK_PEAK,    /* the largest scored force [N] */
