@@ -8,18 +8,44 @@
 
 typedef struct mpi_shard {
   MPI_Comm comm;
+  kelvin_shard_stats stats;
 } mpi_shard;
 
-#define PIECE ((size_t)1 << 30) /* bytes per MPI call when the whole does not fit an int */
+/* Bytes per MPI call when the whole does not fit an int (1 GiB), and the largest whole that goes in one call
+ * (INT_MAX); tests lower both (kl_mpi_set_limits) to run the piecewise path on small tables. */
+static size_t piece = (size_t)1 << 30, whole = (size_t)INT_MAX;
+
+void kl_mpi_set_limits(size_t piece_bytes, size_t whole_bytes);
+void kl_mpi_set_limits(size_t piece_bytes, size_t whole_bytes)
+{
+  piece = piece_bytes ? piece_bytes : (size_t)1 << 30;
+  whole = whole_bytes && whole_bytes < (size_t)INT_MAX ? whole_bytes : (size_t)INT_MAX;
+}
+
+static int gather_mpi(MPI_Comm comm, const void *send, void *recv, const size_t *counts, int root);
 
 static int gather(void *ctx, const void *send, void *recv, const size_t *counts, int root)
 {
-  const MPI_Comm comm = ((mpi_shard *)ctx)->comm;
+  mpi_shard *m = ctx;
+  const double t0 = MPI_Wtime();
+  const int rc = gather_mpi(m->comm, send, recv, counts, root);
+  int rank, size;
+  MPI_Comm_rank(m->comm, &rank);
+  MPI_Comm_size(m->comm, &size);
+  if (root < 0 || root == rank)
+    for (int r = 0; r < size; ++r) m->stats.bytes += r == rank ? 0.0 : (double)counts[r];
+  m->stats.calls++;
+  m->stats.seconds += MPI_Wtime() - t0;
+  return rc;
+}
+
+static int gather_mpi(MPI_Comm comm, const void *send, void *recv, const size_t *counts, int root)
+{
   int rank, size;
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS) return 1;
   size_t total = 0;
   for (int r = 0; r < size; ++r) total += counts[r];
-  if (total <= (size_t)INT_MAX) {
+  if (total <= whole) {
     int *ic = malloc(2 * (size_t)size * sizeof *ic);
     if (!ic) return 1;
     int *id = ic + size, off = 0;
@@ -39,8 +65,8 @@ static int gather(void *ctx, const void *send, void *recv, const size_t *counts,
   /* large: each rank's block in turn, in pieces (broadcast to all, or sent to root) */
   size_t off = 0;
   for (int r = 0; r < size; ++r) {
-    for (size_t done = 0; done < counts[r]; done += PIECE) {
-      const int n = (int)(counts[r] - done < PIECE ? counts[r] - done : PIECE);
+    for (size_t done = 0; done < counts[r]; done += piece) {
+      const int n = (int)(counts[r] - done < piece ? counts[r] - done : piece);
       unsigned char *dst = recv ? (unsigned char *)recv + off + done : NULL;
       int rc = MPI_SUCCESS;
       if (root < 0) {
@@ -60,9 +86,20 @@ static int gather(void *ctx, const void *send, void *recv, const size_t *counts,
   return 0;
 }
 
+static int agree_mpi(MPI_Comm comm, int *code, char *msg, size_t cap);
+
 static int agree(void *ctx, int *code, char *msg, size_t cap)
 {
-  const MPI_Comm comm = ((mpi_shard *)ctx)->comm;
+  mpi_shard *m = ctx;
+  const double t0 = MPI_Wtime();
+  const int rc = agree_mpi(m->comm, code, msg, cap);
+  m->stats.calls++;
+  m->stats.seconds += MPI_Wtime() - t0;
+  return rc;
+}
+
+static int agree_mpi(MPI_Comm comm, int *code, char *msg, size_t cap)
+{
   int rank, size;
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS) return 1;
   int mine = *code != 0 ? rank : size, first = size;
@@ -83,7 +120,7 @@ kelvin_status kelvin_shard_mpi(kelvin_shard *out, MPI_Comm comm)
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   if (!init || fin) return KELVIN_ERR_ARG;
-  mpi_shard *m = malloc(sizeof *m);
+  mpi_shard *m = calloc(1, sizeof *m);
   if (!m) return KELVIN_ERR_NOMEM;
   MPI_Comm node = MPI_COMM_NULL;
   if (MPI_Comm_dup(comm, &m->comm) != MPI_SUCCESS) {
@@ -104,6 +141,13 @@ kelvin_status kelvin_shard_mpi(kelvin_shard *out, MPI_Comm comm)
   out->gather = gather;
   out->agree = agree;
   return KELVIN_OK;
+}
+
+void kelvin_shard_mpi_stats(const kelvin_shard *sh, kelvin_shard_stats *out)
+{
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (sh && sh->ctx && sh->gather == gather) *out = ((const mpi_shard *)sh->ctx)->stats;
 }
 
 void kelvin_shard_mpi_free(kelvin_shard *sh)

@@ -18,6 +18,17 @@ extern "C" {
  * KELVIN_ERR_NOMEM, KELVIN_ERR_IO (an MPI call failed); *out is zeroed on failure. */
 KELVIN_API kelvin_status kelvin_shard_mpi(kelvin_shard *out, MPI_Comm comm);
 
+/* What the shard's collectives have cost this rank so far: their number, the bytes it received in gathers (its
+ * own share excluded), and the wall time spent in them (waiting for the slowest rank included). */
+typedef struct kelvin_shard_stats {
+  long calls;
+  double bytes;
+  double seconds;
+} kelvin_shard_stats;
+
+/* Into *out (zeroed for a shard not made by kelvin_shard_mpi). */
+KELVIN_API void kelvin_shard_mpi_stats(const kelvin_shard *sh, kelvin_shard_stats *out);
+
 /* Collective: release what kelvin_shard_mpi made (the duplicate communicator); a zeroed shard or NULL is a
  * no-op. */
 KELVIN_API void kelvin_shard_mpi_free(kelvin_shard *sh);
