@@ -32,11 +32,18 @@ static uint64_t rnd64(void)
 }
 static double unif(void) { return (double)(rnd64() >> 11) * 0x1.0p-53; }
 
+static kl_impact_in scen[P]; /* drawn once, before any thread starts (rnd64 is not thread-safe) */
+
 static kl_impact_batch *make(void)
 {
   kl_impact_batch *b = NULL;
   if (kl_impact_batch_create(P, M, &b) != KELVIN_OK) abort();
-  rng = 0x13198A2E03707344u;
+  for (size_t p = 0; p < P; ++p) kl_impact_batch_set(b, p, scen[p]);
+  return b;
+}
+
+static void draw(void)
+{
   for (size_t p = 0; p < P; ++p) {
     kl_impact_in in;
     memset(&in, 0, sizeof in);
@@ -50,9 +57,8 @@ static kl_impact_batch *make(void)
     in.cr = 0.05 + 0.95 * unif();
     in.v0 = 0.01 + 5 * unif();
     if (in.model == KL_MODEL_GEN) in.c = 1e4 * unif(), in.n2 = 1.0, in.rate_exp = 1.0;
-    kl_impact_batch_set(b, p, in);
+    scen[p] = in;
   }
-  return b;
 }
 
 static kl_host *open_host(const kelvin_shard *sh)
@@ -113,6 +119,7 @@ static void staged_shards(void **state)
 
 int main(void)
 {
+  draw();
   const struct CMUnitTest tests[] = {cmocka_unit_test(staged_shards)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
