@@ -370,11 +370,15 @@ static void summary(const kelvin_impact_batch *b)
 /* The batch's progress (kelvin_progress_fn): a line on stderr through the phase; never stops. */
 static int run_progress(void *ctx, double fraction, const char *text)
 {
-  (void)fraction;
   (void)text;
   void **pc = ctx; /* the phase, the batch */
   const kelvin_impact_batch *b = pc[1];
-  phase_tick(pc[0], kelvin_impact_batch_done(b), kelvin_impact_batch_size(b));
+  const size_t P = kelvin_impact_batch_size(b);
+  /* across ranks, rank 0's share done stands for the whole (the shares are equal and run alike) */
+  const size_t done = !kl_cli_shard()   ? kelvin_impact_batch_done(b)
+                      : fraction >= 1.0 ? P
+                                        : (size_t)(fraction * (double)P);
+  phase_tick(pc[0], done, P);
   return 0;
 }
 
