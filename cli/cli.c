@@ -109,7 +109,7 @@ void kl_cli_error(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  if (kl_cli_rank() > 0) { /* kept: printed by kl_cli_mpi_end if this rank's failure ends the job */
+  if (kl_cli_rank() > 0) { /* kept: main prints it if this rank's failure alone ends the job */
     char text[sizeof rank_msg];
     vsnprintf(text, sizeof text, fmt, ap);
     escape(rank_msg, sizeof rank_msg, text, 1, 0);

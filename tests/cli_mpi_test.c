@@ -189,7 +189,8 @@ static int same_folders(const char *a, const char *b)
     }
     size_t la, lb;
     char *ca = content(a, fa[i], &la), *cb = content(b, fb[i], &lb);
-    if (la != lb || memcmp(ca, cb, la) != 0) fprintf(stderr, "cli_mpi_test: %s/%s and %s/%s differ\n", a, fa[i], b, fa[i]);
+    if (la != lb || memcmp(ca, cb, la) != 0)
+      fprintf(stderr, "cli_mpi_test: %s/%s and %s/%s differ\n", a, fa[i], b, fa[i]);
     assert_int_equal(la, lb);
     assert_memory_equal(ca, cb, la);
     free(ca), free(cb), free(fa[i]), free(fb[i]);
