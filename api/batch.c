@@ -227,7 +227,11 @@ kelvin_status kelvin_impact_batch_run(kelvin_impact_batch *b, kelvin_device *dev
   if (!dev->open) return kl_api_fail(b->msg, KELVIN_ERR_ARG, "kelvin_impact_batch_run: the device is not open");
   const kelvin_status st = kl_impact_run(dev->h, b->b, b->progress ? batch_progress : NULL, b);
   if (st != KELVIN_OK) return kl_api_fail(b->msg, st, "%s", kl_host_errmsg(dev->h));
-  b->done = P;
+  /* with a shard (docs/design.md section 11): every row on rank 0, this rank's share elsewhere */
+  const kelvin_shard *sh = kl_host_shard(dev->h);
+  size_t lo, hi;
+  kl_shard_range(sh, P, &lo, &hi);
+  b->done = !kl_shard_on(sh) || sh->rank == 0 ? P : hi - lo;
   return KELVIN_OK;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <kelvin/kelvin.h>
+#include <kelvin/shard.h>
 
 /* The length of the UTF-8 sequence at p that a terminal shows as a printable character: 1 for a printable
  * ASCII byte, 2 to 4 for a well-formed multi-byte character other than the C1 controls U+0080..U+009F
@@ -83,17 +84,44 @@ void kl_cli_puts_safe(FILE *f, const char *text)
   }
 }
 
+//------- runs across MPI ranks (docs/design.md section 11) -------
+
+static kelvin_shard cli_shard;  /* this run's group (size 0: none) */
+static char rank_msg[1024];     /* a rank > 0's last error, printed only if the job fails by it alone */
+
+const kelvin_shard *kl_cli_shard(void) { return cli_shard.size > 1 ? &cli_shard : NULL; }
+
+int kl_cli_rank(void) { return cli_shard.size > 1 ? cli_shard.rank : 0; }
+
+void kl_cli_set_shard(const kelvin_shard *sh)
+{
+  if (sh && sh->size > 1)
+    cli_shard = *sh;
+  else
+    memset(&cli_shard, 0, sizeof cli_shard);
+  /* progress, notices, tables and outputs come from rank 0 (kl_cli_note, kl_cli_error, the commands) */
+  if (kl_cli_rank() > 0 && !freopen("/dev/null", "w", stdout)) clearerr(stdout);
+}
+
+const char *kl_cli_rank_msg(void) { return rank_msg; }
+
 void kl_cli_error(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  say(fmt, ap);
+  if (kl_cli_rank() > 0) { /* kept: main prints it if this rank's failure alone ends the job */
+    char text[sizeof rank_msg];
+    vsnprintf(text, sizeof text, fmt, ap);
+    escape(rank_msg, sizeof rank_msg, text, 1, 0);
+  } else {
+    say(fmt, ap);
+  }
   va_end(ap);
 }
 
 void kl_cli_note(const kl_cli_common *c, const char *fmt, ...)
 {
-  if (c && c->quiet) return;
+  if ((c && c->quiet) || kl_cli_rank() > 0) return;
   va_list ap;
   va_start(ap, fmt);
   say(fmt, ap);

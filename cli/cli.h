@@ -101,6 +101,18 @@ void kl_gp_str(char *buf, size_t cap, const char *s);
  * it holds a comma, a quote, a line break or blanks at either end. */
 void kl_csv_field(FILE *f, const char *s);
 
+/* Runs across MPI ranks (a build with -DKELVIN_MPI=ON; docs/design.md section 11; main.c sets the run's
+ * group up under an MPI launcher). kl_cli_set_shard: the run's group (copied; NULL or a group of one:
+ * none); on a rank > 0, stdout goes to /dev/null, kl_cli_note prints nothing and kl_cli_error keeps its
+ * message (kl_cli_rank_msg, the last one) for main to print if that rank's failure alone ends the job.
+ * kl_cli_shard: the group (NULL when not under MPI, or a group of one), kl_cli_rank: this process's rank
+ * (0 then). Give the shard to the device before kelvin_device_open; only rank 0 writes outputs. */
+struct kelvin_shard;
+void kl_cli_set_shard(const struct kelvin_shard *sh);
+const struct kelvin_shard *kl_cli_shard(void);
+int kl_cli_rank(void);
+const char *kl_cli_rank_msg(void);
+
 /* Join dir and name into buf. */
 void kl_cli_path(char *buf, size_t cap, const char *dir, const char *name);
 

@@ -11,6 +11,7 @@
 
 #include <kelvin/grind.h>
 #include <kelvin/removal.h>
+#include <kelvin/shard.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -73,7 +74,9 @@ static void help_optimise(void)
     "  report.json   per plan and pass: residual RMS and max, worst gouge, removed volume (grid and law),\n"
     "                time, peak force, tool radius; predicted (device model) and verified (3-D engine)\n"
     "  removal.png, surface.png (maps, planned beside naive), profile.png (+ removal_figure.dat, *.gp)\n\n"
-    "Exit status: 0 ok; 1 runtime failure or target unreachable within the bounds; 2 bad config or option.\n");
+    "Exit status: 0 ok; 1 runtime failure or target unreachable within the bounds; 2 bad config or option.\n\n"
+    "Across MPI ranks (a build with -DKELVIN_MPI=ON): mpirun -n N kelvin optimise ... gives each rank its own\n"
+    "device; rank 0 prints and writes the same files as one process.\n");
 }
 
 static void help_evaluate(void)
@@ -95,7 +98,9 @@ static void help_evaluate(void)
          "With a removal: section (removal.preston > 0) it computes the material the pass removes, in the\n"
          "device model and in the 3-D engine (plan 'user', one pass), and writes instead what 'kelvin optimise'\n"
          "writes then (see its --help): removal.csv, surface.csv, passes.csv (the pass's forces), profile.csv,\n"
-         "report.json, removal.png, surface.png, profile.png.\n");
+         "report.json, removal.png, surface.png, profile.png.\n\n"
+         "Across MPI ranks (a build with -DKELVIN_MPI=ON): mpirun -n N kelvin evaluate ... gives each rank its own\n"
+         "device; rank 0 prints and writes the same files as one process.\n");
 }
 
 typedef struct args {
@@ -263,19 +268,29 @@ static int run(int argc, char **argv, int evaluate)
       goto done;
     }
   }
+  /* under mpirun (docs/design.md section 11): each rank its device; a rank whose device fails ends every
+   * rank with its message */
+  kelvin_device_set_shard(dev, kl_cli_shard());
   st = kelvin_device_open(dev, a.c.device, a.c.cpu ? KELVIN_DEVICE_CPU : 0);
+  char dmsg[1024] = "";
   if (st != KELVIN_OK) {
     /* the library names the spec's origin as its own call; here it came from --device */
     const char *m = kelvin_device_errmsg(dev), *at = strstr(m, "kelvin_device_open");
     if (a.c.device && at)
-      kl_cli_error("%.*s--device%s", (int)(at - m), m, at + strlen("kelvin_device_open"));
+      snprintf(dmsg, sizeof dmsg, "%.*s--device%s", (int)(at - m), m, at + strlen("kelvin_device_open"));
     else
-      kl_cli_error("%s", m);
+      snprintf(dmsg, sizeof dmsg, "%s", m);
+  }
+  if ((st = kelvin_shard_agree(kl_cli_shard(), st, dmsg, sizeof dmsg)) != KELVIN_OK) {
+    kl_cli_error("%s", dmsg);
     rc = st == KELVIN_ERR_NODEVICE ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
     goto done;
   }
   kl_cli_note(&a.c, "%s", kelvin_device_describe(dev));
-  if (kl_run_begin(a.c.out) != 0) {
+  /* ranks > 0 write nothing (no output folder, lock or temporary); a folder rank 0 cannot take stops all */
+  char bmsg[64] = "the output folder";
+  if (kelvin_shard_agree(kl_cli_shard(), kl_cli_rank() > 0 || kl_run_begin(a.c.out) == 0 ? KELVIN_OK : KELVIN_ERR_IO,
+                         bmsg, sizeof bmsg) != KELVIN_OK) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -295,8 +310,8 @@ static int run(int argc, char **argv, int evaluate)
     goto done;
   }
   if (rm) {
-    if (kl_removal_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config, &a.c) != 0 ||
-        kl_removal_stale(a.c.out, cmd, 1) != 0 || kl_run_commit() != 0) {
+    if (kl_cli_rank() == 0 && (kl_removal_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config, &a.c) != 0 ||
+                               kl_removal_stale(a.c.out, cmd, 1) != 0 || kl_run_commit() != 0)) {
       rc = KL_EXIT_RUNTIME;
       goto done;
     }
@@ -310,8 +325,9 @@ static int run(int argc, char **argv, int evaluate)
                 "surface.png, profile.png}", cmd, a.c.out);
     goto done;
   }
-  if (kl_report_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config) != 0 ||
-      kl_robust_write(g, a.c.out, &a.c) != 0 || kl_removal_stale(a.c.out, cmd, 0) != 0 || kl_run_commit() != 0) {
+  if (kl_cli_rank() == 0 && (kl_report_write(g, a.c.out, cmd, kelvin_device_describe(dev), a.config) != 0 ||
+                             kl_robust_write(g, a.c.out, &a.c) != 0 || kl_removal_stale(a.c.out, cmd, 0) != 0 ||
+                             kl_run_commit() != 0)) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }

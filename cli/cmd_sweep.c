@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 #include <kelvin/batch.h>
+#include <kelvin/shard.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -369,11 +370,15 @@ static void summary(const kelvin_impact_batch *b)
 /* The batch's progress (kelvin_progress_fn): a line on stderr through the phase; never stops. */
 static int run_progress(void *ctx, double fraction, const char *text)
 {
-  (void)fraction;
   (void)text;
   void **pc = ctx; /* the phase, the batch */
   const kelvin_impact_batch *b = pc[1];
-  phase_tick(pc[0], kelvin_impact_batch_done(b), kelvin_impact_batch_size(b));
+  const size_t P = kelvin_impact_batch_size(b);
+  /* across ranks, rank 0's share done stands for the whole (the shares are equal and run alike) */
+  const size_t done = !kl_cli_shard()   ? kelvin_impact_batch_done(b)
+                      : fraction >= 1.0 ? P
+                                        : (size_t)(fraction * (double)P);
+  phase_tick(pc[0], done, P);
   return 0;
 }
 
@@ -445,7 +450,9 @@ static void help(void)
          "writes, in DIR: sweep.csv or sweep.h5 (one row per scenario: inputs, metrics, status), samples.csv (with\n"
          "samples > 0), summary.json, figure.dat and sweep.png (+ sweep.png.gp). A scenario the closed forms cannot\n"
          "evaluate gets zeros and a status (e.g. no_separation), never NaN.\n"
-         "Exit status 0 ok, 1 runtime failure (OpenCL, build, I/O), 2 bad option, config or device.\n");
+         "Exit status 0 ok, 1 runtime failure (OpenCL, build, I/O), 2 bad option, config or device.\n\n"
+         "Across MPI ranks (a build with -DKELVIN_MPI=ON): mpirun -n N kelvin sweep ... gives each rank its own\n"
+         "device and a share of the scenarios; rank 0 gathers the results and writes the same files as one process.\n");
 }
 
 typedef struct opts {
@@ -575,15 +582,24 @@ int kl_cmd_sweep(int argc, char **argv)
     goto done;
   }
   kelvin_device_set_spec_name(dev, "--device");
+  /* under mpirun (docs/design.md section 11): each rank its device and its share of the scenarios; a
+   * rank whose device fails ends every rank with its message */
+  kelvin_device_set_shard(dev, kl_cli_shard());
   const double t0 = now();
   st = kelvin_device_open(dev, o.c.device, o.c.cpu ? KELVIN_DEVICE_CPU : 0);
-  if (st != KELVIN_OK) {
-    kl_cli_error("%s", kelvin_device_errmsg(dev));
+  char dmsg[1024];
+  snprintf(dmsg, sizeof dmsg, "%s", st != KELVIN_OK ? kelvin_device_errmsg(dev) : "");
+  if ((st = kelvin_shard_agree(kl_cli_shard(), st, dmsg, sizeof dmsg)) != KELVIN_OK) {
+    kl_cli_error("%s", dmsg);
     rc = exit_for(st);
     goto done;
   }
   kl_cli_note(&o.c, "sweep runs on the %s", kelvin_device_describe(dev));
-  if (kl_run_begin(o.c.out) != 0) {
+  /* ranks > 0 write nothing: no output folder, lock or temporary; a folder rank 0 cannot take (its
+   * message printed) stops every rank */
+  char bmsg[64] = "the output folder";
+  if (kelvin_shard_agree(kl_cli_shard(), kl_cli_rank() > 0 || kl_run_begin(o.c.out) == 0 ? KELVIN_OK : KELVIN_ERR_IO,
+                         bmsg, sizeof bmsg) != KELVIN_OK) {
     rc = KL_EXIT_RUNTIME;
     goto done;
   }
@@ -601,7 +617,8 @@ int kl_cmd_sweep(int argc, char **argv)
     rc = exit_for(st);
     goto done;
   }
-  /* 4. outputs */
+  /* 4. outputs: on rank 0 only, which holds every scenario's results (kelvin_impact_batch_run) */
+  if (kl_cli_rank() > 0) goto done;
   if (o.format == KELVIN_FORMAT_CSV && P > CSV_HINT_ROWS)
     kl_cli_note(&o.c, "sweep: %zu scenarios: --format hdf5 suits a sweep this large: it writes the same table "
                 "several times faster, into a file several times smaller (sweep.csv takes about %.0f MB), and "

@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include "core/shard.h"
 #include "host/host_impl.h"
 #include "host/impact_batch.h"
 
@@ -254,7 +255,8 @@ static size_t cpu_global(const kl_host *h, size_t cnt)
  * work-group runs its work-items one after the other: a branch that differs between them costs nothing
  * extra); chunks of `chunk` rows are launched at a global offset, so that progress comes and a stop is
  * heard; the results are made visible to the host by mapping them. */
-static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t chunk, kl_progress_fn progress, void *ctx)
+static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi, size_t chunk,
+                                    kl_progress_fn progress, void *ctx)
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
@@ -273,16 +275,16 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t chunk
   const cl_int iP = (cl_int)P;
   KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
-  for (size_t start = 0; start < P; start += chunk) {
-    const size_t cnt = (P - start < chunk) ? P - start : chunk, global = cpu_global(h, cnt);
+  for (size_t start = lo; start < hi; start += chunk) {
+    const size_t cnt = (hi - start < chunk) ? hi - start : chunk, global = cpu_global(h, cnt);
     const size_t per = (cnt + global - 1) / global;
     const cl_int iend = (cl_int)(start + cnt), irows = (cl_int)per;
     KL_CL(h, clSetKernelArg(h->k_impact, 7, sizeof iend, &iend));
     KL_CL(h, clSetKernelArg(h->k_impact, 8, sizeof irows, &irows));
     KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, &start, &global, &wgs, 0, NULL, NULL));
-    if (start + cnt < P) KL_CL(h, clFinish(h->q));
-    if (progress && start + cnt < P && progress(ctx, start + cnt, P)) {
-      stopped = start + cnt;
+    if (start + cnt < hi) KL_CL(h, clFinish(h->q));
+    if (progress && start + cnt < hi && progress(ctx, start + cnt - lo, hi - lo)) {
+      stopped = start + cnt - lo;
       break;
     }
   }
@@ -296,9 +298,10 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t chunk
     KL_CL(h, clEnqueueUnmapMemObject(h->q, res[i], ptr, 0, NULL, NULL));
   }
   KL_CL(h, clFinish(h->q));
-  if (!stopped && progress && progress(ctx, P, P)) stopped = P;
+  if (!stopped && progress && progress(ctx, hi - lo, hi - lo)) stopped = hi - lo;
   if (stopped)
-    st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", stopped, P);
+    st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", stopped,
+                      hi - lo);
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q);
   if (dsmp) clReleaseMemObject(dsmp);
@@ -322,14 +325,15 @@ static int in_place_device(const kl_device_info *d)
  * mixes models goes through a staging copy grouped by model (group_by_model), so that a GPU's work-group
  * takes one branch. A batch whose tables each fit one buffer runs in place on a CPU device
  * (run_cl_inplace). */
-static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx, int inplace)
+static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi, kl_progress_fn progress, void *ctx,
+                            int inplace)
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
   cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
   kl_impact_batch *stage = NULL;
   size_t *perm = NULL;
-  const size_t P = b->P, M = (size_t)b->M;
+  const size_t P = b->P, M = (size_t)b->M, n = hi - lo; /* rows [lo, hi) of P: this rank's share */
   if ((st = kl_host_build_impact(h)) != KELVIN_OK) return st;
   size_t chunk = kl_impact_chunk(h, b->M);
   if (chunk == 0)
@@ -337,7 +341,7 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
                         b->M, kl_host_device(h)->name);
   const size_t wgs = (size_t)h->wgs;
   if (progress) { /* chunks of a twentieth of the batch at most, so that progress comes and a stop is heard */
-    size_t pc = P / 20 < KL_PROGRESS_CHUNK ? KL_PROGRESS_CHUNK : P / 20;
+    size_t pc = n / 20 < KL_PROGRESS_CHUNK ? KL_PROGRESS_CHUNK : n / 20;
     pc = pc / wgs * wgs;
     if (pc >= wgs && pc < chunk) chunk = pc;
   }
@@ -346,8 +350,13 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
   if (M && (size_t)KL_NSMP * M * sizeof(double) > widest) widest = (size_t)KL_NSMP * M * sizeof(double);
   if (inplace && in_place_device(kl_host_device(h)) && P <= (size_t)(kl_host_device(h)->max_alloc / widest) &&
       P <= (size_t)INT_MAX - wgs)
-    return run_cl_inplace(h, b, chunk, progress, ctx);
-  if (chunk > P) chunk = (P + wgs - 1) / wgs * wgs; /* buffers no larger than the batch needs */
+    return run_cl_inplace(h, b, lo, hi, chunk, progress, ctx);
+  if (n == 0) { /* an empty share (fewer rows than ranks) */
+    if (progress && progress(ctx, 0, 0))
+      return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after 0 of 0 scenarios");
+    return KELVIN_OK;
+  }
+  if (chunk > n) chunk = (n + wgs - 1) / wgs * wgs; /* buffers no larger than the share needs */
   KL_CL(h, (dx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIN * chunk * sizeof(double), NULL, &err), err));
   KL_CL(h, (dix = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIIN * chunk * sizeof(int), NULL, &err), err));
   KL_CL(h, (dy = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_NOUT * chunk * sizeof(double), NULL, &err), err));
@@ -357,20 +366,20 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
                                   &err),
             err));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
-  for (size_t start = 0; start < P; start += chunk) {
-    const size_t cnt = (P - start < chunk) ? P - start : chunk;
+  for (size_t start = lo; start < hi; start += chunk) {
+    const size_t cnt = (hi - start < chunk) ? hi - start : chunk;
     const cl_int iP = (cl_int)cnt;
     const size_t global = (cnt + wgs - 1) / wgs * wgs;
     KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
     const cl_int one = 1;
     KL_CL(h, clSetKernelArg(h->k_impact, 7, sizeof iP, &iP)); /* end: every row of the chunk */
     KL_CL(h, clSetKernelArg(h->k_impact, 8, sizeof one, &one)); /* one row per work-item */
-    if (!perm && !(perm = malloc((chunk < P ? chunk : P) * sizeof *perm))) {
+    if (!perm && !(perm = malloc((chunk < n ? chunk : n) * sizeof *perm))) {
       st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the model grouping of %zu scenarios", cnt);
       goto cleanup;
     }
     const int grouped = group_by_model(b, start, cnt, perm);
-    if (grouped && !stage && (st = kl_impact_batch_create(chunk < P ? chunk : P, b->M, &stage)) != KELVIN_OK) {
+    if (grouped && !stage && (st = kl_impact_batch_create(chunk < n ? chunk : n, b->M, &stage)) != KELVIN_OK) {
       st = kl_host_fail(h, st, "out of memory for the model grouping of %zu scenarios", cnt);
       goto cleanup;
     }
@@ -398,9 +407,9 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, kl_progress_fn progr
       restage(b->status, stage->status, sizeof(int), 1, P, SP, start, perm, cnt, 0);
       if (M) restage(b->smp, stage->smp, sizeof(double), KL_NSMP * M, P, SP, start, perm, cnt, 0);
     }
-    if (progress && progress(ctx, start + cnt, P)) {
+    if (progress && progress(ctx, start + cnt - lo, n)) {
       st = kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios",
-                        start + cnt, P);
+                        start + cnt - lo, n);
       goto cleanup;
     }
   }
@@ -416,21 +425,51 @@ cleanup:
   return st;
 }
 
-kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+/* Rows [lo, hi) on the handle's path (progress counts rows of the range). */
+static kelvin_status run_range(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi, kl_progress_fn progress,
+                               void *ctx, int inplace)
 {
-  if (h->opencl) return run_cl(h, b, progress, ctx, 1);
-  for (size_t lo = 0; lo < b->P; lo += OMP_BLOCK) {
-    const size_t hi = (b->P - lo < OMP_BLOCK) ? b->P : lo + OMP_BLOCK;
-    kl_impact_run_omp(b, lo, hi, h->threads);
-    if (progress && progress(ctx, hi, b->P))
-      return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", hi,
-                          b->P);
+  if (h->opencl) return run_cl(h, b, lo, hi, progress, ctx, inplace);
+  if (lo == hi && progress && progress(ctx, 0, 0))
+    return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after 0 of 0 scenarios");
+  for (size_t a = lo; a < hi; a += OMP_BLOCK) {
+    const size_t e = (hi - a < OMP_BLOCK) ? hi : a + OMP_BLOCK;
+    kl_impact_run_omp(b, a, e, h->threads);
+    if (progress && progress(ctx, e - lo, hi - lo))
+      return kl_host_fail(h, KELVIN_ERR_STOPPED, "stopped by the progress callback after %zu of %zu scenarios", e - lo,
+                          hi - lo);
   }
   return KELVIN_OK;
+}
+
+/* A batch on a sharded handle (docs/design.md section 11): this rank's share of the rows, the agreement on
+ * the status (a failure or a stop on one rank ends every rank with its message), then the results' columns
+ * (y, status, smp: tables of row pitch P) gathered to rank 0. Each row's result is kl_impact of its own
+ * inputs alone (kernels/impact.cl: no quantity is shared between rows, lanes or work-groups), so where a
+ * share's chunks start does not change a bit of it. */
+static kelvin_status run_sharded(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx, int inplace)
+{
+  const kelvin_shard *sh = kl_host_shard(h);
+  size_t lo, hi;
+  kl_shard_range(sh, b->P, &lo, &hi);
+  kelvin_status st = run_range(h, b, lo, hi, progress, ctx, inplace);
+  if (!kl_shard_on(sh)) return st;
+  if ((st = kl_shard_agree(sh, st, h->msg, sizeof h->msg)) != KELVIN_OK) return st;
+  const size_t M = (size_t)b->M;
+  if ((st = kl_shard_gather_cols(sh, b->y, KL_NOUT, b->P, sizeof(double), 0, h->msg, sizeof h->msg)) == KELVIN_OK &&
+      (st = kl_shard_gather_cols(sh, b->status, 1, b->P, sizeof(int), 0, h->msg, sizeof h->msg)) == KELVIN_OK && M)
+    st = kl_shard_gather_cols(sh, b->smp, KL_NSMP * M, b->P, sizeof(double), 0, h->msg, sizeof h->msg);
+  /* a gather that failed on one rank (out of memory) fails on every rank */
+  return kl_shard_agree(sh, st, h->msg, sizeof h->msg);
+}
+
+kelvin_status kl_impact_run(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
+{
+  return run_sharded(h, b, progress, ctx, 1);
 }
 
 kelvin_status kl_impact_run_staged(kl_host *h, kl_impact_batch *b, kl_progress_fn progress, void *ctx)
 {
   if (!h->opencl) return kl_host_fail(h, KELVIN_ERR_ARG, "the staged impact path needs an OpenCL device");
-  return run_cl(h, b, progress, ctx, 0);
+  return run_sharded(h, b, progress, ctx, 0);
 }

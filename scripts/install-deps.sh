@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh --bench    also the peer engines for benchmarks/ (MuJoCo, ODE, Bullet, Simbody, DART,
 #                                      Siconos; node + npm and the WebAssembly peers of benchmarks/maxstep/package.json)
 #   scripts/install-deps.sh --fuzz     also clang and its libFuzzer runtime (tests/fuzz/)
+#   scripts/install-deps.sh --mpi      also OpenMPI, for a build with -DKELVIN_MPI=ON (scripts/test.sh)
 # Works as root or through sudo.
 set -euo pipefail
 
@@ -29,6 +30,7 @@ bench=(libmujoco-dev libode-dev libbullet-dev libsimbody-dev libdart-dev libsico
   nodejs)
 command -v npm >/dev/null 2>&1 || bench+=(npm) # a nodejs that ships its own npm conflicts with Debian's
 fuzz=(clang libclang-rt-14-dev)                                # libFuzzer harnesses (tests/fuzz/)
+mpi=(openmpi-bin libopenmpi-dev)                               # mpirun -n N kelvin ... (-DKELVIN_MPI=ON)
 
 want=("${core[@]}")
 npm_bench=0
@@ -36,7 +38,8 @@ for arg in "$@"; do
   case "$arg" in
     --bench) want+=("${bench[@]}"); npm_bench=1 ;;
     --fuzz) want+=("${fuzz[@]}") ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    --mpi) want+=("${mpi[@]}") ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done

@@ -108,7 +108,12 @@ KELVIN_API kelvin_status kelvin_impact_batch_set(kelvin_impact_batch *b, size_t 
  * calling thread (the reference the device paths are tested against). Per-scenario trouble is in that
  * scenario's flags, never an error; errors are OpenCL failures (KELVIN_ERR_OPENCL), the build of the
  * impact program on the device's first run (KELVIN_ERR_BUILD) and a device that is not open
- * (KELVIN_ERR_ARG). The message is on the batch. */
+ * (KELVIN_ERR_ARG). The message is on the batch.
+ * With a shard on dev (kelvin/shard.h; collective): each rank evaluates its own contiguous share of the
+ * scenarios (progress counts that share), the ranks agree on the status (a failure or a stop on one rank
+ * fails every rank with "rank R: ..."), then the results are gathered on rank 0 only: rank 0 holds every
+ * scenario's results, bit for bit those of one process; another rank holds its own share's results and,
+ * elsewhere, what the batch held before. Every rank must have set the same scenarios. */
 KELVIN_API kelvin_status kelvin_impact_batch_run(kelvin_impact_batch *b, kelvin_device *dev);
 
 /* Progress and stop for the runs of b (kelvin_progress_fn, kelvin/kelvin.h); NULL for none (the
@@ -121,7 +126,9 @@ KELVIN_API kelvin_status kelvin_impact_batch_run(kelvin_impact_batch *b, kelvin_
 KELVIN_API void kelvin_impact_batch_set_progress(kelvin_impact_batch *b, kelvin_progress_fn fn, void *ctx);
 
 /* Scenarios the last run evaluated, the first ones in order: the batch size after a run that succeeded,
- * fewer after a stop (or a failure, counted at the last progress call), 0 before any run. */
+ * fewer after a stop (or a failure, counted at the last progress call), 0 before any run. With a shard:
+ * after success the batch size on rank 0 and the size of its own share on another rank; during the run and
+ * after a stop, the scenarios done of this rank's share, the first ones of it. */
 KELVIN_API size_t kelvin_impact_batch_done(const kelvin_impact_batch *b);
 
 /* Scenario i as stored (kelvin_impact_batch_set, or a sweep's; kelvin_sweep_batch) into *in (zeroed on
