@@ -6,7 +6,12 @@
  * rank's share, by hand (kl_shard_start's blocks, the larger first). host_below is decided on the whole batch (a
  * batch of 5 with host_below 4 runs on the device on every rank of 3, whose shares are 2, 2, 1). A stop asked on
  * rank 2 alone (kl_rollout_stop_flag) ends the next batch on every rank with KELVIN_ERR_STOPPED and "rank 2: ...".
- * On the OpenMP twin, and on OpenCL when there is a device with double precision (else that part is skipped). */
+ * On the OpenMP twin, and on OpenCL when there is a device with double precision (else that part is skipped).
+ *
+ * `shard_rollout_test --measure P S NS` (no cmocka) times a scenario batch of P candidates x S scenarios of NS samples
+ * on the twin (one OpenMP thread per rank) on 1 and 2 ranks, and on 2 ranks the collectives it ends with (the
+ * agreement and the gather of its KL_OBJ_N x P S objective terms) alone, repeated the same way: their share of the
+ * batch's time. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
+#include "core/clock.h"
 #include "core/shard.h"
 #include "host/host.h"
 #include "host/rollout_batch.h"
@@ -29,6 +36,7 @@
 
 static kl_host *cl[NR], *twin[NR]; /* cl[0] NULL without an OpenCL device */
 static kl_problem *spline, *samples;
+static int nsamples = 24; /* samples of the test problems (--measure sets it) */
 
 /* the small plane problem of tests/scen_batch_test.c; spline: a spline basis (nlopt), else per-sample commands */
 static kl_problem *problem(int sp)
@@ -45,7 +53,7 @@ static kl_problem *problem(int sp)
   s.resolution = 1e-3;
   s.path_x0 = -0.02;
   s.path_x1 = 0.02;
-  s.ns = 24;
+  s.ns = nsamples;
   s.method = sp ? KL_METHOD_NLOPT : KL_METHOD_LM;
   s.n_o = 9;
   s.n_v = 5;
@@ -313,8 +321,92 @@ static void test_stop(void **state)
   }
 }
 
-int main(void)
+/* --measure: each rank's batch time and the collectives' time, best of reps */
+typedef struct meas {
+  kl_host *h;
+  int np, nsc, reps;
+  double t_batch, t_coll, cpu_batch; /* wall s, wall s, the rank's thread's CPU s (of the best batch) */
+} meas;
+
+static double thread_cpu(void)
 {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void measure_rank(const kelvin_shard *sh, void *arg)
+{
+  meas *m = arg;
+  const kl_problem *pb = spline;
+  const int ns = pb->ns;
+  const size_t Q = (size_t)m->np * m->nsc;
+  kl_host_set_shard(m->h, sh);
+  const kl_rollout_def def = {ns, pb->nc, pb->gp, pb->geo, pb->basis, 0, NULL, NULL};
+  kl_rollout *r = NULL;
+  double *ctrl = candidates(pb, m->np), *gp = malloc((size_t)m->nsc * KL_GP_N * sizeof *gp);
+  double *geo = malloc((size_t)m->nsc * ns * KL_GG_N * sizeof *geo), *obj = malloc(KL_OBJ_N * Q * sizeof *obj);
+  for (int s = 0; s < m->nsc; ++s) { /* the test's three scenarios over and over */
+    double g3[S * KL_GP_N], *q3 = malloc((size_t)S * ns * KL_GG_N * sizeof *q3);
+    scenarios(pb, g3, q3);
+    memcpy(gp + (size_t)s * KL_GP_N, g3 + (s % S) * KL_GP_N, KL_GP_N * sizeof *gp);
+    memcpy(geo + (size_t)s * ns * KL_GG_N, q3 + (size_t)(s % S) * ns * KL_GG_N, (size_t)ns * KL_GG_N * sizeof *geo);
+    free(q3);
+  }
+  m->t_batch = m->t_coll = 1e300;
+  if (kl_rollout_create(m->h, &def, &r) == KELVIN_OK && kl_rollout_set_scenarios(r, m->nsc, gp, geo) == KELVIN_OK) {
+    for (int k = 0; k < m->reps; ++k) {
+      const double t0 = kl_now(), c0 = thread_cpu();
+      if (kl_rollout_eval_scenarios(r, (size_t)m->np, ctrl, obj, NULL) != KELVIN_OK) break;
+      if (kl_now() - t0 < m->t_batch) m->t_batch = kl_now() - t0, m->cpu_batch = thread_cpu() - c0;
+    }
+    char msg[256];
+    for (int k = 0; k < m->reps; ++k) { /* what the batch's end does: agree, gather the objective terms */
+      const double t0 = kl_now();
+      kl_shard_agree(sh, KELVIN_OK, msg, sizeof msg);
+      kl_shard_gather_cols(sh, obj, KL_OBJ_N, Q, sizeof *obj, -1, msg, sizeof msg);
+      m->t_coll = fmin(m->t_coll, kl_now() - t0);
+    }
+  }
+  kl_rollout_destroy(r);
+  kl_host_set_shard(m->h, NULL);
+  free(ctrl), free(gp), free(geo), free(obj);
+}
+
+static int measure_mode(int P, int nS, int ns)
+{
+  nsamples = ns;
+  spline = problem(1);
+  if (!spline || P < 1 || nS < 1) return 1;
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  o.cpu = 1;
+  o.threads = 1;
+  meas m[2];
+  for (int r = 0; r < 2; ++r) {
+    m[r] = (meas){NULL, P, nS, 3, 0, 0, 0};
+    if (kl_host_create(&m[r].h) != KELVIN_OK || kl_host_open(m[r].h, &o) != KELVIN_OK) return 1;
+  }
+  measure_rank(NULL, &m[0]);
+  const double t1 = m[0].t_batch, m1cpu = m[0].cpu_batch;
+  void *arg[2] = {&m[0], &m[1]};
+  if (tshard_run(2, measure_rank, arg) != 0) return 1;
+  const double t2 = fmax(m[0].t_batch, m[1].t_batch), tc = fmax(m[0].t_coll, m[1].t_coll);
+  printf("scenario batch %d x %d, %d samples, twin, 1 OpenMP thread per rank (best of 3):\n", P, nS, ns);
+  printf("  1 rank: %.4f s\n  2 ranks: %.4f s (rank 0 %.4f, rank 1 %.4f): speed-up %.2f, efficiency %.2f\n", t1, t2,
+         m[0].t_batch, m[1].t_batch, t1 / t2, t1 / t2 / 2);
+  printf("  CPU time of the batch (the rank's thread; one OpenMP thread runs on the caller's): 1 rank %.4f s, 2 ranks "
+         "%.4f + %.4f s\n", m1cpu, m[0].cpu_batch, m[1].cpu_batch);
+  printf("  the agreement and the gather of %d x %d objective terms (%.2f MB) alone: %.5f s, %.2f %% of the 2-rank "
+         "batch\n", KL_OBJ_N, P * nS, KL_OBJ_N * (double)P * nS * 8 / 1e6, tc, 100 * tc / t2);
+  for (int r = 0; r < 2; ++r) kl_host_destroy(m[r].h);
+  kl_problem_free(spline);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc == 5 && !strcmp(argv[1], "--measure")) return measure_mode(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
   kl_host_opts o;
   kl_host_opts_default(&o);
   spline = problem(1);
