@@ -226,7 +226,10 @@ static kelvin_status screen(run *r, const double *guess, double *best, int keep,
   const size_t chunk = 1024;
   for (size_t a = 0; a < P; a += chunk) {
     const size_t n = (P - a < chunk) ? P - a : chunk;
-    if ((st = batch(r, n, xs + a * nc, J + a, NULL, NULL)) != KELVIN_OK) goto done;
+    if ((st = batch(r, n, xs + a * nc, J + a, NULL, NULL)) != KELVIN_OK) {
+      if (st == KELVIN_ERR_STOPPED) st = stopped(r, "screening"); /* (a stop the group agreed on: "rank R: ") */
+      goto done;
+    }
     if (kl_progress_say(&r->prog, 1, (double)(a + n) / (double)P,
                         "screening: %zu/%zu candidates", a + n, P)) {
       st = stopped(r, "screening");
@@ -381,6 +384,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
   nlopt_destroy(opt);
   nlopt_destroy(local);
   r->opt = NULL;
+  if (r->st == KELVIN_ERR_STOPPED) return stopped(r, "refinement"); /* (a stop the group agreed on: "rank R: ") */
   if (r->st != KELVIN_OK) return r->st;
   if (rc == NLOPT_INVALID_ARGS || rc == NLOPT_OUT_OF_MEMORY || r->best_f == HUGE_VAL) {
     snprintf(r->msg, (size_t)r->cap, "NLopt %s failed: %s", s->algorithm, nlopt_result_to_string(rc));

@@ -209,6 +209,7 @@ static void stop_case(int kind, const char *at)
     printf("# stop at '%s': rank %d: %s\n", at, r, j[r].msg);
     assert_int_equal(j[r].st, KELVIN_ERR_STOPPED);
     assert_int_equal(strncmp(j[r].msg, "rank 2: ", 8), 0);
+    assert_non_null(strstr(j[r].msg, "stopped by the caller"));
     assert_int_equal(j[r].asked, r == 2);
     kl_opt_result_free(&j[r].res);
   }
@@ -221,7 +222,7 @@ static void test_stop(void **state)
   (void)state;
   alarm(120); /* a rank left waiting in a collective hangs the group: SIGALRM ends the test (a failure) */
   stop_case(LM, "refinement"); /* the notice before the refinement: the next batch (LM's first) stops all */
-  stop_case(NLOPT, "screening"); /* a screening tick or notice */
+  stop_case(NLOPT, "screening"); /* after the screening's one batch: acted on at the refinement's first */
   stop_case(NLOPT, "verification"); /* inside the replicated 3-D stage: the agreement after it stops all */
   alarm(0);
 }

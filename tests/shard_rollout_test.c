@@ -11,7 +11,13 @@
  * `shard_rollout_test --measure P S NS` (no cmocka) times a scenario batch of P candidates x S scenarios of NS samples
  * on the twin (one OpenMP thread per rank) on 1 and 2 ranks, and on 2 ranks the collectives it ends with (the
  * agreement and the gather of its KL_OBJ_N x P S objective terms) alone, repeated the same way: their share of the
- * batch's time. */
+ * batch's time.
+ *
+ * `shard_rollout_test --oclgrind` (silent on success; run it under Oclgrind with KELVIN_DEVICE=Oclgrind) runs the
+ * three batches of 2 candidates x 2 scenarios on one handle as each rank of 3 in turn, with hooks that keep only the
+ * rank's own columns (one thread: Oclgrind is not run from several threads), so that the kernels run at a global
+ * offset up to `end` (rank 2's share of 2 candidates is empty), and checks each rank's columns against the whole
+ * batch's bit for bit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -404,8 +410,79 @@ static int measure_mode(int P, int nS, int ns)
   return 0;
 }
 
+/* --oclgrind: hooks of a rank that is alone (the others' columns are left as they were) */
+typedef struct lone {
+  int rank, size;
+} lone;
+
+static int lone_gather(void *ctx, const void *send, void *recv, const size_t *counts, int root)
+{
+  const lone *l = ctx;
+  size_t off = 0;
+  for (int r = 0; r < l->rank; ++r) off += counts[r];
+  if (recv && (root < 0 || root == l->rank)) memcpy((char *)recv + off, send, counts[l->rank]);
+  return 0;
+}
+
+static int lone_agree(void *ctx, int *code, char *msg, size_t cap)
+{
+  (void)ctx, (void)code, (void)msg, (void)cap;
+  return 0;
+}
+
+/* columns [lo, hi) of rows x n tables a and b the same, bit for bit */
+static int same_cols(const double *a, const double *b, size_t rows, size_t n, size_t lo, size_t hi)
+{
+  for (size_t t = 0; t < rows; ++t)
+    if (hi > lo && memcmp(a + t * n + lo, b + t * n + lo, (hi - lo) * sizeof *a) != 0) return 0;
+  return 1;
+}
+
+static int oclgrind_mode(void)
+{
+  kl_host_opts o;
+  kl_host_opts_default(&o);
+  nsamples = 12;
+  samples = problem(0);
+  kl_host *h = NULL;
+  if (!samples || kl_host_create(&h) != KELVIN_OK || kl_host_open(h, &o) != KELVIN_OK || !kl_host_is_opencl(h)) {
+    fprintf(stderr, "shard_rollout_test --oclgrind: no OpenCL device (%s)\n", h ? kl_host_errmsg(h) : "");
+    return 1;
+  }
+  const int P = 2;
+  const size_t ns = (size_t)samples->ns, Q = (size_t)P * S;
+  out whole[1];
+  run_group(1, &h, samples, P, 0, -1, whole);
+  int rc = whole[0].st != KELVIN_OK;
+  for (int r = 0; r < NR && !rc; ++r) {
+    lone l = {r, NR};
+    const kelvin_shard sh = {r, NR, r, NR, &l, lone_gather, lone_agree};
+    out o1;
+    alloc_out(&o1, samples, h, P, 0);
+    kl_host_set_shard(h, &sh);
+    rank_main(&sh, &o1);
+    size_t lo, hi, qlo, qhi;
+    kl_shard_range(&sh, (size_t)P, &lo, &hi);
+    kl_shard_range(&sh, Q, &qlo, &qhi);
+    rc = o1.st != KELVIN_OK || !same_cols(o1.obj, whole[0].obj, KL_OBJ_N, (size_t)P, lo, hi) ||
+         !same_cols(o1.so, whole[0].so, KL_SO_N * ns, (size_t)P, lo, hi) ||
+         !same_cols(o1.tobj, whole[0].tobj, KL_OBJ_N, (size_t)P, lo, hi) ||
+         !same_cols(o1.dS, whole[0].dS, 1, (size_t)P * ND * ns, lo * ND * ns, hi * ND * ns) ||
+         !same_cols(o1.sobj, whole[0].sobj, KL_OBJ_N, Q, qlo, qhi) || !same_cols(o1.sso, whole[0].sso, KL_SO_N * ns, Q, qlo, qhi);
+    if (rc) fprintf(stderr, "shard_rollout_test --oclgrind: rank %d of %d differs from the whole batch (%s)\n", r, NR,
+                    o1.msg);
+    free_out(&o1);
+  }
+  if (whole[0].st != KELVIN_OK) fprintf(stderr, "shard_rollout_test --oclgrind: %s\n", whole[0].msg);
+  free_out(&whole[0]);
+  kl_host_destroy(h);
+  kl_problem_free(samples);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc == 2 && !strcmp(argv[1], "--oclgrind")) return oclgrind_mode();
   if (argc == 5 && !strcmp(argv[1], "--measure")) return measure_mode(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
   kl_host_opts o;
   kl_host_opts_default(&o);
