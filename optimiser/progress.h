@@ -14,6 +14,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/clock.h"
 #include "core/shard.h"
@@ -41,7 +42,9 @@ static inline void kl_progress_defer(kl_progress *p, const kelvin_shard *sh) { p
 
 /* Collective with a shard: the group agrees on st, a stop recorded on this rank (deferred) counting as
  * KELVIN_ERR_STOPPED with "<what>: stopped by the caller"; every rank returns the lowest failing rank's status
- * and msg "rank R: ...". Without a shard: st. */
+ * and msg "rank R: ...". A rank that failed itself with that status (not a stop) keeps its own message: work
+ * done alike on every rank (a 3-D run) fails alike, and rank 0's message, which the caller reports or records
+ * (a correction's note), is then one rank's message word for word. Without a shard: st. */
 static inline kelvin_status kl_progress_agree(const kl_progress *p, const kelvin_shard *sh, kelvin_status st,
                                               const char *what, char *msg, int cap)
 {
@@ -50,7 +53,12 @@ static inline kelvin_status kl_progress_agree(const kl_progress *p, const kelvin
     st = KELVIN_ERR_STOPPED;
     snprintf(msg, (size_t)cap, "%s: stopped by the caller", what);
   }
-  return kl_shard_agree(sh, st, msg, (size_t)cap);
+  char *own = st != KELVIN_OK && st != KELVIN_ERR_STOPPED ? malloc((size_t)cap) : NULL;
+  if (own) snprintf(own, (size_t)cap, "%s", msg);
+  const kelvin_status a = kl_shard_agree(sh, st, msg, (size_t)cap);
+  if (own && a == st) snprintf(msg, (size_t)cap, "%s", own);
+  free(own);
+  return a;
 }
 
 /* The clock a time limit reads: kl_now(), and with a shard rank 0's kl_now() on every rank, so that a stage

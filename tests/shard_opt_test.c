@@ -252,6 +252,32 @@ static void test_time(void **state)
   }
 }
 
+/* a failure every rank meets alike in replicated work (each rank's 3-D verification over verify.time_limit 1 ns):
+ * KELVIN_ERR_LIMIT on every rank, each with its own message, as one rank gives it (no "rank R: " in front: rank 0's
+ * message is the one a caller reports) */
+static void test_alike(void **state)
+{
+  (void)state;
+  kl_problem *pb = problem(NLOPT);
+  pb->set.verify_time_limit = 1e-9;
+  pb->set.screening = 0;
+  job *j = calloc(NR, sizeof *j);
+  run_group(1, twin, pb, NULL, -1, NULL, j);
+  assert_int_equal(j[0].st, KELVIN_ERR_LIMIT);
+  assert_non_null(strstr(j[0].msg, "verify.time_limit"));
+  kl_opt_result_free(&j[0].res);
+  run_group(NR, twin, pb, NULL, -1, NULL, j);
+  for (int r = 0; r < NR; ++r) {
+    printf("# verify.time_limit 1 ns, rank %d: %.100s...\n", r, j[r].msg);
+    assert_int_equal(j[r].st, KELVIN_ERR_LIMIT);
+    assert_int_not_equal(strncmp(j[r].msg, "rank ", 5), 0);
+    assert_non_null(strstr(j[r].msg, "verify.time_limit"));
+    kl_opt_result_free(&j[r].res);
+  }
+  free(j);
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   kl_host_opts o;
@@ -271,7 +297,8 @@ int main(void)
   for (int r = 0; r < NR; ++r)
     if (kl_host_open(twin[r], &o) != KELVIN_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_twin), cmocka_unit_test(test_opencl),
-                                     cmocka_unit_test(test_stop), cmocka_unit_test(test_time)};
+                                     cmocka_unit_test(test_stop), cmocka_unit_test(test_time),
+                                     cmocka_unit_test(test_alike)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   for (int r = 0; r < NR; ++r) kl_host_destroy(cl[r]), kl_host_destroy(twin[r]);
   return rc;
