@@ -29,8 +29,10 @@ static kelvin_status check(kelvin_grind *g, kelvin_device *dev, const int *which
   if (!c) return kl_api_fail(g->msg, KELVIN_ERR_NOMEM, "out of memory");
   const kl_problem_inputs in = kl_grind_inputs(g);
   kl_progress prog = kl_progress_of(g->progress, g->ctx);
-  const kelvin_status st = kl_check_run(g->pb, &in, dev->h, g->identity ? NULL : g->pb->basis, g->res, which, nw, S,
-                                        with_3d, &prog, c, g->msg, KL_API_MSG);
+  kl_progress_defer(&prog, kl_host_shard(dev->h)); /* a sharded run: a stop on one rank ends all at the end */
+  kelvin_status st = kl_check_run(g->pb, &in, dev->h, g->identity ? NULL : g->pb->basis, g->res, which, nw, S,
+                                  with_3d, &prog, c, g->msg, KL_API_MSG);
+  st = kl_progress_agree(&prog, kl_host_shard(dev->h), st, "out-of-sample check", g->msg, KL_API_MSG);
   if (st != KELVIN_OK) {
     free(c);
     if (st == KELVIN_ERR_CONFIG) kl_grind_locate(g);
@@ -53,6 +55,7 @@ kelvin_status kl_grind_optimise_robust(kelvin_grind *g, kelvin_device *dev)
   }
   const kl_problem_inputs in = kl_grind_inputs(g);
   kl_progress prog = kl_progress_of(g->progress, g->ctx);
+  kl_progress_defer(&prog, kl_host_shard(dev->h)); /* drawn alike on every rank: a stop ends all below */
   if (kl_progress_say(&prog, 0, 0.0, "scenarios: %d drawn (uncertainty.seed %lu) over %d uncertain parameters", S,
                       g->set.unc_seed, kl_unc_active(&g->set))) {
     st = kl_api_fail(g->msg, KELVIN_ERR_STOPPED, "scenarios: stopped by the caller");
@@ -63,6 +66,8 @@ kelvin_status kl_grind_optimise_robust(kelvin_grind *g, kelvin_device *dev)
     if (st == KELVIN_ERR_CONFIG) kl_grind_locate(g);
     goto done;
   }
+  if ((st = kl_progress_agree(&prog, kl_host_shard(dev->h), KELVIN_OK, "scenarios", g->msg, KL_API_MSG)) != KELVIN_OK)
+    goto done;
   const kl_scen_set sc = {S, gp, geo, kl_check_spec(pb)};
   if ((st = kl_optimise_robust(pb, dev->h, &sc, g->progress, g->ctx, g->res, g->msg, KL_API_MSG)) != KELVIN_OK) goto done;
   if (g->set.unc_verify > 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/shard.h"
 #include "host/blas.h"
 #include "host/host_impl.h"
 #include "kl_kernel_sources.h"
@@ -32,8 +33,9 @@ struct kl_rollout {
   /* OpenMP path */
   double *ov;
   size_t ovcap;
-  size_t count, count_host;
+  size_t count, count_host, count_local; /* count_local: those this rank ran (kl_rollout_count_local) */
   double seconds;
+  const int *stop; /* a stop asked on this rank, acted on by the next sharded batch (kl_rollout_stop_flag) */
 };
 
 static void release_mem(cl_mem *m)
@@ -230,16 +232,32 @@ static size_t rollout_wgs(kl_host *h)
   return local < 1 || local > 1024 ? dflt : local;
 }
 
+/* read columns [lo, hi) of a rows x n device table (row pitch n doubles) into the same columns of out */
+static kelvin_status read_cols(kl_host *h, cl_mem m, size_t rows, size_t n, size_t lo, size_t hi, double *out)
+{
+  kelvin_status st = KELVIN_OK;
+  if (lo == 0 && hi == n) {
+    KL_CL(h, clEnqueueReadBuffer(h->q, m, CL_TRUE, 0, rows * n * sizeof(double), out, 0, NULL, NULL));
+  } else {
+    const size_t org[3] = {lo * sizeof(double), 0, 0}, reg[3] = {(hi - lo) * sizeof(double), rows, 1};
+    KL_CL(h, clEnqueueReadBufferRect(h->q, m, CL_TRUE, org, org, reg, n * sizeof(double), 0, n * sizeof(double), 0,
+                                     out, 0, NULL, NULL));
+  }
+cleanup:
+  return st;
+}
+
 /* OpenCL path: upload control points, GEMM on the device, rollout kernel (or the tangent-linear one with
- * nd directions), download */
-static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so, int nd,
-                             const double *dir, double *dS)
+ * nd directions) over the candidates [lo, hi) (a rank's share; all P are expanded, so that each column's
+ * GEMM is the one-rank batch's), download their columns */
+static kelvin_status eval_cl(kl_rollout *r, size_t P, size_t lo, size_t hi, const double *ctrl, double *obj,
+                             double *so, int nd, const double *dir, double *dS)
 {
   kl_host *h = r->h;
   kelvin_status st = expand_cl(r, P, P, ctrl, so != NULL);
   if (st != KELVIN_OK) return st;
   const size_t ns = (size_t)r->ns;
-  const int iP = (int)P, ins = r->ns, want = so != NULL;
+  const int iP = (int)P, ins = r->ns, want = so != NULL, end = (int)hi;
   cl_kernel kk = nd > 0 ? r->ktl : r->k;
   const size_t ntl = (size_t)nd * ns * P;
   if (nd > 0 && ntl > r->tlcap) {
@@ -265,12 +283,16 @@ static kelvin_status eval_cl(kl_rollout *r, size_t P, const double *ctrl, double
     KL_CL(h, clSetKernelArg(kk, 9, sizeof r->ddir, &r->ddir));
     KL_CL(h, clSetKernelArg(kk, 10, sizeof r->dds, &r->dds));
   }
-  const size_t local = rollout_wgs(h);
-  const size_t global = (P + local - 1) / local * local;
-  KL_CL(h, clEnqueueNDRangeKernel(h->q, kk, 1, NULL, &global, &local, 0, NULL, NULL));
-  if (nd > 0) KL_CL(h, clEnqueueReadBuffer(h->q, r->dds, CL_TRUE, 0, ntl * sizeof(double), dS, 0, NULL, NULL));
-  KL_CL(h, clEnqueueReadBuffer(h->q, r->dobj, CL_TRUE, 0, KL_OBJ_N * P * sizeof(double), obj, 0, NULL, NULL));
-  if (so) KL_CL(h, clEnqueueReadBuffer(h->q, r->dso, CL_TRUE, 0, KL_SO_N * ns * P * sizeof(double), so, 0, NULL, NULL));
+  KL_CL(h, clSetKernelArg(kk, nd > 0 ? 11 : 8, sizeof end, &end));
+  const size_t local = rollout_wgs(h), n = hi - lo, off = lo;
+  const size_t global = (n + local - 1) / local * local;
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, kk, 1, &off, &global, &local, 0, NULL, NULL));
+  if (nd > 0) {
+    const size_t b = (size_t)nd * ns * sizeof(double); /* a candidate's directions are contiguous */
+    KL_CL(h, clEnqueueReadBuffer(h->q, r->dds, CL_TRUE, lo * b, n * b, (char *)dS + lo * b, 0, NULL, NULL));
+  }
+  if ((st = read_cols(h, r->dobj, KL_OBJ_N, P, lo, hi, obj)) != KELVIN_OK) goto cleanup;
+  if (so) st = read_cols(h, r->dso, KL_SO_N * ns, P, lo, hi, so);
 cleanup:
   return st;
 }
@@ -302,19 +324,20 @@ static kelvin_status expand_omp(kl_rollout *r, size_t P, const double *ctrl)
   return KELVIN_OK;
 }
 
-/* OpenMP twin: the same GEMM on the host, the same header function in a parallel loop */
-static kelvin_status eval_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so, int nd,
-                              const double *dir, double *dS)
+/* OpenMP twin: the same GEMM on the host, the same header function in a parallel loop over the candidates
+ * [lo, hi) (a rank's share), written in place in obj, so and dS */
+static kelvin_status eval_omp(kl_rollout *r, size_t P, size_t lo, size_t hi, const double *ctrl, double *obj,
+                              double *so, int nd, const double *dir, double *dS)
 {
   const size_t ns = (size_t)r->ns;
   const kelvin_status st = expand_omp(r, P, ctrl);
   if (st != KELVIN_OK) return st;
   const int threads = twin_threads(r);
-  const int iP = (int)P, want = so != NULL;
+  const int iP = (int)(hi - lo), i0 = (int)lo, nP = (int)P, want = so != NULL;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int p = 0; p < iP; ++p)
-    kl_grind_rollout_tl(r->gp, r->ns, r->geo, r->ov, iP, p, iP, p, obj, want, so, nd,
-                        nd ? dir + (size_t)p * nd * ns : NULL, nd ? dS + (size_t)p * nd * ns : NULL);
+    kl_grind_rollout_tl(r->gp, r->ns, r->geo, r->ov, nP, i0 + p, nP, i0 + p, obj, want, so, nd,
+                        nd ? dir + (size_t)(i0 + p) * nd * ns : NULL, nd ? dS + (size_t)(i0 + p) * nd * ns : NULL);
   return KELVIN_OK;
 }
 
@@ -324,20 +347,59 @@ static int on_device(const kl_rollout *r, size_t P)
   return kl_host_is_opencl(r->h) && (r->host_below <= 0 || P >= (size_t)r->host_below);
 }
 
-static void tally(kl_rollout *r, size_t P, int dev)
+static void tally(kl_rollout *r, size_t P, int dev, size_t local)
 {
   r->count += P;
+  r->count_local += local;
   if (!dev && kl_host_is_opencl(r->h)) r->count_host += P;
+}
+
+/* A sharded batch's second half (docs/design.md section 11): this rank computed its share (status st); a stop
+ * asked on this rank meanwhile (kl_rollout_stop_flag) becomes its status; the group agrees on the status, then
+ * every rank receives every column of each of the np tables (rows x n, elem bytes each; NULL: skipped).
+ * Without a shard: st. */
+typedef struct table {
+  void *a;
+  size_t rows, elem;
+} table;
+static kelvin_status share(kl_rollout *r, kelvin_status st, size_t n, const table *t, int np)
+{
+  const kelvin_shard *sh = kl_host_shard(r->h);
+  if (!sh) return st;
+  char msg[KL_HOST_MSG];
+  if (st == KELVIN_OK && r->stop && *r->stop) {
+    st = KELVIN_ERR_STOPPED;
+    snprintf(msg, sizeof msg, "stopped by the caller");
+  } else
+    snprintf(msg, sizeof msg, "%s", st == KELVIN_OK ? "" : kl_host_errmsg(r->h));
+  st = kl_shard_agree(sh, st, msg, sizeof msg);
+  for (int i = 0; i < np && st == KELVIN_OK; ++i)
+    if (t[i].a) st = kl_shard_gather_cols(sh, t[i].a, t[i].rows, n, t[i].elem, -1, msg, sizeof msg);
+  return st == KELVIN_OK ? st : kl_host_fail(r->h, st, "%s", msg);
+}
+
+/* this rank's share [lo, hi) of n items; none if a stop is pending (it ends the batch in share()) */
+static void range(const kl_rollout *r, size_t n, size_t *lo, size_t *hi)
+{
+  const kelvin_shard *sh = kl_host_shard(r->h);
+  kl_shard_range(sh, n, lo, hi);
+  if (sh && r->stop && *r->stop) *hi = *lo;
 }
 
 kelvin_status kl_rollout_eval(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
 {
   if (P < 1 || P > (size_t)1 << 28) return kl_host_fail(r->h, KELVIN_ERR_ARG, "rollout: P must be in [1, 2^28], got %zu", P);
   const double t0 = kl_now();
-  const int dev = on_device(r, P);
-  const kelvin_status st = dev ? eval_cl(r, P, ctrl, obj, so, 0, NULL, NULL) : eval_omp(r, P, ctrl, obj, so, 0, NULL, NULL);
+  const int dev = on_device(r, P); /* on the whole batch: the same path on every rank */
+  size_t lo, hi;
+  range(r, P, &lo, &hi);
+  kelvin_status st = KELVIN_OK;
+  if (hi > lo)
+    st = dev ? eval_cl(r, P, lo, hi, ctrl, obj, so, 0, NULL, NULL) : eval_omp(r, P, lo, hi, ctrl, obj, so, 0, NULL, NULL);
+  const table t[2] = {{obj, KL_OBJ_N, sizeof *obj}, {so, KL_SO_N * (size_t)r->ns, sizeof *obj}};
+  st = share(r, st, P, t, 2);
   r->seconds += kl_now() - t0;
-  if (st == KELVIN_OK) tally(r, P, dev);
+  if (st == KELVIN_OK) tally(r, P, dev, hi - lo);
   return st;
 }
 
@@ -350,9 +412,20 @@ kelvin_status kl_rollout_tangent(kl_rollout *r, size_t P, const double *ctrl, in
                         KL_TL_MAX, nd);
   const double t0 = kl_now();
   const int dev = on_device(r, P);
-  const kelvin_status st = dev ? eval_cl(r, P, ctrl, obj, so, nd, dir, dS) : eval_omp(r, P, ctrl, obj, so, nd, dir, dS);
+  /* sharded by candidate: a candidate's nd ns derivatives are contiguous, one element of a 1 x P table; a batch
+   * of one (LM's) runs on rank 0 alone and reaches the others through the gather (its directions are one
+   * work-item's: no split by direction) */
+  size_t lo, hi;
+  range(r, P, &lo, &hi);
+  kelvin_status st = KELVIN_OK;
+  if (hi > lo)
+    st = dev ? eval_cl(r, P, lo, hi, ctrl, obj, so, nd, dir, dS) : eval_omp(r, P, lo, hi, ctrl, obj, so, nd, dir, dS);
+  const table t[3] = {{obj, KL_OBJ_N, sizeof *obj},
+                      {so, KL_SO_N * (size_t)r->ns, sizeof *obj},
+                      {dS, 1, (size_t)nd * (size_t)r->ns * sizeof *dS}};
+  st = share(r, st, P, t, 3);
   r->seconds += kl_now() - t0;
-  if (st == KELVIN_OK) tally(r, P, dev);
+  if (st == KELVIN_OK) tally(r, P, dev, hi - lo);
   return st;
 }
 
@@ -392,7 +465,8 @@ int kl_rollout_nscenarios(const kl_rollout *r) { return r->S; }
  * of pageable reads measured on an H200 (benchmarks/RESULTS.md, "On a GPU") 1.5 MB takes 0.15-0.2 ms, and the
  * same batch there is tens of ms at the least (screening batches ran 1.5-3.4 times the 16 host cores' speed),
  * so under 1 %. The statistics over scenarios belong on the host, where the caller needs them anyway. */
-static kelvin_status eval_scen_cl(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+static kelvin_status eval_scen_cl(kl_rollout *r, size_t P, size_t lo, size_t hi, const double *ctrl, double *obj,
+                                  double *so)
 {
   kl_host *h = r->h;
   const size_t ns = (size_t)r->ns, S = (size_t)r->S, Q = P * S;
@@ -407,7 +481,7 @@ static kelvin_status eval_scen_cl(kl_rollout *r, size_t P, const double *ctrl, d
     KL_CL(h, (r->dgeos = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                         S * ns * KL_GG_N * sizeof(double), r->geos, &err),
               err));
-  const int iP = (int)P, iS = r->S, ins = r->ns, want = so != NULL;
+  const int iP = (int)P, iS = r->S, ins = r->ns, want = so != NULL, end = (int)hi;
   cl_kernel ks = r->ksc;
   KL_CL(h, clSetKernelArg(ks, 0, sizeof iP, &iP));
   KL_CL(h, clSetKernelArg(ks, 1, sizeof iS, &iS));
@@ -418,23 +492,26 @@ static kelvin_status eval_scen_cl(kl_rollout *r, size_t P, const double *ctrl, d
   KL_CL(h, clSetKernelArg(ks, 6, sizeof r->dobj, &r->dobj));
   KL_CL(h, clSetKernelArg(ks, 7, sizeof want, &want));
   KL_CL(h, clSetKernelArg(ks, 8, sizeof r->dso, &r->dso));
-  const size_t local = rollout_wgs(h), global = (Q + local - 1) / local * local;
-  KL_CL(h, clEnqueueNDRangeKernel(h->q, ks, 1, NULL, &global, &local, 0, NULL, NULL));
-  KL_CL(h, clEnqueueReadBuffer(h->q, r->dobj, CL_TRUE, 0, KL_OBJ_N * Q * sizeof(double), obj, 0, NULL, NULL));
-  if (so) KL_CL(h, clEnqueueReadBuffer(h->q, r->dso, CL_TRUE, 0, KL_SO_N * ns * Q * sizeof(double), so, 0, NULL, NULL));
+  KL_CL(h, clSetKernelArg(ks, 9, sizeof end, &end));
+  const size_t local = rollout_wgs(h), off = lo, global = (hi - lo + local - 1) / local * local;
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, ks, 1, &off, &global, &local, 0, NULL, NULL));
+  if ((st = read_cols(h, r->dobj, KL_OBJ_N, Q, lo, hi, obj)) != KELVIN_OK) goto cleanup;
+  if (so) st = read_cols(h, r->dso, KL_SO_N * ns, Q, lo, hi, so);
 cleanup:
   return st;
 }
 
-/* OpenMP twin of a scenario batch: the candidates expanded once, one loop over all P S rollouts */
-static kelvin_status eval_scen_omp(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so)
+/* OpenMP twin of a scenario batch: the candidates expanded once, one loop over the rollouts [lo, hi) of P S (a
+ * rank's share; all of them without a shard) */
+static kelvin_status eval_scen_omp(kl_rollout *r, size_t P, size_t lo, size_t hi, const double *ctrl, double *obj,
+                                   double *so)
 {
   const kelvin_status st = expand_omp(r, P, ctrl);
   if (st != KELVIN_OK) return st;
   const int threads = twin_threads(r);
-  const int iP = (int)P, iS = r->S, iQ = iP * iS, ns = r->ns, want = so != NULL;
+  const int iP = (int)P, iS = r->S, iQ = iP * iS, ns = r->ns, want = so != NULL, q0 = (int)lo, q1 = (int)hi;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-  for (int q = 0; q < iQ; ++q) {
+  for (int q = q0; q < q1; ++q) {
     const int p = q / iS, s = q - p * iS;
     kl_grind_rollout_tl(r->gps + (size_t)s * KL_GP_N, ns, r->geos + (size_t)s * ns * KL_GG_N, r->ov, iP, p, iQ, q, obj,
                         want, so, 0, NULL, NULL);
@@ -454,12 +531,20 @@ kelvin_status kl_rollout_eval_scenarios(kl_rollout *r, size_t P, const double *c
                         so ? " (with the per-sample outputs)" : "");
   const double t0 = kl_now();
   const int dev = on_device(r, P * S);
-  const kelvin_status st = dev ? eval_scen_cl(r, P, ctrl, obj, so) : eval_scen_omp(r, P, ctrl, obj, so);
+  /* sharded over the flat range of the P S rollouts (one candidate over many scenarios splits too) */
+  size_t lo, hi;
+  range(r, P * S, &lo, &hi);
+  kelvin_status st = KELVIN_OK;
+  if (hi > lo) st = dev ? eval_scen_cl(r, P, lo, hi, ctrl, obj, so) : eval_scen_omp(r, P, lo, hi, ctrl, obj, so);
+  const table t[2] = {{obj, KL_OBJ_N, sizeof *obj}, {so, KL_SO_N * ns, sizeof *obj}};
+  st = share(r, st, P * S, t, 2);
   r->seconds += kl_now() - t0;
-  if (st == KELVIN_OK) tally(r, P * S, dev);
+  if (st == KELVIN_OK) tally(r, P * S, dev, hi - lo);
   return st;
 }
 
+void kl_rollout_stop_flag(kl_rollout *r, const int *flag) { r->stop = flag; }
+size_t kl_rollout_count_local(const kl_rollout *r) { return r->count_local; }
 size_t kl_rollout_count(const kl_rollout *r) { return r->count; }
 size_t kl_rollout_count_host(const kl_rollout *r) { return r->count_host; }
 long kl_rollout_host_below(const kl_rollout *r) { return r->host_below; }

@@ -69,13 +69,27 @@ int kl_rollout_nscenarios(const kl_rollout *r); /* 0 before kl_rollout_set_scena
 kelvin_status kl_rollout_eval_scenarios(kl_rollout *r, size_t P, const double *ctrl, double *obj, double *so);
 
 /* Rollouts evaluated so far (candidates), and wall time spent in kl_rollout_eval [s] (a build on the
- * first device batch included). */
+ * first device batch included). With a shard, the whole batches' rollouts (the same on every rank, as one
+ * rank would count them); kl_rollout_count_local: those this rank ran itself (its shares). */
 size_t kl_rollout_count(const kl_rollout *r);
+size_t kl_rollout_count_local(const kl_rollout *r);
 double kl_rollout_seconds(const kl_rollout *r);
 
 /* Of kl_rollout_count, those the host's OpenMP twin ran while the handle has an OpenCL device (batches
  * below host_below); and the host_below in effect (0 on the twin's own handle). */
 size_t kl_rollout_count_host(const kl_rollout *r);
 long kl_rollout_host_below(const kl_rollout *r);
+
+/* Runs across processes (docs/design.md section 11). When the handle has a shard (kl_host_shard), every batch
+ * above is collective over its group: each rank evaluates its share (kl_shard_range) of the batch's
+ * candidates (of the P S rollouts for a scenario batch), in place in the caller's arrays; the group agrees on
+ * the status (a failure on any rank fails the batch on every rank with "rank R: <message>"); then every rank
+ * receives every column of obj, so and dS, bit for bit what one rank alone computes (each rank expands all P
+ * candidates so that each column's GEMM is the same, and host_below is decided on the whole batch). Every rank
+ * must call the same batches in the same order.
+ * flag (NULL: none; must outlive r's batches): nonzero once a stop was asked on this rank. With a shard the
+ * next batch then ends on every rank with KELVIN_ERR_STOPPED and "rank R: stopped by the caller", so that a stop
+ * asked on one rank is acted on by all at the same point; without a shard it is not read. */
+void kl_rollout_stop_flag(kl_rollout *r, const int *flag);
 
 #endif

@@ -339,7 +339,7 @@ static int damped_steps(const kl_problem *pb, const gn *q, gsl_matrix *A, gsl_ve
 kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, double *x, int maxit, double maxtime,
                           kl_progress *progress, kl_lm_stats *stats, char *msg, int cap)
 {
-  const double t0 = kl_now();
+  const double t0 = kl_progress_clock(kl_host_shard(h)); /* rank 0's with a shard (optimiser/progress.h) */
   double *const jac_out = stats->jac_out;
   memset(stats, 0, sizeof *stats);
   stats->jac_out = jac_out;
@@ -383,7 +383,7 @@ kelvin_status kl_lm_solve(const kl_problem *pb, kl_host *h, kl_rollout *ro, doub
   double lambda = 1e-3;
   stats->stop = "most iterations";
   for (int it = 0; it < maxit; ++it) {
-    if (maxtime > 0 && kl_now() - t0 > maxtime) {
+    if (maxtime > 0 && kl_progress_clock(kl_host_shard(h)) - t0 > maxtime) {
       stats->stop = "maxtime";
       break;
     }
@@ -618,7 +618,7 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
                                  int maxit, double maxtime, kl_progress *progress, kl_lm_stats *stats, char *msg,
                                  int cap)
 {
-  const double t0 = kl_now();
+  const double t0 = kl_progress_clock(kl_host_shard(h)); /* rank 0's with a shard (optimiser/progress.h) */
   memset(stats, 0, sizeof *stats);
   stats->stop = "";
   const int ns = pb->ns, n = 2 * ns, B = kl_lm_band(pb), S = sc ? sc->S : 0;
@@ -675,7 +675,7 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
   double lambda = 1e-3;
   stats->stop = "most iterations";
   for (int it = 0; it < maxit; ++it) {
-    if (maxtime > 0 && kl_now() - t0 > maxtime) {
+    if (maxtime > 0 && kl_progress_clock(kl_host_shard(h)) - t0 > maxtime) {
       stats->stop = "maxtime";
       break;
     }

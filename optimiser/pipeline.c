@@ -36,6 +36,8 @@ typedef struct run {
   const kl_scen_set *sc; /* a robust stage: batches score the robust objective over sc's scenarios; else NULL */
   double *sobj, *rwork;  /* its scratch: KL_OBJ_N x P S terms, 2 S */
   size_t scap;
+  double maxtime, t_refine; /* a sharded NLopt run's time limit and start on kl_progress_clock (refine) */
+  int timed_out;            /* it ran out */
 } run;
 
 /* a notice; nonzero when the caller asked to stop */
@@ -51,11 +53,26 @@ static int say(run *r, const char *fmt, ...)
   return kl_progress_say(&r->prog, 0, 0.0, "%s", buf);
 }
 
-/* the status and message of a stop at a checkpoint of stage what */
+/* the status and message of a stop at a checkpoint of stage what; a stop the group agreed on (a sharded run,
+ * optimiser/progress.h) keeps the "rank R: " of the rank that asked */
 static kelvin_status stopped(run *r, const char *what)
 {
-  snprintf(r->msg, (size_t)r->cap, "%s: stopped by the caller", what);
+  int rank = -1, n = 0;
+  if (kl_host_shard(r->h) && sscanf(r->msg, "rank %d: %n", &rank, &n) == 1 && n > 0)
+    snprintf(r->msg, (size_t)r->cap, "rank %d: %s: stopped by the caller", rank, what);
+  else
+    snprintf(r->msg, (size_t)r->cap, "%s: stopped by the caller", what);
   return KELVIN_ERR_STOPPED;
+}
+
+/* the clock a time limit reads (rank 0's with a shard; collective then: optimiser/progress.h) */
+static double clock_of(const run *r) { return kl_progress_clock(kl_host_shard(r->h)); }
+
+/* with a shard, the group's agreement on a status reached in work every rank does alike (the 3-D verification:
+ * a stop or a time limit on one rank), a stop recorded on this rank included (optimiser/progress.h) */
+static kelvin_status agree(run *r, kelvin_status st, const char *what)
+{
+  return kl_progress_agree(&r->prog, kl_host_shard(r->h), st, what, r->msg, r->cap);
 }
 
 /* the rollout batches' progress lines (the program's build) */
@@ -209,7 +226,10 @@ static kelvin_status screen(run *r, const double *guess, double *best, int keep,
   const size_t chunk = 1024;
   for (size_t a = 0; a < P; a += chunk) {
     const size_t n = (P - a < chunk) ? P - a : chunk;
-    if ((st = batch(r, n, xs + a * nc, J + a, NULL, NULL)) != KELVIN_OK) goto done;
+    if ((st = batch(r, n, xs + a * nc, J + a, NULL, NULL)) != KELVIN_OK) {
+      if (st == KELVIN_ERR_STOPPED) st = stopped(r, "screening"); /* (a stop the group agreed on: "rank R: ") */
+      goto done;
+    }
     if (kl_progress_say(&r->prog, 1, (double)(a + n) / (double)P,
                         "screening: %zu/%zu candidates", a + n, P)) {
       st = stopped(r, "screening");
@@ -277,6 +297,11 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     r->best_f = J0;
     memcpy(r->best_x, x, n * sizeof *x);
   }
+  /* a sharded run's time limit, on rank 0's clock after each evaluation (NLopt's own reads each rank's) */
+  if (r->maxtime > 0 && clock_of(r) - r->t_refine > r->maxtime) {
+    r->timed_out = 1;
+    nlopt_force_stop(r->opt);
+  }
   /* a checkpoint per NLopt evaluation (one rollout, or one batch of n + 1) */
   const double share = fmin(1.0, (double)(r->evals - r->e0) / (double)r->emax);
   if (kl_progress_say(&r->prog, 1, share, "refinement: %ld rollouts, best objective %.5g",
@@ -320,7 +345,11 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
   nlopt_set_xtol_rel(opt, s->xtol_rel);
   nlopt_set_ftol_rel(opt, s->ftol_rel);
   nlopt_set_maxeval(opt, s->maxeval);
-  nlopt_set_maxtime(opt, maxtime);
+  const int sharded = kl_host_shard(r->h) != NULL; /* the time limit in objective(), the same on every rank */
+  nlopt_set_maxtime(opt, sharded ? 0.0 : maxtime);
+  r->maxtime = sharded ? maxtime : 0.0;
+  r->timed_out = 0;
+  r->t_refine = clock_of(r);
   nlopt_opt local = NULL;
   if (alg == NLOPT_AUGLAG || alg == NLOPT_G_MLSL_LDS || alg == NLOPT_G_MLSL) {
     local = nlopt_create(NLOPT_LN_BOBYQA, n);
@@ -342,9 +371,11 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
     return KELVIN_ERR_NOMEM;
   }
   memcpy(r->best_x, x, n * sizeof *x);
-  const nlopt_result rc = nlopt_optimize(opt, x, &f);
+  nlopt_result rc = nlopt_optimize(opt, x, &f);
   /* a failed line search (NLOPT_FAILURE on a noisy objective) still leaves the best point seen */
   if (r->best_f < HUGE_VAL && (rc < 0 || r->best_f < f)) memcpy(x, r->best_x, n * sizeof *x);
+  if (r->timed_out && rc == NLOPT_FORCED_STOP && r->st == KELVIN_OK) rc = NLOPT_MAXTIME_REACHED;
+  r->maxtime = 0.0;
   free(r->best_x);
   r->best_x = NULL;
   *evals = (int)(r->evals - e0);
@@ -353,6 +384,7 @@ static kelvin_status refine(run *r, nlopt_algorithm alg, double maxtime, double 
   nlopt_destroy(opt);
   nlopt_destroy(local);
   r->opt = NULL;
+  if (r->st == KELVIN_ERR_STOPPED) return stopped(r, "refinement"); /* (a stop the group agreed on: "rank R: ") */
   if (r->st != KELVIN_OK) return r->st;
   if (rc == NLOPT_INVALID_ARGS || rc == NLOPT_OUT_OF_MEMORY || r->best_f == HUGE_VAL) {
     snprintf(r->msg, (size_t)r->cap, "NLopt %s failed: %s", s->algorithm, nlopt_result_to_string(rc));
@@ -494,6 +526,7 @@ static kelvin_status verify(run *r, const int *which, int nv)
     kl_v3_watch w = {r->prog.fn, r->prog.ctx, r->prog.f0, r->prog.f1, labels, pb->set.verify_time_limit, 0};
     st = kl_verify3d_many(pb, nv, ov, ov + (size_t)nv * ns, out, &w, r->msg, r->cap);
     if (w.stopped) r->prog.stopped = 1;
+    st = agree(r, st, "verification"); /* replicated: a stop or a failure on one rank ends all */
   }
   if (st != KELVIN_OK) goto done;
   for (int i = 0; i < nv; ++i) {
@@ -536,6 +569,7 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   r->nc = nc;
   r->res = res;
   r->prog = kl_progress_of(progress, ctx);
+  kl_progress_defer(&r->prog, kl_host_shard(h)); /* a sharded run: stops acted on together */
   r->msg = msg;
   r->cap = cap;
   memset(res, 0, sizeof *res);
@@ -547,6 +581,7 @@ static kelvin_status setup(run *r, const kl_problem *pb, kl_host *h, const doubl
   const kl_rollout_def def = {pb->ns, nc, pb->gp, pb->geo, basis, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
   const kelvin_status st = kl_rollout_create(h, &def, &r->ro);
   if (st != KELVIN_OK) snprintf(msg, (size_t)cap, "%s", kl_host_errmsg(h));
+  else kl_rollout_stop_flag(r->ro, &r->prog.stopped);
   return st;
 }
 
@@ -555,6 +590,7 @@ static void teardown(run *r)
   if (r->ro) { /* what the rollout sent from the device to the host, before it goes */
     r->res->host_rollouts = (long)kl_rollout_count_host(r->ro);
     r->res->host_below = kl_rollout_host_below(r->ro);
+    r->res->local_rollouts = (long)kl_rollout_count_local(r->ro);
   }
   kl_rollout_destroy(r->ro);
   free(r->ctrl);
@@ -816,7 +852,7 @@ static kelvin_status correct(run *r, int maxit)
   kl_opt_result *res = r->res;
   kl_correction *c = &res->corr;
   const int ns = pb->ns, nc = r->nc, from = res->best;
-  const double t0 = kl_now();
+  const double t0 = kl_now(), tc0 = clock_of(r); /* tc0: for the time limit */
   kelvin_status st = KELVIN_OK;
   c->ran = 1;
   r->correcting = 1;
@@ -846,7 +882,7 @@ static kelvin_status correct(run *r, int maxit)
   long rolls = 0; /* the device's rollouts in the correction */
   double Jbest = b0->vobj[KL_OBJ_J];
   for (int it = 0; it < maxit; ++it) {
-    const double left = s->maxtime - (kl_now() - t0), t1 = kl_now();
+    const double left = s->maxtime - (clock_of(r) - tc0), t1 = kl_now();
     if (left <= 0) break;
     const kl_pass *pc = &res->pass[cur];
     const double *S3 = scored3(pb, pc);
@@ -906,7 +942,7 @@ static kelvin_status correct(run *r, int maxit)
     if (gain < 0.01) break;
   }
   /* where the worst sample is still above KL_LOCAL_THRESH: the local step with the engine's own sensitivity */
-  if (kl_now() - t0 < s->maxtime && (st = local_step(r, &cur, from, &Jbest)) != KELVIN_OK) goto done;
+  if (clock_of(r) - tc0 < s->maxtime && (st = local_step(r, &cur, from, &Jbest)) != KELVIN_OK) goto done;
   /* the check the correction never saw: the pass kept and the start at reference accuracy */
   {
     const kl_pass *ps = &res->pass[cur];
@@ -1136,7 +1172,7 @@ kelvin_status kl_optimise_robust(const kl_problem *pb, kl_host *h, const kl_scen
       goto done;
     }
     st = kl_lm_solve(pb, h, r.ro, x, s->maxeval, s->budget > 0 ? s->budget : s->maxtime, &r.prog, &ls, msg, cap);
-    if (st == KELVIN_ERR_STOPPED) snprintf(msg, (size_t)cap, "refinement: stopped by the caller");
+    if (st == KELVIN_ERR_STOPPED) st = stopped(&r, "refinement");
     r.evals += ls.rollouts;
     if (st != KELVIN_OK) goto done;
     const int i = kl_opt_add(res, "refined-1", x, nc);
@@ -1161,7 +1197,7 @@ kelvin_status kl_optimise_robust(const kl_problem *pb, kl_host *h, const kl_scen
   int nbest = 1;
   memcpy(best, x, (size_t)nc * sizeof *x);
   double t1 = kl_now();
-  const double t_budget = t1;
+  const double t_budget = clock_of(&r); /* (rank 0's clock with a shard: every rank gives each start the same) */
   if (s->screening > 0 && !global) {
     r.prog.f0 = 0, r.prog.f1 = 0.1;
     if ((st = screen(&r, x, best, keep, &nbest)) != KELVIN_OK) goto done;
@@ -1181,7 +1217,7 @@ kelvin_status kl_optimise_robust(const kl_problem *pb, kl_host *h, const kl_scen
     const char *stop = "";
     const double t2 = kl_now();
     double maxtime = s->maxtime; /* with a budget, the starts share what is left of it */
-    if (s->budget > 0) maxtime = fmin(maxtime, fmax(0.05, (s->budget - (kl_now() - t_budget)) / (nbest - k)));
+    if (s->budget > 0) maxtime = fmin(maxtime, fmax(0.05, (s->budget - (clock_of(&r) - t_budget)) / (nbest - k)));
     r.prog.f0 = 0.1 + 0.4 * k / nbest, r.prog.f1 = 0.1 + 0.4 * (k + 1) / nbest;
     if ((st = refine(&r, alg, maxtime, x, &evals, &stop)) != KELVIN_OK) goto done;
     const int i = kl_opt_add(res, label, x, nc);
@@ -1231,6 +1267,8 @@ predict:
       if (st != KELVIN_OK) goto done;
     }
   }
+  /* with a shard, a stop recorded after the last batch ends every rank, as it would have ended one */
+  if ((st = agree(&r, st, "optimisation")) != KELVIN_OK) goto done;
   r.prog.f0 = 1; /* the last call (a stop asked here has nothing left to stop) */
   say(&r, "done: best pass '%s' in %.2f s", res->best >= 0 ? res->pass[res->best].label : "", kl_now() - t0);
 done:
@@ -1273,6 +1311,7 @@ kelvin_status kl_evaluate(const kl_problem *pb, kl_host *h, const double *o, con
   if ((st = verify(&r, which, 2)) != KELVIN_OK) goto out;
   res->time.verification = kl_now() - t1;
   res->best = res->initial;
+  if ((st = agree(&r, st, "evaluation")) != KELVIN_OK) goto out;
   r.prog.f0 = 1; /* the last call */
   say(&r, "done: pass '%s' evaluated in %.2f s", res->pass[res->best].label, kl_now() - t0);
 out:

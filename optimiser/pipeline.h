@@ -94,6 +94,8 @@ typedef struct kl_opt_result {
   int nominal;              /* a robust run: the nominal optimum (the best pass by the nominal objective), else -1 */
   int robust;               /* a robust run: the robust pass "robust" (then also best), else -1 */
   int scenarios;            /* a robust run: the optimisation set's size, else 0 */
+  long local_rollouts;      /* of the device's rollouts (kl_rollout_count), those this rank ran (a shard's share,
+                               host/rollout_batch.h; all without a shard) */
 } kl_opt_result;
 
 

@@ -319,6 +319,7 @@ static kelvin_status open_pass(prun *r, const double *v, const double *drop)
   pe->gp[KL_GP_AVG] = KL_MEASURE_AVERAGED;
   const kl_rollout_def def = {ns, 2 * ns, pe->gp, pe->geo, NULL, KL_ROLLOUT_HOST_BELOW_AUTO, notice, r};
   if ((st = kl_rollout_create(r->h, &def, &r->ro)) != KELVIN_OK) snprintf(r->msg, (size_t)r->cap, "%s", kl_host_errmsg(r->h));
+  else kl_rollout_stop_flag(r->ro, &r->prog.stopped);
   return st;
 }
 
@@ -650,6 +651,7 @@ static kelvin_status begin(prun *r, const kl_problem *pb, kl_host *h, kelvin_pro
   r->pb = pb;
   r->h = h;
   r->prog = kl_progress_of(progress, ctx);
+  kl_progress_defer(&r->prog, kl_host_shard(h)); /* a sharded run: stops acted on together (optimiser/progress.h) */
   r->progress = progress;
   r->ctx = ctx;
   r->msg = msg;
@@ -819,7 +821,9 @@ static kelvin_status run(const kl_problem *pb, kl_host *h, int naive, kl_plan *e
     char left[160] = "";
     if (!naive) snprintf(left, sizeof left, " (%d still needed)", N);
     if (eng) {
-      if ((st = engine_pass(&r)) != KELVIN_OK) goto done;
+      /* replicated on every rank: a stop or a time limit on one ends all */
+      st = kl_progress_agree(&r.prog, kl_host_shard(h), engine_pass(&r), "removal plan, 3-D engine", msg, cap);
+      if (st != KELVIN_OK) goto done;
       const kl_plan_pass *pe = &eng->pass[eng->npass - 1];
       snprintf(left, sizeof left, " (%d still needed; 3-D engine: residual max %.1f um, gouge %.1f um, force max %.3g N, "
                "volume %.4g mm^3; device's prediction)", N, um * pe->st.residual_max, um * pe->st.gouge, pe->force_max,
@@ -834,6 +838,8 @@ static kelvin_status run(const kl_problem *pb, kl_host *h, int naive, kl_plan *e
       goto done;
     }
   }
+  /* with a shard, a stop recorded after the last batch ends every rank, as it would have ended one */
+  st = kl_progress_agree(&r.prog, kl_host_shard(h), st, "removal plan", msg, cap);
 done:
   plan->seconds = kl_now() - t0;
   free(v);
