@@ -160,7 +160,7 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
   } else {
     st = kl_scenarios_pack(pb, in, S, out->draw, gp, geo, prog, msg, cap);
   }
-  if ((st = kl_shard_agree(sh, st, msg, (size_t)cap)) != KELVIN_OK) goto fail;
+  if ((st = kl_progress_agree(prog, sh, st, "check", msg, cap)) != KELVIN_OK) goto fail;
   const kl_scen_set sc = {S, gp, geo, out->spec};
   if ((st = kl_scenarios_predict(pb, h, basis, res, which, nw, &sc, out->dev[0], out->F[0], msg, cap)) != KELVIN_OK)
     goto fail;
@@ -177,7 +177,7 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
     st = KELVIN_ERR_STOPPED;
     snprintf(msg, (size_t)cap, "check: stopped by the caller");
   }
-  if ((st = kl_shard_agree(sh, st, msg, (size_t)cap)) != KELVIN_OK) goto fail;
+  if ((st = kl_progress_agree(prog, sh, st, "check", msg, cap)) != KELVIN_OK) goto fail;
   size_t slo, shi;
   kl_shard_range(sh, (size_t)S, &slo, &shi);
   const int s0 = (int)slo, s1 = (int)shi;
@@ -220,9 +220,11 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
     int d;
 #pragma omp atomic capture
     d = ++done;
+    /* a stop asked here ends this rank's share at once (deferred with a shard: prog->stopped), agreed below */
     if (omp_get_thread_num() == 0 &&
-        kl_progress_say(prog, 1, (double)d / (s1 - s0), "3-D check: %d/%d scenarios, %.0f s", d, s1 - s0,
-                        kl_now() - t0)) {
+        (kl_progress_say(prog, 1, (double)d / (s1 - s0), "3-D check: %d/%d scenarios, %.0f s", d, s1 - s0,
+                         kl_now() - t0) ||
+         (prog && prog->stopped))) {
 #pragma omp atomic write
       stop = 1;
     }
@@ -236,7 +238,7 @@ kelvin_status kl_check_run(const kl_problem *pb, const kl_problem_inputs *in, kl
     st = bad;
     snprintf(msg, (size_t)cap, "check: %s", badmsg);
   }
-  if ((st = kl_shard_agree(sh, st, msg, (size_t)cap)) != KELVIN_OK) goto fail;
+  if ((st = kl_progress_agree(prog, sh, st, "check", msg, cap)) != KELVIN_OK) goto fail;
   if (kl_shard_on(sh) && (st = gather3d(sh, out, first, msg, cap)) != KELVIN_OK) goto fail;
   out->seconds[1] = kl_now() - t0;
 done:
