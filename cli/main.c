@@ -91,6 +91,12 @@ static int mpi_end(int rc)
     if (st != KELVIN_OK && sscanf(msg, "rank %d:", &who) == 1 && who == sh->rank && who > 0 && kl_cli_rank_msg()[0])
       fprintf(stderr, "kelvin: %s\n", msg);
     rc = st == KELVIN_OK ? KL_EXIT_OK : st == KELVIN_ERR_ARG ? KL_EXIT_USAGE : KL_EXIT_RUNTIME;
+    /* what sharing cost rank 0 (benchmarks/mpi_scaling.sh reads this line; docs/design.md section 11.5) */
+    kelvin_shard_stats ss;
+    kelvin_shard_mpi_stats(sh, &ss);
+    if (rc == KL_EXIT_OK && sh->rank == 0)
+      fprintf(stderr, "kelvin: across %d ranks: %ld collectives, %.1f MB received, %.3f s in them\n", sh->size,
+              ss.calls, ss.bytes / 1e6, ss.seconds);
   }
   kl_cli_set_shard(NULL);
   kelvin_shard_mpi_free(&mpi_shard);
