@@ -55,10 +55,12 @@ static int gather_mpi(MPI_Comm comm, const void *send, void *recv, const size_t 
       off += ic[r];
     }
     int rc;
+    /* in place: this rank's part already sits at its place in recv (include/kelvin/shard.h) */
+    const void *sb = recv && send == (const unsigned char *)recv + id[rank] ? MPI_IN_PLACE : send;
     if (root < 0)
-      rc = MPI_Allgatherv(send, ic[rank], MPI_BYTE, recv, ic, id, MPI_BYTE, comm);
+      rc = MPI_Allgatherv(sb, ic[rank], MPI_BYTE, recv, ic, id, MPI_BYTE, comm);
     else
-      rc = MPI_Gatherv(send, ic[rank], MPI_BYTE, recv, ic, id, MPI_BYTE, root, comm);
+      rc = MPI_Gatherv(rank == root ? sb : send, ic[rank], MPI_BYTE, recv, ic, id, MPI_BYTE, root, comm);
     free(ic);
     return rc != MPI_SUCCESS;
   }
@@ -70,10 +72,11 @@ static int gather_mpi(MPI_Comm comm, const void *send, void *recv, const size_t 
       unsigned char *dst = recv ? (unsigned char *)recv + off + done : NULL;
       int rc = MPI_SUCCESS;
       if (root < 0) {
-        if (r == rank) memcpy(dst, (const unsigned char *)send + done, (size_t)n);
+        const unsigned char *src = (const unsigned char *)send + done;
+        if (r == rank && dst != src) memcpy(dst, src, (size_t)n);
         rc = MPI_Bcast(dst, n, MPI_BYTE, r, comm);
       } else if (r == root && rank == root) {
-        memcpy(dst, (const unsigned char *)send + done, (size_t)n);
+        if (dst != (const unsigned char *)send + done) memcpy(dst, (const unsigned char *)send + done, (size_t)n);
       } else if (rank == r) {
         rc = MPI_Send((const unsigned char *)send + done, n, MPI_BYTE, root, 0, comm);
       } else if (rank == root) {

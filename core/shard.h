@@ -27,8 +27,9 @@ kelvin_status kl_shard_agree(const kelvin_shard *sh, kelvin_status st, char *msg
 
 /* Collective: full is a table of rows x n elements of elem bytes (row pitch n) in which each rank has
  * filled its own columns [kl_shard_range); after the call every column is filled on every rank (root < 0)
- * or on rank root. KELVIN_ERR_NOMEM, or KELVIN_ERR_IO if the hook fails (message in msg, cap bytes). Does
- * not agree on a status first: call kl_shard_agree before. */
+ * or on rank root. Rows of 256 KiB or more go one by one, in place; shorter ones packed into one gather. The
+ * group agrees first on having the memory for it: KELVIN_ERR_NOMEM on every rank if one rank lacks it;
+ * KELVIN_ERR_IO if the hook fails (message in msg, cap bytes). Agree on the computation's status before. */
 kelvin_status kl_shard_gather_cols(const kelvin_shard *sh, void *full, size_t rows, size_t n, size_t elem, int root,
                                    char *msg, size_t cap);
 

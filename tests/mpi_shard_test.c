@@ -31,8 +31,8 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   kelvin_shard sh;
   CHECK(kelvin_shard_mpi(&sh, MPI_COMM_WORLD) == KELVIN_OK, "kelvin_shard_mpi failed");
-  CHECK(sh.rank == rank && sh.size == size && sh.node_size == size && sh.node_rank == rank, "rank %d of %d, node %d of %d",
-        sh.rank, sh.size, sh.node_rank, sh.node_size);
+  CHECK(sh.rank == rank && sh.size == size && sh.node_size == size && sh.node_rank == rank,
+        "rank %d of %d, node %d of %d", sh.rank, sh.size, sh.node_rank, sh.node_size);
   enum { ROWS = 3, N = 13 };
   const size_t limits[2][2] = {{0, 0}, {5, 64}}; /* MPI's single calls; pieces of 5 bytes above 64 bytes */
   double expect_bytes = 0;
@@ -46,7 +46,8 @@ int main(int argc, char **argv)
       for (size_t k = lo; k < hi; ++k)
         for (int r = 0; r < ROWS; ++r) t[r * N + (int)k] = 1000.0 * r + (double)k;
       char msg[128] = "";
-      CHECK(kl_shard_gather_cols(&sh, t, ROWS, N, sizeof(double), root, msg, sizeof msg) == KELVIN_OK, "gather: %s", msg);
+      CHECK(kl_shard_gather_cols(&sh, t, ROWS, N, sizeof(double), root, msg, sizeof msg) == KELVIN_OK, "gather: %s",
+            msg);
       if (root < 0 || root == rank) {
         for (int r = 0; r < ROWS; ++r)
           for (int k = 0; k < N; ++k)
@@ -57,6 +58,31 @@ int main(int argc, char **argv)
       }
     }
   }
+  /* rows of 320 KB: gathered row by row in place (core/shard.c), through both MPI paths */
+  enum { BR = 2, BN = 40000 };
+  double *big = malloc(sizeof(double) * BR * BN);
+  long big_calls = 0;
+  for (int li = 0; li < 2; ++li) {
+    kl_mpi_set_limits(li ? 4096 : 0, li ? 100000 : 0);
+    for (int root = -1; root < size; root += size) { /* to all, and to the last rank */
+      for (int i = 0; i < BR * BN; ++i) big[i] = -1;
+      size_t lo, hi;
+      kl_shard_range(&sh, BN, &lo, &hi);
+      for (size_t k = lo; k < hi; ++k)
+        for (int r = 0; r < BR; ++r) big[r * BN + (int)k] = 1e6 * r + (double)k;
+      char m[128] = "";
+      CHECK(kl_shard_gather_cols(&sh, big, BR, BN, sizeof(double), root, m, sizeof m) == KELVIN_OK, "long rows: %s", m);
+      if (size > 1) big_calls += 1 + BR; /* the agreement on memory, then a gather per row */
+      if (root < 0 || root == rank) {
+        int bad = 0;
+        for (int r = 0; r < BR; ++r)
+          for (int k = 0; k < BN; ++k) bad += big[r * BN + k] != 1e6 * r + k;
+        CHECK(bad == 0, "long rows, limits %d root %d: %d values wrong", li, root, bad);
+        if (size > 1) expect_bytes += (double)(BR * (BN - (hi - lo)) * sizeof(double));
+      }
+    }
+  }
+  free(big);
   /* the agreement: ranks 1 and 2 fail, rank 1's message wins everywhere */
   char msg[64];
   snprintf(msg, sizeof msg, "trouble on %d", rank);
@@ -70,8 +96,9 @@ int main(int argc, char **argv)
   }
   kelvin_shard_stats st;
   kelvin_shard_mpi_stats(&sh, &st);
-  CHECK(size == 1 || (st.bytes == expect_bytes && st.calls == 2L * (size + 1) + 1), "stats: %ld calls, %g bytes (%g)",
-        st.calls, st.bytes, expect_bytes);
+  /* each small gather: an agreement on memory and the gather; then the long rows; then the agreement above */
+  CHECK(size == 1 || (st.bytes == expect_bytes && st.calls == 2 * 2L * (size + 1) + big_calls + 1),
+        "stats: %ld calls, %g bytes (%g)", st.calls, st.bytes, expect_bytes);
   kelvin_shard_mpi_free(&sh);
   int all = 0;
   MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -112,9 +113,54 @@ static void gather_columns(void **state)
   }
 }
 
+/* rows of 40000 doubles (320 KB: gathered row by row, in place) */
+enum { BROWS = 2, BN = 40000 };
+
+typedef struct big_arg {
+  int root;
+  double *t;
+  kelvin_status st;
+} big_arg;
+
+static void big_rank(const kelvin_shard *sh, void *p)
+{
+  big_arg *a = p;
+  for (int i = 0; i < BROWS * BN; ++i) a->t[i] = -1;
+  size_t lo, hi;
+  kl_shard_range(sh, BN, &lo, &hi);
+  for (size_t k = lo; k < hi; ++k)
+    for (int r = 0; r < BROWS; ++r) a->t[r * BN + (int)k] = 1e6 * r + (double)k;
+  char msg[128] = "";
+  a->st = kl_shard_gather_cols(sh, a->t, BROWS, BN, sizeof(double), a->root, msg, sizeof msg);
+}
+
+static void gather_long_rows(void **state)
+{
+  (void)state;
+  for (int root = -1; root < 3; root += 2) { /* to all, and to rank 1 */
+    big_arg a[3];
+    void *arg[3];
+    for (int r = 0; r < 3; ++r) {
+      a[r].root = root, arg[r] = &a[r];
+      a[r].t = malloc(sizeof(double) * BROWS * BN);
+      assert_non_null(a[r].t);
+    }
+    assert_int_equal(tshard_run(3, big_rank, arg), 0);
+    for (int r = 0; r < 3; ++r) {
+      assert_int_equal(a[r].st, KELVIN_OK);
+      if (root < 0 || r == root)
+        for (int t = 0; t < BROWS; ++t)
+          for (int k = 0; k < BN; ++k)
+            if (a[r].t[t * BN + k] != 1e6 * t + k)
+              fail_msg("root %d, rank %d: t[%d][%d] = %g", root, r, t, k, a[r].t[t * BN + k]);
+      free(a[r].t);
+    }
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {cmocka_unit_test(ranges), cmocka_unit_test(agreement),
-                                     cmocka_unit_test(gather_columns)};
+                                     cmocka_unit_test(gather_columns), cmocka_unit_test(gather_long_rows)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,8 @@ static int gather(void *ctx, const void *send, void *recv, const size_t *counts,
   if (root < 0 || root == m->rank) {
     size_t off = 0;
     for (int r = 0; r < g->size; ++r) {
-      if (counts[r]) memcpy((unsigned char *)recv + off, g->send[r], counts[r]);
+      unsigned char *dst = (unsigned char *)recv + off;
+      if (counts[r] && dst != g->send[r]) memcpy(dst, g->send[r], counts[r]); /* (in place: already there) */
       off += counts[r];
     }
   }

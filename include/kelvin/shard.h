@@ -30,7 +30,9 @@ typedef struct kelvin_shard {
   void *ctx;                /* the hooks' own data */
   /* Collective. Each rank r contributes counts[r] bytes (its own count is counts[rank], at send); recv
    * receives the concatenation in rank order on every rank (root < 0) or on rank root only (recv may be
-   * NULL elsewhere). counts is the same array on every rank. Returns 0 on success. */
+   * NULL elsewhere). counts is the same array on every rank. send may be this rank's own place inside recv
+   * (recv + the counts of the ranks before it): a gather in place, whose own part is already there. Returns 0
+   * on success. */
   int (*gather)(void *ctx, const void *send, void *recv, const size_t *counts, int root);
   /* Collective. Each rank gives *code (0: fine) and a message (NUL-terminated, cap bytes); every rank
    * returns with *code and msg those of the lowest rank whose code is nonzero (unchanged if none).
