@@ -489,8 +489,10 @@ static kelvin_status h5_body(const kl_impact_batch *b, hid_t file, const char *p
     const hsize_t dim = P, cdim = chunk;
     const hid_t space = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t ds = -1;
+    /* no modification times in the object headers: the same table gives the same file, byte for byte (a sweep
+     * on any number of ranks, docs/design.md section 11) */
     if (type >= 0 && space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &cdim) >= 0 && H5Pset_shuffle(dcpl) >= 0 &&
-        H5Pset_deflate(dcpl, H5_LEVEL) >= 0)
+        H5Pset_deflate(dcpl, H5_LEVEL) >= 0 && H5Pset_obj_track_times(dcpl, 0) >= 0)
       ds = H5Dcreate2(file, kl_batch_cols[c].name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0 || attr_str(ds, "units", kl_batch_cols[c].unit) || attr_str(ds, "description", kl_batch_cols[c].doc)) {
       snprintf(msg, (size_t)cap, "cannot write '%s': HDF5 dataset '%s'", path, kl_batch_cols[c].name);
@@ -557,7 +559,8 @@ kelvin_status kl_batch_write_hdf5(const kl_impact_batch *b, const char *path, ke
   kelvin_status st = KELVIN_OK;
   /* the root group lists the datasets in the order they were made (the CSV's), for readers that follow it */
   const hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-  if (fcpl < 0 || H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
+  if (fcpl < 0 || H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
+      H5Pset_obj_track_times(fcpl, 0) < 0) {
     snprintf(msg, (size_t)cap, "cannot write '%s': HDF5 property list", path);
     st = KELVIN_ERR_IO;
   }
