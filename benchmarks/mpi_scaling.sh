@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     *) echo "mpi_scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-if [ -z "$mpirun" ] || ! "$kelvin" --help 2>&1 | grep -q "mpirun"; then
+if [ -z "$mpirun" ] || ! "$kelvin" --version 2>&1 | grep -q "^MPI: "; then
   echo "mpi_scaling.sh: needs mpirun and a kelvin built with -DKELVIN_MPI=ON (scripts/install-deps.sh --mpi)" >&2
   exit 1
 fi

@@ -123,6 +123,11 @@ static int run(int argc, char **argv)
   }
   if (strcmp(argv[1], "--version") == 0) {
     printf("kelvin %s\n", kelvin_version());
+#ifdef KELVIN_HAVE_MPI /* a build that runs across MPI ranks says with which MPI (benchmarks/mpi_scaling.sh asks) */
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(lib, &len) == MPI_SUCCESS) printf("MPI: %.*s\n", (int)strcspn(lib, ",\n"), lib);
+#endif
     return KL_EXIT_OK;
   }
   for (int i = 0; i < NCOMMANDS; ++i)

@@ -11,6 +11,7 @@
  * each rank count and compares the folders file by file (run_ranks, same_folders). */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -248,6 +249,28 @@ static void other_command(void **state)
   assert_int_not_equal(stat(out, &sb), 0);
 }
 
+/* A build with MPI says so in --version (one process, no mpirun), and rank 0 alone reports what sharing cost it:
+ * its collectives, the MB it received (the built-in sweep's 4992 rows on 2 ranks: rank 1's 2496 rows of 7 metrics
+ * and a status, 2496 x 60 bytes = 0.15 MB) and the time in them. */
+static void version_and_cost(void **state)
+{
+  (void)state;
+  char cwd[4200], err[16384];
+  snprintf(cwd, sizeof cwd, "%s/version", root);
+  assert_int_equal(run_ranks(0, cwd, "--version", err, sizeof err), 0);
+  char *argv[] = {(char *)KELVIN_BINARY_DIR "/kelvin", (char *)"--version", NULL};
+  char out[4096];
+  assert_int_equal(kl_test_run(cwd, NULL, argv, 1, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\nMPI: "));
+  assert_int_equal(run_ranks(2, cwd, "sweep --cpu --no-plot --out out", err, sizeof err), 0);
+  const char *m = strstr(err, "kelvin: across 2 ranks: ");
+  if (!m) fail_msg("no cost line in: %s", err);
+  assert_null(strstr(m + 20, "across 2 ranks")); /* rank 0 only */
+  double mb = -1;
+  assert_int_equal(sscanf(strstr(m, "collectives, ") + 13, "%lf MB received", &mb), 1);
+  assert_true(fabs(mb - 2496 * 60e-6) < 0.051); /* printed to 0.1 MB */
+}
+
 /* Ctrl-C: SIGINT to mpirun during a long sweep; mpirun sends SIGTERM to every rank, rank 0 removes its
  * temporaries: no output folder, no temporary. */
 static void interrupted(void **state)
@@ -325,7 +348,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(other_command),   cmocka_unit_test(failing_rank), cmocka_unit_test(sweep_cpu),
     cmocka_unit_test(sweep_opencl),    cmocka_unit_test(sweep_hdf5_samples), cmocka_unit_test(interrupted),
-    cmocka_unit_test(optimise_cpu),    cmocka_unit_test(evaluate_cpu),
+    cmocka_unit_test(optimise_cpu),    cmocka_unit_test(evaluate_cpu),       cmocka_unit_test(version_and_cost),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
