@@ -57,7 +57,7 @@ import json, os, sys
 a, b = sys.argv[1:3]
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in ("time_s", "seconds", "wall_s", "rate", "elapsed_s")}
+        return {k: strip(v) for k, v in x.items() if k not in ("time_s", "verification_seconds")}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
