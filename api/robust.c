@@ -142,6 +142,12 @@ static int slot(const kelvin_grind *g, int pass, int source)
 
 int kelvin_grind_check_local(const kelvin_grind *g) { return g && g->check && g->check->with3d ? g->check->local3d : 0; }
 
+double kelvin_grind_check_seconds(const kelvin_grind *g, int source)
+{
+  if (!g || !g->check || (source != 0 && source != 1) || (source == 1 && !g->check->with3d)) return 0.0;
+  return g->check->seconds[source];
+}
+
 kelvin_status kelvin_grind_check_values(const kelvin_grind *g, int pass, int source, kelvin_check_metric m, double *out)
 {
   const int w = slot(g, pass, source);

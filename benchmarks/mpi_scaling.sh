@@ -5,10 +5,11 @@
 # OMP_NUM_THREADS=1: a rank per core, as a cluster job places them); then 3 and 4 ranks oversubscribed, for
 # correctness only. Every run's outputs are compared with the one-rank run's before its time is printed: byte for
 # byte, report.json and summary.json after removing their wall times. Per run: the whole command's wall time
-# (median of the repeats), the sharded stage's (the sweep's batch as kelvin prints it; the optimisation's
-# time_s.total of report.json), the parallel efficiency T1 / (N TN) of both, and what kelvin counts of its
-# collectives on rank 0 ("across N ranks: C collectives, B MB received, S s in them"). From these, the
-# communication model (docs/design.md section 11) predicts the efficiency on 64 nodes (printed with its inputs).
+# (median of the repeats), the sharded stage's (the sweep's batch as kelvin prints it; the optimisation and the
+# out-of-sample check: report.json's time_s total + check_device + check_3d), the parallel efficiency T1 / (N TN)
+# of both, and what kelvin counts of its collectives on rank 0 ("across N ranks: C collectives, B MB received,
+# S s in them"). From these, the communication model (docs/design.md section 11.5) predicts the efficiency on 64
+# nodes (printed with its inputs).
 #   benchmarks/mpi_scaling.sh [--kelvin PATH] [--repeats R] [--mpirun PATH]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ while [ $# -gt 0 ]; do
     --kelvin) kelvin=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --mpirun) mpirun=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "mpi_scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -96,7 +97,7 @@ run() {
     awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", e - s}' >> "$tmp/w"
     case "$job" in
       sweep*) stage=$(sed -n 's/^kelvin sweep: [0-9]* scenarios .* in \([0-9.]*\) s .*/\1/p' "$tmp/log" | tail -1) ;;
-      robust) stage=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["time_s"]["total"])' "$out/report.json") ;;
+      robust) stage=$("$py" -c 'import json,sys; t=json.load(open(sys.argv[1]))["time_s"]; print(t["total"] + t.get("check_device", 0) + t.get("check_3d", 0))' "$out/report.json") ;;
     esac
     echo "$stage" >> "$tmp/s"
   done
@@ -160,8 +161,8 @@ if bad:
 # the model (docs/design.md section 11.5), fitted to the one- and two-rank runs:
 #   T(p) = Ts + Tp / p + K alpha log2(p) + V (p - 1) / p / beta
 # Ts the part every rank runs alike (setup, meshing, replicated stages, rank 0's writing) and Tp the shared part:
-# for the sweep Tp is the batch kelvin times and Ts the rest; for the robust example (whose shared check is not in
-# time_s.total) Ts = 2 T(2) - T(1), Tp = T(1) - Ts (the collectives folded into Ts: an upper bound on it); K the
+# Tp is the one-rank run's sharded stage as kelvin times it (the sweep's batch; the optimisation and the
+# out-of-sample check, report.json's time_s total + check_device + check_3d) and Ts the rest of the command; K the
 # collectives of a run and V the bytes gathered in all (the two-rank run's rank 0 receives half of each table).
 # A node of c cores runs the shared part c times faster (the twin's parallel efficiency on a node taken as 1).
 alpha, beta = 2e-6, 12.5e9  # an InfiniBand HDR link: 2 us a collective step, 12.5 GB/s
@@ -172,12 +173,8 @@ print("| job | Ts s (replicated) | Tp s (shared, one core) | collectives K | gat
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for job in ("sweep1e6", "robust"):
     one, two = R[(job, 1)], R[(job, 2)]
-    if job.startswith("sweep"):  # the shared part is the batch kelvin times
-        Tp = one["stage"]
-        Ts = one["whole"] - Tp
-    else:  # the check's 3-D runs are shared too and not in time_s.total: fitted
-        Ts = max(0.0, 2 * two["whole"] - one["whole"])
-        Tp = one["whole"] - Ts
+    Tp = one["stage"]  # the shared part as kelvin times it; the rest of the command runs alike on every rank
+    Ts = one["whole"] - Tp
     K, V = two["calls"], two["mb"] * 1e6 * 2
     comm = lambda p: K * alpha * math.log2(p) + V * (p - 1) / p / beta
     part = lambda p, c: (Tp / c / p) / (Tp / c / p + comm(p))

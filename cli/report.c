@@ -179,6 +179,10 @@ static int json(const kelvin_grind *g, const char *dir, const char *command, con
   kl_report_num(t, "verification", kelvin_grind_run_value(g, KELVIN_RUN_TIME_VERIFICATION));
   kl_report_num(t, "total", kelvin_grind_run_value(g, KELVIN_RUN_TIME_TOTAL));
   kl_report_num(t, "correction", kelvin_grind_run_value(g, KELVIN_RUN_TIME_CORRECTION));
+  if (kelvin_grind_check_scenarios(g) > 0) { /* the out-of-sample check, after the run (kelvin/robust.h) */
+    kl_report_num(t, "check_device", kelvin_grind_check_seconds(g, 0));
+    kl_report_num(t, "check_3d", kelvin_grind_check_seconds(g, 1));
+  }
   if (strcmp(command, "optimise") == 0) { /* the correction stage (kelvin_grind_correction_value) */
     cJSON *co = cJSON_AddObjectToObject(d, "correction");
     const int ran = kelvin_grind_correction_value(g, KELVIN_CORRECTION_RAN) == 1;

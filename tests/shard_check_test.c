@@ -76,6 +76,14 @@ static void one_rank(const kelvin_shard *sh, void *arg)
   }
   o->failed = kelvin_grind_check_failed(g, NULL);
   o->local = kelvin_grind_check_local(g);
+  /* what the check cost: both parts timed, nothing for a source that does not exist */
+  if (!(kelvin_grind_check_seconds(g, 0) > 0 && kelvin_grind_check_seconds(g, 1) > 0 &&
+        kelvin_grind_check_seconds(g, 2) == 0)) {
+    o->st = KELVIN_ERR_ARG;
+    snprintf(o->msg, sizeof o->msg, "check seconds %g %g", kelvin_grind_check_seconds(g, 0),
+             kelvin_grind_check_seconds(g, 1));
+    goto done;
+  }
   int passes[KELVIN_CHECK_MAXPASS];
   if (kelvin_grind_check_passes(g, passes) != 1 || kelvin_grind_check_scenarios(g) != S) {
     o->st = KELVIN_ERR_ARG;

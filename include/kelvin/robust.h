@@ -60,6 +60,10 @@ KELVIN_API int kelvin_grind_check_failed(const kelvin_grind *g, const char **why
  * device with a shard (kelvin/shard.h); 0 without a check or 3-D runs. */
 KELVIN_API int kelvin_grind_check_local(const kelvin_grind *g);
 
+/* Wall time [s] of the last check's part on the device (source 0: drawing, preparing and rolling out the
+ * scenarios) or in the 3-D engine (source 1); 0 without a check or 3-D runs. */
+KELVIN_API double kelvin_grind_check_seconds(const kelvin_grind *g, int source);
+
 typedef enum kelvin_check_metric {
   KELVIN_CHECK_RMS = 0, /* RMS force error over the samples, fraction of F_ref */
   KELVIN_CHECK_PEAK,    /* the largest scored force [N] */
