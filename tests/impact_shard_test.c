@@ -213,6 +213,92 @@ static void stop_on_rank1(void **state)
   }
 }
 
+/* The same stop on the OpenCL device (skipped with a message without one), and on both paths the numbers of the
+ * message: rank 1 counts the rows of its own share, computed here by hand (share_start), done out of all of them
+ * (more than none, at most all). */
+static void stop_on_rank1_counts(void **state)
+{
+  (void)state;
+  for (int cpu = 0; cpu <= 1; ++cpu)
+    for (int size = 2; size <= 3; ++size) {
+      job jobs[3];
+      void *args[3];
+      for (int r = 0; r < size; ++r) {
+        jobs[r] = (job){.cpu = cpu ? KELVIN_DEVICE_CPU : 0, .stop_rank = 1};
+        args[r] = &jobs[r];
+      }
+      assert_int_equal(tshard_run(size, run_job, args), 0);
+      if (!cpu && !jobs[0].opencl) {
+        printf("impact_shard_test: no OpenCL device: the OpenCL stop is skipped\n");
+        for (int r = 0; r < size; ++r) free(jobs[r].v);
+        break;
+      }
+      const size_t share = share_start(NSCEN, size, 2) - share_start(NSCEN, size, 1);
+      for (int r = 0; r < size; ++r) {
+        assert_int_equal(jobs[r].st, KELVIN_ERR_STOPPED);
+        size_t done = 0, of = 0;
+        assert_int_equal(sscanf(jobs[r].msg, "rank 1: stopped by the progress callback after %zu of %zu scenarios",
+                                &done, &of),
+                         2);
+        assert_int_equal(of, share);
+        assert_true(done > 0 && done <= share);
+        free(jobs[r].v);
+      }
+    }
+}
+
+/* Fewer rows than ranks: one scenario on 3 ranks of the twin, ranks 1 and 2 with empty shares. The progress
+ * callback still comes once on each of them, and says what was done by hand: none of none. */
+typedef struct empty_job {
+  int calls;
+  double fraction;
+  char text[128];
+  kelvin_status st;
+} empty_job;
+
+static int record_progress(void *ctx, double fraction, const char *text)
+{
+  empty_job *e = ctx;
+  e->calls++;
+  e->fraction = fraction;
+  snprintf(e->text, sizeof e->text, "%s", text);
+  return 0;
+}
+
+static void run_empty(const kelvin_shard *sh, void *arg)
+{
+  empty_job *e = arg;
+  kelvin_device *dev = NULL;
+  if (kelvin_device_create(&dev) != KELVIN_OK || kelvin_device_set_shard(dev, sh) != KELVIN_OK ||
+      kelvin_device_open(dev, NULL, KELVIN_DEVICE_CPU) != KELVIN_OK)
+    abort();
+  kelvin_impact_batch *b = NULL;
+  if (kelvin_impact_batch_create(1, NSMP, &b) != KELVIN_OK || kelvin_impact_batch_set(b, 0, &scen[0]) != KELVIN_OK)
+    abort();
+  kelvin_impact_batch_set_progress(b, record_progress, e);
+  e->st = kelvin_impact_batch_run(b, dev);
+  kelvin_impact_batch_free(b);
+  kelvin_device_free(dev);
+}
+
+static void empty_shares(void **state)
+{
+  (void)state;
+  empty_job e[3];
+  void *args[3];
+  for (int r = 0; r < 3; ++r) {
+    e[r] = (empty_job){0};
+    args[r] = &e[r];
+  }
+  assert_int_equal(tshard_run(3, run_empty, args), 0);
+  for (int r = 0; r < 3; ++r) {
+    assert_int_equal(e[r].st, KELVIN_OK);
+    assert_true(e[r].calls >= 1);
+    assert_true(e[r].fraction == 1.0);
+    assert_string_equal(e[r].text, r == 0 ? "impact batch: 1 of 1 scenarios" : "impact batch: 0 of 0 scenarios");
+  }
+}
+
 int main(void)
 {
   make_scenarios();
@@ -220,6 +306,8 @@ int main(void)
     cmocka_unit_test(group_twin),
     cmocka_unit_test(group_opencl),
     cmocka_unit_test(stop_on_rank1),
+    cmocka_unit_test(stop_on_rank1_counts),
+    cmocka_unit_test(empty_shares),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 
 #include "host/host.h"
 #include "optimiser/pipeline.h"
+#include "optimiser/plan.h"
 #include "optimiser/problem.h"
 #include "optimiser/scenario.h"
 #include "tests/tshard.h"
@@ -278,6 +279,72 @@ static void test_alike(void **state)
   kl_problem_free(pb);
 }
 
+/* A removal plan (optimiser/plan.c, open loop; the bead of optimiser/plan_test.c) on 3 ranks of the twin, rank 2's
+ * callback asking to stop at its first line: every rank ends with KELVIN_ERR_STOPPED and rank 2's message, and the
+ * stop is acted on by the next rollout batch (kl_rollout_stop_flag on the plan's own flag), in the first pass: the
+ * batch's message "rank 2: stopped by the caller" and at most that one pass on any rank (not after the last pass,
+ * where the closing agreement would catch it too, as "removal plan: stopped by the caller"). */
+typedef struct plan_job {
+  const kl_problem *pb;
+  kl_host *h;
+  int rank, asked;
+  kelvin_status st;
+  kl_plan pl;
+  char msg[1024];
+} plan_job;
+
+static int plan_progress(void *ctx, double fraction, const char *line)
+{
+  (void)fraction, (void)line;
+  plan_job *j = ctx;
+  if (j->rank == 2) j->asked = 1;
+  return j->asked;
+}
+
+static void plan_rank(const kelvin_shard *sh, void *arg)
+{
+  plan_job *j = arg;
+  j->rank = sh->rank;
+  kl_host_set_shard(j->h, sh);
+  j->st = kl_plan_run(j->pb, j->h, 0, plan_progress, j, &j->pl, j->msg, sizeof j->msg);
+  kl_host_set_shard(j->h, NULL);
+}
+
+static void test_plan_stop(void **state)
+{
+  (void)state;
+  kl_settings s;
+  kl_settings_default(&s);
+  s.surface = KL_SURF_PLANE;
+  s.tilt_deg = 0.0, s.rough_a = 0.0, s.extent[0] = 0.06, s.extent[1] = 0.02, s.resolution = 2.5e-4;
+  s.path_x0 = -0.02, s.path_x1 = 0.02, s.ns = 81, s.bead_h = 2e-4, s.bead_x = 0.0, s.lead_deg = 30.0;
+  s.tool_E = 1e8, s.tool_nu = 0.45, s.target_F = 2.0, s.o_max = 5e-3;
+  s.spindle_rpm = 60.0 / (2.0 * 3.14159265358979323846 * 3e-3);
+  s.preston = 2e-11, s.rm_tolerance = 20e-6, s.rm_gouge = 10e-6, s.rm_max_passes = 16;
+  kl_problem *pb = NULL;
+  char msg[1024];
+  if (kl_problem_build(&s, NULL, &pb, msg, sizeof msg) != KELVIN_OK) fail_msg("build: %s", msg);
+  alarm(120); /* a rank left waiting in a collective hangs the group: SIGALRM ends the test (a failure) */
+  plan_job j[NR];
+  void *arg[NR];
+  for (int r = 0; r < NR; ++r) {
+    memset(&j[r], 0, sizeof j[r]);
+    j[r].pb = pb, j[r].h = twin[r];
+    arg[r] = &j[r];
+  }
+  assert_int_equal(tshard_run(NR, plan_rank, arg), 0);
+  alarm(0);
+  for (int r = 0; r < NR; ++r) {
+    printf("# removal plan stopped on rank 2: rank %d: %s (%d passes)\n", r, j[r].msg, j[r].pl.npass);
+    assert_int_equal(j[r].st, KELVIN_ERR_STOPPED);
+    assert_string_equal(j[r].msg, "rank 2: stopped by the caller"); /* the batch's, not "removal plan: ..." */
+    assert_true(j[r].pl.npass <= 1);
+    assert_int_equal(j[r].asked, r == 2);
+    kl_plan_free(&j[r].pl);
+  }
+  kl_problem_free(pb);
+}
+
 int main(void)
 {
   kl_host_opts o;
@@ -298,7 +365,7 @@ int main(void)
     if (kl_host_open(twin[r], &o) != KELVIN_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_twin), cmocka_unit_test(test_opencl),
                                      cmocka_unit_test(test_stop), cmocka_unit_test(test_time),
-                                     cmocka_unit_test(test_alike)};
+                                     cmocka_unit_test(test_alike), cmocka_unit_test(test_plan_stop)};
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   for (int r = 0; r < NR; ++r) kl_host_destroy(cl[r]), kl_host_destroy(twin[r]);
   return rc;
