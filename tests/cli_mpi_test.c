@@ -332,8 +332,38 @@ static void evaluate_cpu(void **state)
   /* the pass the plain optimisation found (optimise_cpu runs first) */
   snprintf(args, sizeof args, "evaluate %s/examples/optimise.yaml --pass %s/optimise.plain/out/trajectory.csv --cpu "
            "--scenarios 64 --out out", KELVIN_SOURCE_DIR, root);
-  const int r[] = {2};
-  same_as_plain("evaluate", args, r, 1);
+  const int r[] = {2, 3};
+  same_as_plain("evaluate", args, r, 2);
+}
+
+/* A robust optimisation (a small version of examples/optimise_robust.yaml, as cli_robust_test runs it: 16
+ * scenarios, mean + 2 sd, Levenberg-Marquardt, then the out-of-sample check on 40 fresh scenarios in the 3-D
+ * engine): the nominal optimum, the robust pass, robust.csv and report.json's check the same on 2 and 3 ranks. */
+static void robust_cpu(void **state)
+{
+  (void)state;
+  char cfg[1200], args[2600];
+  snprintf(cfg, sizeof cfg, "%s/robust.yaml", root);
+  kl_test_write(NULL, cfg,
+                "workpiece: {surface: sphere, radius: 0.8, bead: {height: 2e-4, width: 1.0e-3, x: 0.01},\n"
+                "            tilt_deg: 0.1,\n"
+                "            extent: [0.04, 0.01], resolution: 2e-4, roughness: {amplitude: 0}}\n"
+                "tool: {radius: 0.01, E: 200e6, nu: 0.3, mass: 3.0, weight: 5.0, inertia: [0.04, 0.04, 0.002]}\n"
+                "holder: {stiffness: 5e5, damping: 245, lateral_stiffness: 1e6, lateral_damping: 350,\n"
+                "         rotational_stiffness: 1e4, rotational_damping: 4}\n"
+                "contact: {model: hc, law: exact, cr: 0.3}\n"
+                "target: {force: 8.0, max_force: 16.0}\n"
+                "path: {start: 0.002, end: 0.018, samples: 41}\n"
+                "speed: {max: 0.1, max_accel: 1.0}\n"
+                "objective: {time: 1.0}\n"
+                "verify: {count: 1}\n"
+                "uncertainty: {scenarios: 16, verify_scenarios: 40, objective: mean_std, k: 2, force_min: 7,\n"
+                "              force_max: 9,\n"
+                "              holder_stiffness: 0.2, holder_stiffness_dist: truncated, tool_mass: 0.2,\n"
+                "              tool_mass_dist: truncated}\n");
+  snprintf(args, sizeof args, "optimise %s --cpu --out out", cfg);
+  const int r[] = {2, 3};
+  same_as_plain("robust", args, r, 2);
 }
 
 int main(void)
@@ -349,6 +379,7 @@ int main(void)
     cmocka_unit_test(other_command),   cmocka_unit_test(failing_rank), cmocka_unit_test(sweep_cpu),
     cmocka_unit_test(sweep_opencl),    cmocka_unit_test(sweep_hdf5_samples), cmocka_unit_test(interrupted),
     cmocka_unit_test(optimise_cpu),    cmocka_unit_test(evaluate_cpu),       cmocka_unit_test(version_and_cost),
+    cmocka_unit_test(robust_cpu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
