@@ -577,6 +577,23 @@ static kelvin_status robust_values(rlm *R, size_t P, const double *xs, double *f
   return KELVIN_OK;
 }
 
+/* what kl_lm_robust_value and kl_lm_solve_robust allocate on R (unallocated members are NULL) */
+static void rlm_free(rlm *R)
+{
+  free(R->view);
+  free(R->vbuf);
+  free(R->phis);
+  free(R->S1);
+  free(R->work);
+  free(R->L.tmp);
+  free(R->idx);
+  free(R->gpc);
+  free(R->geoc);
+  free(R->L.ctrl);
+  free(R->L.obj);
+  free(R->L.so);
+}
+
 kelvin_status kl_lm_robust_value(const kl_problem *pb, kl_host *h, kl_rollout *ro, const kl_scen_set *sc, int P,
                                  const double *xs, double *f, char *msg, int cap)
 {
@@ -602,15 +619,7 @@ kelvin_status kl_lm_robust_value(const kl_problem *pb, kl_host *h, kl_rollout *r
     for (int s = 0; s < S; ++s) view_of(pb, sc, s, &R.view[s], R.vbuf + (size_t)s * 2 * ns);
     st = robust_values(&R, (size_t)P, xs, f);
   }
-  free(R.view);
-  free(R.vbuf);
-  free(R.phis);
-  free(R.S1);
-  free(R.work);
-  free(R.L.tmp);
-  free(R.L.ctrl);
-  free(R.L.obj);
-  free(R.L.so);
+  rlm_free(&R);
   return st;
 }
 
@@ -756,18 +765,7 @@ kelvin_status kl_lm_solve_robust(const kl_problem *pb, kl_host *h, kl_rollout *r
   stats->phi = phi;
 done:
   stats->rollouts = R.L.rollouts;
-  free(R.view);
-  free(R.vbuf);
-  free(R.phis);
-  free(R.S1);
-  free(R.work);
-  free(R.L.tmp);
-  free(R.idx);
-  free(R.gpc);
-  free(R.geoc);
-  free(R.L.ctrl);
-  free(R.L.obj);
-  free(R.L.so);
+  rlm_free(&R);
   free(xs);
   free(step);
   free(xt);
