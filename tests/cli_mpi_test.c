@@ -280,9 +280,11 @@ static void interrupted(void **state)
   snprintf(cwd, sizeof cwd, "%s/interrupted", root);
   mkdir(cwd, 0755);
   snprintf(cfg, sizeof cfg, "%s/long.yaml", root);
-  /* 1000 scenarios of the general law (by a step, ~10 ms each here): seconds per rank, little memory */
+  /* 10000 scenarios of the general law (by a step; 1000 took 5 s on one rank of the 2-core test machine, and a
+   * CI machine finished them on 2 ranks within the second this test once waited): tens of seconds per rank here,
+   * several on a machine many times faster, little memory; interrupted 0.2 s after the folder appears */
   kl_test_write(NULL, cfg,
-                "sweep:\n  model: [general]\n  K: {min: 1.0e6, max: 1.0e9, n: 10}\n  v0: {min: 0.1, max: 5, n: 25}\n"
+                "sweep:\n  model: [general]\n  K: {min: 1.0e6, max: 1.0e9, n: 10}\n  v0: {min: 0.1, max: 5, n: 250}\n"
                 "  c: [10, 100, 1000, 10000]\n  n2: 1\n  rate_exp: 1\n");
   snprintf(out, sizeof out, "%s/out", cwd);
   snprintf(args, sizeof args, "sweep %s --cpu --out out", cfg);
@@ -305,9 +307,9 @@ static void interrupted(void **state)
     if (!seen) usleep(50000);
   }
   assert_true(seen);
-  usleep(1000000);
+  usleep(200000);
   int st = 0;
-  assert_int_equal(waitpid(pid, &st, WNOHANG), 0); /* still running */
+  if (waitpid(pid, &st, WNOHANG) != 0) fail_msg("the sweep ended before it could be interrupted");
   kill(pid, SIGINT);
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   assert_false(WIFEXITED(st) && WEXITSTATUS(st) == 0);
