@@ -56,6 +56,7 @@ typedef double kl_real; /* double precision is the default (docs/design.md secti
 #define KL_INV_E_LO (-1.2428753672788363168e-17)
 #define KL_EPS 2.220446049250313e-16
 #define KL_HUGE 1.0e300
+#define KL_DBL_MIN 2.2250738585072014e-308 /* the smallest normal double */
 
 /* Status bits a closed form reports instead of returning NaN (per-scenario status word). */
 #define KL_OK 0

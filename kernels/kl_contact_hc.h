@@ -99,18 +99,26 @@ KL_FN kl_real kl_hc_exact_d(kl_real cr)
   return 0.5 * (a + b);
 }
 
+/* Damping factor chi [s/m] of one of the four laws in closed form (law 0 ... 3) for restitution cr in (0, 1] and
+ * impact speed v0 > 0: all four formed, one selected by comparisons on the law as a double, not a switch (the fast
+ * kernel vectorises it, kernels/kl_impact.h); any other law gives Gonthier's. */
+KL_FN_VEC kl_real kl_hc_chi_closed(int law, kl_real cr, kl_real v0)
+{
+  const kl_real hc = 3.0 * (1.0 - cr) / (2.0 * v0);       /* KL_LAW_HUNT_CROSSLEY */
+  const kl_real ln = 3.0 * (1.0 - cr * cr) / (4.0 * v0);  /* KL_LAW_LANKARANI_NIKRAVESH */
+  const kl_real fl = 8.0 * (1.0 - cr) / (5.0 * cr * v0);  /* KL_LAW_FLORES */
+  const kl_real go = (1.0 - cr * cr) / (cr * v0);         /* KL_LAW_GONTHIER */
+  const kl_real l = (kl_real)law;
+  return l < 0.5 ? hc : l < 1.5 ? ln : l < 2.5 ? fl : go;
+}
+
 /* Damping factor chi [s/m] of a law for restitution cr in (0, 1] and impact speed v0 > 0.
  * Returns a negative value for an unknown law. */
 KL_FN kl_real kl_hc_chi(int law, kl_real cr, kl_real v0)
 {
-  switch (law) {
-  case KL_LAW_HUNT_CROSSLEY: return 3.0 * (1.0 - cr) / (2.0 * v0);
-  case KL_LAW_LANKARANI_NIKRAVESH: return 3.0 * (1.0 - cr * cr) / (4.0 * v0);
-  case KL_LAW_FLORES: return 8.0 * (1.0 - cr) / (5.0 * cr * v0);
-  case KL_LAW_GONTHIER: return (1.0 - cr * cr) / (cr * v0);
-  case KL_LAW_EXACT: return kl_hc_exact_d(cr) / v0;
-  default: return -1.0;
-  }
+  if (law == KL_LAW_EXACT) return kl_hc_exact_d(cr) / v0;
+  if (law < 0 || law >= KL_NLAWS) return -1.0;
+  return kl_hc_chi_closed(law, cr, v0);
 }
 
 /* Effective restitution of a Hunt-Crossley impact as a function of d = chi v0 alone:

@@ -20,6 +20,7 @@
 
 #define KL_NO_SEPARATION 256 /* the contact did not end within 1000 natural periods */
 #define KL_UNSUPPORTED 512   /* Emden-Fowler with an external force (no model of it) */
+#define KL_PENDING 1024 /* declined by a fast path: the general path computes the row (never in a result) */
 
 /* The contact law of a model at penetration d and rate dd, and its tangent kt = dF/dd, ct = dF/dd'
  * (docs/design.md sections 2.2-2.3): Kelvin-Voigt K d + D d' everywhere (tangent K, D); Hunt-Crossley and
@@ -89,7 +90,7 @@ KL_FN int kl_impact_check(kl_impact_in in)
   return st;
 }
 
-KL_FN kl_impact_out kl_impact_zero(int status)
+KL_FN_VEC kl_impact_out kl_impact_zero(int status)
 {
   kl_impact_out o;
   o.dmax = 0.0;
@@ -172,37 +173,85 @@ KL_FN kl_impact_out kl_impact_hc_done(kl_impact_in in, kl_real chi, kl_real dmax
   return o;
 }
 
+/* Hunt-Crossley metrics (fe = 0) of damping factor chi from the master curves' series S at (n, zeta = chi v0)
+ * (kernels/kl_hc_master.h, docs/design.md section 2.3), with le = log e, e = d*^(n+1) = (n+1) m v0^2 / (2K): the scales
+ * d* = e^(1/(n+1)), t* = d* / v0 and F* = K d*^n fold into kl_hcm_metrics' exponentials (dmax = e^(p (le + A)), the
+ * peak's e^(a (le + .))), so that no pow is taken. |le| < 709 (e a normal double <= 1e300). Straight-line. */
+KL_FN_VEC kl_impact_out kl_impact_hc_master(kl_impact_in in, kl_real chi, kl_hcm_series S, kl_real le)
+{
+  const kl_hc_scaled r = kl_hcm_metrics(S, 1.0 / (in.n + 1.0), chi * in.v0, le);
+  kl_impact_out o = kl_impact_zero(KL_OK);
+  o.damp = chi;
+  o.dmax = r.dmax;
+  o.tmax = r.tmax / in.v0;
+  o.fpeak = in.K * r.fpeak;
+  o.tc = r.tc / in.v0;
+  o.cr_eff = r.cr_eff;
+  o.ediss = 1.0 - o.cr_eff * o.cr_eff;
+  return o;
+}
+
 /* Hunt-Crossley impact (fe = 0) of damping factor chi. Inside the master curves' domain (kl_hc_master_in: n
- * and zeta = chi v0) their scaled metrics times d* = ((n+1) m v0^2 / (2K))^(1/(n+1)), t* = d* / v0 and F* = K d*^n =
- * (n+1) m v0^2 / (2 d*) (kernels/kl_hc_master.h, docs/design.md section 2.3): no quadrature, no iteration.
- * Outside it the phase-plane closed forms of kernels/kl_contact_hc.h. */
+ * and zeta = chi v0) and for e = d*^(n+1) a normal double <= 1e300, kl_impact_hc_master: no quadrature, no
+ * iteration. Outside it the phase-plane closed forms of kernels/kl_contact_hc.h. */
 KL_FN kl_impact_out kl_impact_hc_of(kl_impact_in in, kl_real chi)
 {
   const kl_real zeta = chi * in.v0;
-  if (kl_hc_master_in(in.n, zeta)) {
-    const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K); /* d*^(n+1) */
-    const kl_real ds = kl_powr(e, 1.0 / (in.n + 1.0)), ts = ds / in.v0;
-    const kl_hc_scaled sc = kl_hc_master(in.n, zeta);
-    kl_impact_out o = kl_impact_zero(KL_OK);
-    o.damp = chi;
-    o.dmax = sc.dmax * ds;
-    o.tmax = sc.tmax * ts;
-    o.fpeak = sc.fpeak * (e * in.K / ds);
-    o.tc = sc.tc * ts;
-    o.cr_eff = sc.cr_eff;
-    o.ediss = 1.0 - o.cr_eff * o.cr_eff;
-    return o;
-  }
+  const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K); /* d*^(n+1) */
+  if (kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN && e <= KL_HUGE)
+    return kl_impact_hc_master(in, chi, kl_hcm_series_of(in.n, zeta), kl_log_fin(e));
   const kl_real dmax = kl_hc_delta_max(in.m, in.K, in.n, chi, in.v0);
   kl_real trest;
   const kl_real tmax = kl_hc_phase_times(dmax, chi, in.v0, in.n, &trest);
   return kl_impact_hc_done(in, chi, dmax, tmax, trest);
 }
 
-/* A Hunt-Crossley impact (fe = 0) of its damping law: chi from the law (the exact law's from its fit inside
- * cr in [2^-7, 1], kernels/kl_hc_exact.h, docs/design.md 2.3), then kl_impact_hc_of. */
+/* The common case of a Hunt-Crossley sweep in straight-line code (docs/design.md section 4): no external force,
+ * a usual exponent n = 1, 1.5, 2, 2.5 (the master curves' collapsed series), chi from the exact law's fit (exact = 1)
+ * or from a closed-form law (exact = 0), zeta and e as kl_impact_hc_of needs them: kl_impact_hc_master, the same
+ * operations as the general path, so the same bits. Any other input (a law of the other kind included), or a metric
+ * that is not finite, gives zeros and KL_PENDING (the general path then computes it). No branch, loop or call but
+ * selects and inlined functions, and any input is safe (the lanes declined compute on harmless values), so that the
+ * fast kernels (kernels/impact.cl) vectorise it; with exact a constant there, the other law's chi is not computed. */
+KL_FN_VEC kl_impact_out kl_impact_hc_fast(kl_impact_in in, int exact)
+{
+  const int fit = kl_hc_exact_in(in.cr);
+  /* exact is a constant in the fast kernels, so one side is compiled away there; a branch in the scalar path */
+  const kl_real chi = exact ? kl_hc_exact_fit(fit ? in.cr : 1.0) / in.v0 : kl_hc_chi_closed(in.law, in.cr, in.v0);
+  const kl_real zeta = chi * in.v0;
+  const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K);
+  const int kn = kl_hcm_kn(in.n);
+  /* kl_impact_check's conditions for such a scenario, the law's domain, the master curves' and e's */
+  const int ok = in.model == KL_MODEL_HC && in.fe == 0.0 && in.rule >= 0 && in.rule <= 1 && in.law >= 0 &&
+                 in.law < KL_NLAWS && (in.law == KL_LAW_EXACT) == (exact != 0) && (fit || !exact) &&
+                 kl_finite(in.m) && in.m > 0.0 && kl_finite(in.K) && in.K > 0.0 && in.cr > 0.0 && in.cr <= 1.0 &&
+                 kl_finite(in.v0) && in.v0 > 0.0 && kn >= 0 && kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN &&
+                 e <= KL_HUGE;
+  kl_real tu[KL_HCM_DUMAX];
+  const int iu = kl_hcm_upiece(zeta, tu);
+  const kl_impact_out o = kl_impact_hc_master(in, chi, kl_hcm_series1(ok ? kn : 0, iu, tu), kl_log_fin(e));
+  const int good = ok && kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) &&
+                   kl_finite(o.cr_eff);
+  /* field by field: a select of the whole structure is one the device compiler does not vectorise */
+  kl_impact_out r;
+  r.dmax = good ? o.dmax : 0.0;
+  r.tmax = good ? o.tmax : 0.0;
+  r.fpeak = good ? o.fpeak : 0.0;
+  r.tc = good ? o.tc : 0.0;
+  r.cr_eff = good ? o.cr_eff : 0.0;
+  r.ediss = good ? o.ediss : 0.0;
+  r.damp = good ? o.damp : 0.0;
+  r.status = good ? KL_OK : KL_PENDING;
+  return r;
+}
+
+/* A Hunt-Crossley impact (fe = 0) of its damping law: the fast path where it applies, else chi from the law (the
+ * exact law's from its fit inside cr in [2^-7, 1], kernels/kl_hc_exact.h, docs/design.md 2.3), then
+ * kl_impact_hc_of. */
 KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
 {
+  const kl_impact_out f = kl_impact_hc_fast(in, in.law == KL_LAW_EXACT);
+  if (f.status == KL_OK) return f;
   const int fit = in.law == KL_LAW_EXACT && kl_hc_exact_in(in.cr);
   const kl_real chi = fit ? kl_hc_exact_fit(in.cr) / in.v0 : kl_hc_chi(in.law, in.cr, in.v0);
   if (!(chi >= 0.0) || !kl_finite(chi)) return kl_impact_zero(KL_BAD_LAW);

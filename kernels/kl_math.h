@@ -327,7 +327,9 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
 
 /* The same without the library fallbacks, for loops the device compiler should vectorise across
  * work-items (a call in a branch keeps it from doing so): valid only on the finite working range, which
- * the caller guarantees. kl_log1p_fin: y > -1 finite; kl_exp_fin: |x| < 708; kl_g_fin: y > -1. */
+ * the caller guarantees. kl_log1p_fin: y > -1 finite; kl_log_fin: 0 < x <= 1e300; kl_exp_fin: |x| < 708;
+ * kl_g_fin: y > -1. Outside it the value is meaningless but the behaviour defined (no conversion of an
+ * out-of-range value to int: kl_exp_fin takes e^0 there), so that lanes whose result is not used are safe. */
 KL_FN_VEC kl_real kl_log1p_fin(kl_real y)
 {
   const kl_real x = 1.0 + y;
@@ -337,10 +339,12 @@ KL_FN_VEC kl_real kl_log1p_fin(kl_real y)
   return (y >= -0.29289321881345247560 && y < 0.41421356237309504880) ? lc : lr;
 }
 
+KL_FN_VEC kl_real kl_log_fin(kl_real x) { return kl_log_reduced(x, 0.0); }
+
 KL_FN_VEC kl_real kl_exp_fin(kl_real x)
 {
   kl_real r;
-  const kl_real tk = kl_exp_reduce(x, &r);
+  const kl_real tk = kl_exp_reduce(fabs(x) < 708.0 ? x : 0.0, &r);
   return (1.0 + kl_expm1_reduced(r)) * tk;
 }
 
@@ -348,8 +352,8 @@ KL_FN_VEC kl_real kl_g_fin(kl_real y)
 {
   const kl_real s = y / (2.0 + y);
   const kl_real w = s * s;
-  const kl_real gc = s * (y - 2.0 * w * kl_logP(w));
-  return (y >= -0.29289321881345247560 && y < 0.41421356237309504880) ? gc : y - kl_log1p_fin(y);
+  const kl_real gc = s * (y - 2.0 * w * kl_logP(w)), gl = y - kl_log1p_fin(y);
+  return (y >= -0.29289321881345247560 && y < 0.41421356237309504880) ? gc : gl;
 }
 
 /* g^-1 on both branches with a fixed number of Halley steps and no data-dependent branch or exit, for

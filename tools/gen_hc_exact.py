@@ -128,6 +128,7 @@ def emit(coefs, out):
 #ifndef KL_HC_EXACT_H
 #define KL_HC_EXACT_H
 #include "kl_common.h"
+#include "kl_cheb.h"
 
 #define KL_HCX_CR_LO %s /* 2^-%d */
 #define KL_HCX_NOCT %d /* octaves of s = 1/cr */
@@ -140,47 +141,25 @@ KL_CONSTANT kl_real kl_hcx_q[%d] = {
     w(",\n".join("  " + ", ".join(fmt(v) for v in vals[k:k + 4]) for k in range(0, len(vals), 4)))
     w("""};
 
-#ifdef __OPENCL_VERSION__
-#define KL_HCX_CPTR __constant const kl_real *
-#else
-#define KL_HCX_CPTR const kl_real *
-#endif
-
 /* 1 inside the domain of the fit */
-KL_FN int kl_hc_exact_in(kl_real cr)
+KL_FN_VEC int kl_hc_exact_in(kl_real cr)
 {
   return cr >= KL_HCX_CR_LO && cr <= 1.0;
 }
 
-/* d = chi v0 of the exact law for cr inside the domain (kl_hc_exact_in); cr = 1 gives 0 */
-KL_FN kl_real kl_hc_exact_fit(kl_real cr)
+/* d = chi v0 of the exact law for cr inside the domain (kl_hc_exact_in); cr = 1 gives 0. Straight-line (no loop,
+ * no variable index but the table's; kernels/kl_cheb.h), so that the fast kernel vectorises it; any cr is safe. */
+KL_FN_VEC kl_real kl_hc_exact_fit(kl_real cr)
 {
   const kl_real s = 1.0 / cr;
   /* the octave k (s in [2^k, 2^(k+1)), the last one closed) and 2^-k, by comparisons */
   int k = 0;
   kl_real scale = 2.0;
-  for (int j = 1; j < KL_HCX_NOCT; ++j)
-    if (s >= (kl_real)(1 << j)) {
-      k = j;
-      scale *= 0.5;
-    }
-  const kl_real x = s * scale - 3.0;
-  KL_HCX_CPTR c = kl_hcx_q + k * KL_HCX_NC;
-  /* T_0(x) ... by doubling, T_2i = 2 T_i^2 - 1 and T_2i+1 = 2 T_i T_i+1 - x, and the sum in four partial sums:
-   * chains of dependent operations of length ~log2(KL_HCX_NC) and KL_HCX_NC / 4 (Clenshaw's is KL_HCX_NC) */
+""" + "".join("  k = s >= %.1f ? %d : k;\n  scale = s >= %.1f ? scale * 0.5 : scale;\n" % (2.0 ** j, j, 2.0 ** j) for j in range(1, NOCT)) + """  const kl_real x = s * scale - 3.0;
+  /* T_0(x) ... by doubling and the sum in four partial sums (kernels/kl_cheb.h) */
   kl_real t[KL_HCX_NC];
-  t[0] = 1.0;
-  t[1] = x;
-  for (int i = 2; i < KL_HCX_NC; ++i)
-    t[i] = (i & 1) ? 2.0 * t[i / 2] * t[i / 2 + 1] - x : 2.0 * t[i / 2] * t[i / 2] - 1.0;
-  kl_real s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  for (int i = 0; i < KL_HCX_NC; i += 4) {
-    s0 += c[i] * t[i];
-    if (i + 1 < KL_HCX_NC) s1 += c[i + 1] * t[i + 1];
-    if (i + 2 < KL_HCX_NC) s2 += c[i + 2] * t[i + 2];
-    if (i + 3 < KL_HCX_NC) s3 += c[i + 3] * t[i + 3];
-  }
-  const kl_real q = (s0 + s1) + (s2 + s3);
+  kl_cheb_basis(x, KL_HCX_NC, t);
+  const kl_real q = kl_cheb_sum(kl_hcx_q + k * KL_HCX_NC, KL_HCX_NC, t);
   return q * ((1.0 - cr) / cr);
 }
 

@@ -479,12 +479,16 @@ def emit(tabs, out):
  * of g(y) + n y / (n+1) = g(zeta), g(zeta) = zeta^2 h / 2, by one Halley step from a fitted start (a tensor
  * series of w = y / g(zeta)), the closed form taken at the start and corrected by the step's expansion. For
  * n = %s the series in p are also written collapsed (1-D in u) and used when n equals one of them
- * exactly. No pow or tgamma; the Chebyshev polynomials by doubling and the sums in four partial sums, so
- * that the chains of dependent operations are short. Common subset of C17 and OpenCL C 1.2. */
+ * exactly. No pow or tgamma; the Chebyshev polynomials by doubling and the sums in four partial sums
+ * (kernels/kl_cheb.h), so that the chains of dependent operations are short. kl_hcm_metrics also takes a scale,
+ * so that an impact's d* and F* fold into its exponentials (kernels/kl_impact.h, kl_impact_hc_master); everything
+ * a usual exponent needs is straight-line, which the fast kernel vectorises (docs/design.md section 4). Common
+ * subset of C17 and OpenCL C 1.2. */
 #ifndef KL_HC_MASTER_H
 #define KL_HC_MASTER_H
 #include "kl_common.h"
 #include "kl_math.h"
+#include "kl_cheb.h"
 
 #define KL_HCM_N_LO %s
 #define KL_HCM_N_HI %s
@@ -524,7 +528,7 @@ def emit(tabs, out):
     table("kl_hcm_w1", [c for k in range(len(COMMON_N)) for iu in range(NU) for c in cw[k][iu]],
           "[n][u piece][%d in u]" % FUNW[2], "w collapsed in p")
     w("""/* 1 inside the domain of the master curves */
-KL_FN int kl_hc_master_in(kl_real n, kl_real zeta)
+KL_FN_VEC int kl_hc_master_in(kl_real n, kl_real zeta)
 {
   return n >= KL_HCM_N_LO && n <= KL_HCM_N_HI && zeta >= 0.0 && zeta <= KL_HCM_ZETA_HI;
 }
@@ -533,112 +537,138 @@ typedef struct kl_hc_scaled {
   kl_real dmax, tmax, fpeak, tc, cr_eff; /* dmax / d*, tmax / t*, fpeak / F*, tc / t*, cr_eff */
 } kl_hc_scaled;
 
-/* a pointer into the tables */
-#ifdef __OPENCL_VERSION__
-#define KL_HCM_CPTR __constant const kl_real *
-#else
-#define KL_HCM_CPTR const kl_real *
-#endif
+/* The series at one point: tau_c, tau_r, the peak's start w, A = log h, h and cr_eff. */
+typedef struct kl_hcm_series {
+  kl_real tauc, taur, w, A, h, cr;
+} kl_hcm_series;
 
-/* T_0(x) ... T_{N-1}(x) into t (N >= 2) by doubling, T_2k = 2 T_k^2 - 1 and T_2k+1 = 2 T_k T_k+1 - x: a chain
- * of log2(N) dependent steps instead of the recurrence's N - 2 (each T within a few ulps, |x| <= 1) */
-KL_FN void kl_hcm_basis(kl_real x, int N, kl_real *t)
+/* The u piece of zeta (u = log1p(zeta)), returned, and T_0 ... T_{DUMAX-1} of u's coordinate in it into tu; the
+ * piece clamped before the conversion to int, so that no input (NaN included) is undefined there. */
+KL_FN_VEC int kl_hcm_upiece(kl_real zeta, kl_real *tu)
 {
-  t[0] = 1.0;
-  t[1] = x;
-  for (int k = 2; k < N; ++k) t[k] = (k & 1) ? 2.0 * t[k / 2] * t[k / 2 + 1] - x : 2.0 * t[k / 2] * t[k / 2] - 1.0;
+  const kl_real u = kl_log1p_fin(zeta);
+  kl_real fu = u * KL_HCM_U_SCALE;
+  fu = fu >= 0.0 ? (fu <= KL_HCM_NU - 1 ? fu : KL_HCM_NU - 1) : 0.0;
+  const int iu = (int)fu;
+  kl_cheb_basis((u - (kl_real)iu / KL_HCM_U_SCALE) * (2.0 * KL_HCM_U_SCALE) - 1.0, KL_HCM_DUMAX, tu);
+  return iu;
 }
 
-/* sum_j c[j] T_j(u) in four partial sums (terms j = 4i + r into the r-th), added pairwise */
-KL_FN kl_real kl_hcm_sum1(KL_HCM_CPTR c, int du, const kl_real *tu)
+/* The row of the usual exponents n = 1, 1.5, 2, 2.5 in the collapsed tables (0 ... 3), else -1; comparisons, not a
+ * switch (the fast kernel vectorises it). */
+KL_FN_VEC int kl_hcm_kn(kl_real n)
 {
-  kl_real s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  for (int j = 0; j < du; j += 4) {
-    s0 += c[j] * tu[j];
-    if (j + 1 < du) s1 += c[j + 1] * tu[j + 1];
-    if (j + 2 < du) s2 += c[j + 2] * tu[j + 2];
-    if (j + 3 < du) s3 += c[j + 3] * tu[j + 3];
-  }
-  return (s0 + s1) + (s2 + s3);
+  const int a = n == 1.0, b = n == 1.5, c = n == 2.0, d = n == 2.5;
+  return (a | b | c | d) ? b + 2 * c + 3 * d : -1;
 }
 
-/* sum_i sum_j c[i][j] T_i(p) T_j(u) of one piece (c: dp x du, row-major): the rows by kl_hcm_sum1, the sum
- * over i in two partial sums (even and odd i) */
-KL_FN kl_real kl_hcm_sum2(KL_HCM_CPTR c, int dp, int du, const kl_real *tp, const kl_real *tu)
+/* The series in u alone (A, h, cr_eff) at piece iu */
+KL_FN_VEC void kl_hcm_series_u(int iu, const kl_real *tu, kl_hcm_series *S)
+{
+  S->A = kl_cheb_sum(kl_hcm_A + iu * KL_HCM_A_DU, KL_HCM_A_DU, tu);
+  S->h = kl_cheb_sum(kl_hcm_h + iu * KL_HCM_H_DU, KL_HCM_H_DU, tu);
+  S->cr = kl_cheb_sum(kl_hcm_cr + iu * KL_HCM_CR_DU, KL_HCM_CR_DU, tu);
+}
+
+/* The series for a usual exponent (kn = kl_hcm_kn(n) >= 0): collapsed in p, straight-line */
+KL_FN_VEC kl_hcm_series kl_hcm_series1(int kn, int iu, const kl_real *tu)
+{
+  kl_hcm_series S;
+  const int row = kn * KL_HCM_NU + iu;
+  S.tauc = kl_cheb_sum(kl_hcm_tc1 + row * KL_HCM_TC_DU, KL_HCM_TC_DU, tu);
+  S.taur = kl_cheb_sum(kl_hcm_tr1 + row * KL_HCM_TR_DU, KL_HCM_TR_DU, tu);
+  S.w = kl_cheb_sum(kl_hcm_w1 + row * KL_HCM_W_DU, KL_HCM_W_DU, tu);
+  kl_hcm_series_u(iu, tu, &S);
+  return S;
+}
+
+/* sum_i sum_j c[i][j] T_i(p) T_j(u) of one piece (c: dp x du, row-major): the rows by kl_cheb_sum, the sum over i in
+ * two partial sums (even and odd i) */
+KL_FN kl_real kl_hcm_sum2(KL_CHEB_CPTR c, int dp, int du, const kl_real *tp, const kl_real *tu)
 {
   kl_real s0 = 0.0, s1 = 0.0;
   for (int i = 0; i < dp; i += 2) {
-    s0 += kl_hcm_sum1(c + i * du, du, tu) * tp[i];
-    if (i + 1 < dp) s1 += kl_hcm_sum1(c + (i + 1) * du, du, tu) * tp[i + 1];
+    s0 += kl_cheb_sum(c + i * du, du, tu) * tp[i];
+    if (i + 1 < dp) s1 += kl_cheb_sum(c + (i + 1) * du, du, tu) * tp[i + 1];
   }
   return s0 + s1;
 }
 
-/* Peak force F_peak / F* with a = n / (n+1), gd = g(zeta) = zeta^2 h / 2 and the start w ~ y / gd:
- * kl_hc_peak_force's closed form in scaled units (docs/design.md section 2.3), F = (2 a y / zeta^2)^a (1 + y)
- * at the peak's y, taken by kl_exp and kl_log; below zeta = 1e-12 its expansion 1 - 2 a zeta / 3.
+/* The series for any n of the domain, p = 1 / (n + 1): the tensor series in (p, u) */
+KL_FN kl_hcm_series kl_hcm_series2(kl_real p, int iu, const kl_real *tu)
+{
+  kl_real fp = (p - KL_HCM_P_LO) * KL_HCM_P_SCALE;
+  fp = fp >= 0.0 ? (fp <= KL_HCM_NP - 1 ? fp : KL_HCM_NP - 1) : 0.0;
+  const int ip = (int)fp;
+  kl_real tp[KL_HCM_DPMAX];
+  kl_cheb_basis((p - (KL_HCM_P_LO + (kl_real)ip / KL_HCM_P_SCALE)) * (2.0 * KL_HCM_P_SCALE) - 1.0, KL_HCM_DPMAX, tp);
+  const int piece = ip * KL_HCM_NU + iu;
+  kl_hcm_series S;
+  S.tauc = kl_hcm_sum2(kl_hcm_tc + piece * KL_HCM_TC_DP * KL_HCM_TC_DU, KL_HCM_TC_DP, KL_HCM_TC_DU, tp, tu);
+  S.taur = kl_hcm_sum2(kl_hcm_tr + piece * KL_HCM_TR_DP * KL_HCM_TR_DU, KL_HCM_TR_DP, KL_HCM_TR_DU, tp, tu);
+  S.w = kl_hcm_sum2(kl_hcm_w + piece * KL_HCM_W_DP * KL_HCM_W_DU, KL_HCM_W_DP, KL_HCM_W_DU, tp, tu);
+  kl_hcm_series_u(iu, tu, &S);
+  return S;
+}
+
+/* Peak force with a = n / (n+1), gd = g(zeta) = zeta^2 h / 2, the start w ~ y / gd and a scale le: F_peak / F* times
+ * e^(a le) (le = 0: F_peak / F*; le = log of d*^(n+1): F_peak / K, since F* = K d*^n = K e^(a le)). kl_hc_peak_force's
+ * closed form in scaled units (docs/design.md section 2.3), F = (2 a y / zeta^2)^a (1 + y) at the peak's y, its power
+ * and the scale's taken by one kl_exp_fin(a (le + kl_log_fin(.))); below zeta = 1e-12 its expansion 1 - 2 a zeta / 3.
  * One Halley step on f(y) = g(y) + a y - gd from y0 = w gd: f' = d / q, f'' = 1 / q^2 with q = 1 + y0,
  * d = a q + y0, so the step is y1 = y0 - e y0 with e = R q / y0, R = 2 f d / (2 d^2 - f). The start is within
  * 1.7e-5 (the dense check), the step cubic (kl_math.h's constant C < 3): y1 within ~1e-14. F is not taken at
  * y1 but at y0, in parallel with the step, and corrected: F(y1) = F(y0) (1 - e)^a (1 - R), (1 + y1) = q (1 - R)
- * exactly and (1 - e)^a by its series to e^3 (the rest below a e^4 / 4 < 3e-20). */
-KL_FN kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd, kl_real w)
+ * exactly and (1 - e)^a by its series to e^3 (the rest below a e^4 / 4 < 3e-20). Straight-line: the small-zeta
+ * case is a select, its lanes computing the rest at y = 1 (finite, unused). The caller keeps |le| < 709. */
+KL_FN_VEC kl_real kl_hcm_peak(kl_real a, kl_real zeta, kl_real gd, kl_real w, kl_real le)
 {
-  if (!(zeta > 1e-12)) return 1.0 - (2.0 / 3.0) * a * zeta;
-  const kl_real y = w * gd;
+  const int tiny = !(zeta > 1e-12);
+  const kl_real zs = tiny ? 1.0 : zeta;
+  const kl_real y = tiny ? 1.0 : w * gd;
   const kl_real q = 1.0 + y;
   const kl_real d = a * q + y;
-  const kl_real F0 = kl_exp(a * kl_log((2.0 * a / (zeta * zeta)) * y)) * q;
-  const kl_real f = kl_g(y) + a * y - gd;
+  const kl_real L = kl_log_fin((2.0 * a / (zs * zs)) * y);
+  const kl_real E = kl_exp_fin(a * (le + (tiny ? 0.0 : L)));
+  const kl_real f = kl_g_fin(y) + a * y - gd;
   const kl_real R = 2.0 * d * f / (2.0 * d * d - f);
   const kl_real e = R * (q / y);
   const kl_real b = 0.5 * a * (a - 1.0); /* (1 - e)^a = 1 - a e + b e^2 - b (a - 2) / 3 e^3 */
   const kl_real c = 1.0 - e * (a - e * (b - e * (b * (a - 2.0) * (1.0 / 3.0))));
-  return F0 * (c * (1.0 - R));
+  /* both sides formed before the select: selecting between two expressions written in place kept pocl 3.1
+   * (LLVM 15) from vectorising the loop ("instruction return type cannot be vectorized") */
+  const kl_real Fsmall = E * (1.0 - (2.0 / 3.0) * a * zeta), F = (E * q) * (c * (1.0 - R));
+  return tiny ? Fsmall : F;
+}
+
+/* The metrics from the series S at (p = 1 / (n+1), zeta), at the scale le (see kl_hcm_peak): dmax = e^(p (le + A)),
+ * tmax = dmax tau_c, tc = dmax (tau_c + tau_r), fpeak, cr_eff. le = 0: the scaled metrics of kl_hc_master; le = log
+ * of d*^(n+1) = (n+1) m v0^2 / (2K): dmax [m], tmax v0 and tc v0 [m], fpeak / K (kl_impact_hc_master). */
+KL_FN_VEC kl_hc_scaled kl_hcm_metrics(kl_hcm_series S, kl_real p, kl_real zeta, kl_real le)
+{
+  kl_hc_scaled r;
+  r.dmax = kl_exp_fin(p * (le + S.A));
+  r.tmax = r.dmax * S.tauc;
+  r.tc = r.dmax * (S.tauc + S.taur);
+  r.fpeak = kl_hcm_peak(1.0 - p, zeta, 0.5 * zeta * zeta * S.h, S.w, le);
+  r.cr_eff = S.cr;
+  return r;
+}
+
+/* The series at (n, zeta) inside the domain: collapsed for n = 1, 1.5, 2, 2.5, else the tensor series */
+KL_FN kl_hcm_series kl_hcm_series_of(kl_real n, kl_real zeta)
+{
+  kl_real tu[KL_HCM_DUMAX];
+  const int iu = kl_hcm_upiece(zeta, tu);
+  const int kn = kl_hcm_kn(n);
+  return kn >= 0 ? kl_hcm_series1(kn, iu, tu) : kl_hcm_series2(1.0 / (n + 1.0), iu, tu);
 }
 
 /* The scaled metrics at (n, zeta), inside the domain (kl_hc_master_in): dmax / d*, tmax / t*, fpeak / F*,
  * tc / t*, cr_eff (docs/design.md section 2.3). */
 KL_FN kl_hc_scaled kl_hc_master(kl_real n, kl_real zeta)
 {
-  const kl_real p = 1.0 / (n + 1.0);
-  /* the pieces: clamped before the conversion to int, so that no input (NaN included) is undefined there */
-  kl_real fp = (p - KL_HCM_P_LO) * KL_HCM_P_SCALE;
-  fp = fp >= 0.0 ? (fp <= KL_HCM_NP - 1 ? fp : KL_HCM_NP - 1) : 0.0;
-  const int ip = (int)fp;
-  const kl_real xp = (p - (KL_HCM_P_LO + (kl_real)ip / KL_HCM_P_SCALE)) * (2.0 * KL_HCM_P_SCALE) - 1.0;
-  const kl_real u = kl_log1p(zeta);
-  kl_real fu = u * KL_HCM_U_SCALE;
-  fu = fu >= 0.0 ? (fu <= KL_HCM_NU - 1 ? fu : KL_HCM_NU - 1) : 0.0;
-  const int iu = (int)fu;
-  const kl_real xu = (u - (kl_real)iu / KL_HCM_U_SCALE) * (2.0 * KL_HCM_U_SCALE) - 1.0;
-  kl_real tu[KL_HCM_DUMAX];
-  kl_hcm_basis(xu, KL_HCM_DUMAX, tu);
-  /* the usual exponents: the series collapsed in p (a branch uniform across a sweep of one n) */
-  const int kn = n == 1.5 ? 1 : n == 1.0 ? 0 : n == 2.0 ? 2 : n == 2.5 ? 3 : -1;
-  kl_real tauc, taur, w;
-  if (kn >= 0) {
-    const int row = kn * KL_HCM_NU + iu;
-    tauc = kl_hcm_sum1(kl_hcm_tc1 + row * KL_HCM_TC_DU, KL_HCM_TC_DU, tu);
-    taur = kl_hcm_sum1(kl_hcm_tr1 + row * KL_HCM_TR_DU, KL_HCM_TR_DU, tu);
-    w = kl_hcm_sum1(kl_hcm_w1 + row * KL_HCM_W_DU, KL_HCM_W_DU, tu);
-  } else {
-    kl_real tp[KL_HCM_DPMAX];
-    kl_hcm_basis(xp, KL_HCM_DPMAX, tp);
-    const int piece = ip * KL_HCM_NU + iu;
-    tauc = kl_hcm_sum2(kl_hcm_tc + piece * KL_HCM_TC_DP * KL_HCM_TC_DU, KL_HCM_TC_DP, KL_HCM_TC_DU, tp, tu);
-    taur = kl_hcm_sum2(kl_hcm_tr + piece * KL_HCM_TR_DP * KL_HCM_TR_DU, KL_HCM_TR_DP, KL_HCM_TR_DU, tp, tu);
-    w = kl_hcm_sum2(kl_hcm_w + piece * KL_HCM_W_DP * KL_HCM_W_DU, KL_HCM_W_DP, KL_HCM_W_DU, tp, tu);
-  }
-  const kl_real A = kl_hcm_sum1(kl_hcm_A + iu * KL_HCM_A_DU, KL_HCM_A_DU, tu);
-  const kl_real h = kl_hcm_sum1(kl_hcm_h + iu * KL_HCM_H_DU, KL_HCM_H_DU, tu);
-  kl_hc_scaled r;
-  r.dmax = kl_exp(p * A);
-  r.tmax = r.dmax * tauc;
-  r.tc = r.dmax * (tauc + taur);
-  r.fpeak = kl_hcm_peak(1.0 - p, zeta, 0.5 * zeta * zeta * h, w);
-  r.cr_eff = kl_hcm_sum1(kl_hcm_cr + iu * KL_HCM_CR_DU, KL_HCM_CR_DU, tu);
-  return r;
+  return kl_hcm_metrics(kl_hcm_series_of(n, zeta), 1.0 / (n + 1.0), zeta, 0.0);
 }
 
 #endif
