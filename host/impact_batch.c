@@ -102,6 +102,31 @@ kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p)
   return in;
 }
 
+const char *const kl_impact_fast_names[] = {"kl_impact_fast_hc", "kl_impact_fast_hcx", NULL};
+_Static_assert(sizeof kl_impact_fast_names / sizeof *kl_impact_fast_names == KL_NFAST + 1,
+               "one fast kernel per kind of kl_impact_fast_kind");
+_Static_assert(KL_NFAST <= KL_HOST_NFAST, "room for the fast kernels on the handle");
+
+/* The rows i of [0, cnt) (column s0 + i of tables of row pitch P) of each fast kind (kl_impact_fast_kind), as
+ * base + i, into idx (room for cnt): kind k's n[k] of them from at[k] on, in row order. */
+static void fast_lists(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int *idx,
+                       size_t *at, size_t *n)
+{
+  const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
+  const double *fe = x + (size_t)KL_IN_FE * P + s0;
+  for (int k = 0; k < KL_NFAST; ++k) n[k] = 0;
+  for (size_t i = 0; i < cnt; ++i) {
+    const int k = kl_impact_fast_kind(model[i], law[i], fe[i]);
+    if (k >= 0) n[k]++;
+  }
+  size_t put[KL_NFAST];
+  for (int k = 0; k < KL_NFAST; ++k) at[k] = put[k] = k ? at[k - 1] + n[k - 1] : 0;
+  for (size_t i = 0; i < cnt; ++i) {
+    const int k = kl_impact_fast_kind(model[i], law[i], fe[i]);
+    if (k >= 0) idx[put[k]++] = (int)(base + i);
+  }
+}
+
 //------- host paths -------
 
 /* Row p: load, kl_impact, store (what kernels/impact.cl does per work-item). */
@@ -133,12 +158,56 @@ void kl_impact_run_serial(kl_impact_batch *b, size_t lo, size_t hi)
   for (size_t p = lo; p < hi; ++p) row(b, p);
 }
 
+/* The fast path of one kind on the rows idx[0 .. n) (what kernels/impact.cl's fast kernel does per work-item) */
+static void fast_rows(kl_impact_batch *b, int kind, const int *idx, size_t n)
+{
+  const size_t P = b->P;
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const size_t p = (size_t)idx[i];
+    const kl_impact_out o = kl_impact_hc_fast(kl_impact_batch_get(b, p), kind == 1);
+    b->y[KL_OUT_DMAX * P + p] = o.dmax;
+    b->y[KL_OUT_TMAX * P + p] = o.tmax;
+    b->y[KL_OUT_FPEAK * P + p] = o.fpeak;
+    b->y[KL_OUT_TC * P + p] = o.tc;
+    b->y[KL_OUT_CREFF * P + p] = o.cr_eff;
+    b->y[KL_OUT_EDISS * P + p] = o.ediss;
+    b->y[KL_OUT_DAMP * P + p] = o.damp;
+    b->status[p] = o.status;
+  }
+}
+
+#define KL_TWIN_BLOCK 1024 /* rows per block of the twin: its lists live on the stack */
+
+/* Rows [lo, hi) as the OpenCL path does them: without samples the rows of each fast kind by its straight-line
+ * function first, then kl_impact on every other row and on those the fast path declined (KL_PENDING). */
+static void twin_block(kl_impact_batch *b, size_t lo, size_t hi)
+{
+  if (b->M) {
+    for (size_t p = lo; p < hi; ++p) row(b, p);
+    return;
+  }
+  int idx[KL_TWIN_BLOCK];
+  size_t at[KL_NFAST], n[KL_NFAST];
+  fast_lists(b->x, b->ix, b->P, lo, hi - lo, lo, idx, at, n);
+  for (int k = 0; k < KL_NFAST; ++k) fast_rows(b, k, idx + at[k], n[k]);
+  const size_t P = b->P;
+  for (size_t p = lo; p < hi; ++p)
+    if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->ix[KL_IIN_LAW * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
+        b->status[p] == KL_PENDING)
+      row(b, p);
+}
+
 void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads)
 {
   const int nt = threads > 0 ? threads : omp_get_max_threads();
-  /* dynamic: a Hunt-Crossley row costs ~10x a Kelvin-Voigt one */
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-  for (size_t p = lo; p < hi; ++p) row(b, p);
+  const size_t nb = (hi - lo + KL_TWIN_BLOCK - 1) / KL_TWIN_BLOCK;
+  /* dynamic: the blocks' mixes of models differ in cost */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+  for (size_t k = 0; k < nb; ++k) {
+    const size_t a = lo + k * KL_TWIN_BLOCK;
+    twin_block(b, a, hi - a < KL_TWIN_BLOCK ? hi : a + KL_TWIN_BLOCK);
+  }
 }
 
 //------- OpenCL path -------
@@ -235,6 +304,52 @@ cleanup:
   return st;
 }
 
+/* The fast kernels' buffer arguments (0: rows of the tables, 1-5: x, ix, y, status, the row lists) */
+static kelvin_status set_fast_buffers(kl_host *h, cl_mem dx, cl_mem dix, cl_mem dy, cl_mem dst, cl_mem didx)
+{
+  kelvin_status st = KELVIN_OK;
+  for (int k = 0; k < KL_NFAST; ++k) {
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 1, sizeof dx, &dx));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 2, sizeof dix, &dix));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 3, sizeof dy, &dy));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 4, sizeof dst, &dst));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 5, sizeof didx, &didx));
+  }
+cleanup:
+  return st;
+}
+
+/* The fast kernels on the rows of one chunk (kernels/impact.cl, docs/design.md section 4): the lists of each kind
+ * (fast_lists of cnt rows at column s0 of host tables of pitch pitch, as rows base + i of the device tables of P
+ * rows) written to didx, then one launch per kind that has rows. idx (room for cnt) must stay untouched until the
+ * queue has finished. */
+#define KL_FAST_ROWS_CPU 16 /* rows per work-item of the fast kernels on a CPU device (kernels/impact.cl) */
+static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t pitch, size_t s0, size_t cnt,
+                              size_t base, size_t P, cl_mem didx, int *idx)
+{
+  kelvin_status st = KELVIN_OK;
+  size_t at[KL_NFAST], n[KL_NFAST], total = 0;
+  fast_lists(x, ix, pitch, s0, cnt, base, idx, at, n);
+  for (int k = 0; k < KL_NFAST; ++k) total += n[k];
+  if (total == 0) return KELVIN_OK;
+  KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, total * sizeof(int), idx, 0, NULL, NULL));
+  const size_t wgs = (size_t)h->wgs;
+  const cl_int iP = (cl_int)P;
+  const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
+  for (int k = 0; k < KL_NFAST; ++k) {
+    if (!n[k]) continue;
+    const cl_int first = (cl_int)at[k], cntk = (cl_int)n[k];
+    const size_t items = (n[k] + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 0, sizeof iP, &iP));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 6, sizeof first, &first));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 7, sizeof cntk, &cntk));
+    KL_CL(h, clSetKernelArg(h->k_fast[k], 8, sizeof rows, &rows));
+    KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_fast[k], 1, NULL, &global, &wgs, 0, NULL, NULL));
+  }
+cleanup:
+  return st;
+}
+
 /* Work-items of a launch of cnt rows on a CPU device: KL_CPU_WG_PER_CU work-groups per compute unit, each
  * work-item on a block of neighbouring rows (kernels/impact.cl), or one per row if that is fewer. pocl 3.1
  * on 2 EPYC cores, 1e6 Emden-Fowler rows, OpenCL / OpenMP twin (medians of 9, load ~11): one row per
@@ -263,11 +378,15 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
   const size_t P = b->P, M = (size_t)b->M, wgs = (size_t)h->wgs;
   size_t stopped = 0; /* rows done when the progress callback said stop (results mapped all the same) */
   const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, out = CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR;
-  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
+  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL, didx = NULL;
+  int *idx = NULL;
+  const cl_int fast = M == 0; /* the fast kernels where no samples are asked for */
   KL_CL(h, (dx = clCreateBuffer(h->ctx, in, KL_NIN * P * sizeof(double), b->x, &err), err));
   KL_CL(h, (dix = clCreateBuffer(h->ctx, in, KL_NIIN * P * sizeof(int), b->ix, &err), err));
   KL_CL(h, (dy = clCreateBuffer(h->ctx, out, KL_NOUT * P * sizeof(double), b->y, &err), err));
-  KL_CL(h, (dst = clCreateBuffer(h->ctx, out, P * sizeof(int), b->status, &err), err));
+  /* read and written: the general kernel reads what the fast kernels wrote */
+  KL_CL(h, (dst = clCreateBuffer(h->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, P * sizeof(int), b->status, &err),
+            err));
   if (M)
     KL_CL(h, (dsmp = clCreateBuffer(h->ctx, out, KL_NSMP * M * P * sizeof(double), b->smp, &err), err));
   else /* a kernel argument must be a valid buffer even when M = 0: one element */
@@ -275,8 +394,19 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
   const cl_int iP = (cl_int)P;
   KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
+  KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof fast, &fast));
+  if (fast) {
+    const size_t most = hi - lo < chunk ? hi - lo : chunk;
+    if (!(idx = malloc((most ? most : 1) * sizeof *idx))) {
+      st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", most);
+      goto cleanup;
+    }
+    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, (most ? most : 1) * sizeof(int), NULL, &err), err));
+    if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
+  }
   for (size_t start = lo; start < hi; start += chunk) {
     const size_t cnt = (hi - start < chunk) ? hi - start : chunk, global = cpu_global(h, cnt);
+    if (fast && (st = run_fast(h, b->x, b->ix, P, start, cnt, start, P, didx, idx)) != KELVIN_OK) goto cleanup;
     const size_t per = (cnt + global - 1) / global;
     const cl_int iend = (cl_int)(start + cnt), irows = (cl_int)per;
     KL_CL(h, clSetKernelArg(h->k_impact, 7, sizeof iend, &iend));
@@ -304,6 +434,8 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
                       hi - lo);
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q);
+  if (didx) clReleaseMemObject(didx);
+  free(idx);
   if (dsmp) clReleaseMemObject(dsmp);
   if (dst) clReleaseMemObject(dst);
   if (dy) clReleaseMemObject(dy);
@@ -330,9 +462,10 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
-  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
+  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL, didx = NULL;
   kl_impact_batch *stage = NULL;
   size_t *perm = NULL;
+  int *idx = NULL;
   const size_t P = b->P, M = (size_t)b->M, n = hi - lo; /* rows [lo, hi) of P: this rank's share */
   if ((st = kl_host_build_impact(h)) != KELVIN_OK) return st;
   size_t chunk = kl_impact_chunk(h, b->M);
@@ -360,12 +493,23 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
   KL_CL(h, (dx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIN * chunk * sizeof(double), NULL, &err), err));
   KL_CL(h, (dix = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NIIN * chunk * sizeof(int), NULL, &err), err));
   KL_CL(h, (dy = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, KL_NOUT * chunk * sizeof(double), NULL, &err), err));
-  KL_CL(h, (dst = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, chunk * sizeof(int), NULL, &err), err));
+  /* read and written: the general kernel reads what the fast kernels wrote */
+  KL_CL(h, (dst = clCreateBuffer(h->ctx, CL_MEM_READ_WRITE, chunk * sizeof(int), NULL, &err), err));
   /* a kernel argument must be a valid buffer even when M = 0: one element */
   KL_CL(h, (dsmp = clCreateBuffer(h->ctx, CL_MEM_WRITE_ONLY, (M ? KL_NSMP * M * chunk : 1) * sizeof(double), NULL,
                                   &err),
             err));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
+  const cl_int fast = M == 0; /* the fast kernels where no samples are asked for */
+  KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof fast, &fast));
+  if (fast) {
+    if (!(idx = malloc(chunk * sizeof *idx))) {
+      st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", chunk);
+      goto cleanup;
+    }
+    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, chunk * sizeof(int), NULL, &err), err));
+    if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
+  }
   for (size_t start = lo; start < hi; start += chunk) {
     const size_t cnt = (hi - start < chunk) ? hi - start : chunk;
     const cl_int iP = (cl_int)cnt;
@@ -396,6 +540,7 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
     }
     if ((st = rect(h, dx, 1, sx, sizeof(double), KL_NIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     if ((st = rect(h, dix, 1, six, sizeof(int), KL_NIIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
+    if (fast && (st = run_fast(h, sx, six, pitch, s0, cnt, 0, cnt, didx, idx)) != KELVIN_OK) goto cleanup;
     KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
     if ((st = rect(h, dy, 0, sy, sizeof(double), KL_NOUT, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     if ((st = rect(h, dst, 0, sst, sizeof(int), 1, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
@@ -417,6 +562,8 @@ cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q); /* no transfer may still target host memory */
   kl_impact_batch_destroy(stage);
   free(perm);
+  if (didx) clReleaseMemObject(didx);
+  free(idx);
   if (dsmp) clReleaseMemObject(dsmp);
   if (dst) clReleaseMemObject(dst);
   if (dy) clReleaseMemObject(dy);

@@ -29,6 +29,75 @@ KL_REST void kl_impact_sample_rest(kl_impact_in in, kl_impact_out o, int j, int 
 #define KL_WGS 64 /* work-group size; the host passes -DKL_WGS from its per-device table */
 #endif
 
+/* The inputs of row p of a table with P rows (the general law's columns left 0) */
+KL_FN_VEC kl_impact_in kl_impact_load(__global const double *x, __global const int *ix, size_t P_, size_t p)
+{
+  kl_impact_in in;
+  in.m = x[KL_IN_M * P_ + p];
+  in.K = x[KL_IN_K * P_ + p];
+  in.n = x[KL_IN_N * P_ + p];
+  in.cr = x[KL_IN_CR * P_ + p];
+  in.v0 = x[KL_IN_V0 * P_ + p];
+  in.fe = x[KL_IN_FE * P_ + p];
+  in.model = ix[KL_IIN_MODEL * P_ + p];
+  in.law = ix[KL_IIN_LAW * P_ + p];
+  in.rule = ix[KL_IIN_RULE * P_ + p];
+  in.c = 0.0;
+  in.n2 = 0.0;
+  in.rate_exp = 0.0;
+  return in;
+}
+
+/* The metrics and status of row p */
+KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t P_, size_t p, kl_impact_out o)
+{
+  y[KL_OUT_DMAX * P_ + p] = o.dmax;
+  y[KL_OUT_TMAX * P_ + p] = o.tmax;
+  y[KL_OUT_FPEAK * P_ + p] = o.fpeak;
+  y[KL_OUT_TC * P_ + p] = o.tc;
+  y[KL_OUT_CREFF * P_ + p] = o.cr_eff;
+  y[KL_OUT_EDISS * P_ + p] = o.ediss;
+  y[KL_OUT_DAMP * P_ + p] = o.damp;
+  status[p] = o.status;
+}
+
+/* The fast path (docs/design.md section 4): work-item g takes the entries [g rows, (g + 1) rows) below cnt of the
+ * list idx[first ...] the host made of the rows of one kind (kl_impact_fast_kind), computes each one's impact in
+ * straight-line code and stores its metrics and status, KL_PENDING where it declines (kl_impact_batch then computes
+ * the row). The loop over a work-item's rows is the one the device compiler is asked to vectorise, four rows to an
+ * AVX2 operation: pocl 3.1 (LLVM 15) leaves its own loop over work-items scalar here, its cost model pricing the
+ * tables' gathers above the gain, and a loop of our own vectorises when the pragma says its iterations are
+ * independent (they are: the list names each row once). A GPU gets rows = 1. */
+#ifdef __clang__ /* pocl, Oclgrind: the loop pragma; the program build (before the work-group functions are made,
+                  * where the loop is vectorised) would otherwise log that it could not yet honour it */
+#pragma clang diagnostic ignored "-Wpass-failed"
+#define KL_FAST_LOOP _Pragma("clang loop vectorize(assume_safety) vectorize_width(4) interleave_count(1)")
+#else
+#define KL_FAST_LOOP
+#endif
+#define KL_FAST_KERNEL(name, fn)                                                                                   \
+  __kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void name(                                         \
+      const int P, __global const double *restrict x, __global const int *restrict ix, __global double *restrict y, \
+      __global int *restrict status, __global const int *restrict idx, const int first, const int cnt,            \
+      const int rows)                                                                                               \
+  {                                                                                                                 \
+    const size_t P_ = (size_t)P;                                                                                    \
+    const int lo = (int)get_global_id(0) * rows;                                                                    \
+    KL_FAST_LOOP                                                                                                    \
+    for (int k = 0; k < rows; ++k) {                                                                                \
+      if (lo + k < cnt) {                                                                                           \
+        const size_t p = (size_t)idx[first + lo + k];                                                               \
+        kl_impact_store(y, status, P_, p, fn(kl_impact_load(x, ix, P_, p)));                                        \
+      }                                                                                                             \
+    }                                                                                                               \
+  }
+
+/* kind 0: Hunt-Crossley of a closed-form law; kind 1: of the exact law (kl_impact_hc_fast) */
+KL_FN_VEC kl_impact_out kl_impact_fast_hc_closed(kl_impact_in in) { return kl_impact_hc_fast(in, 0); }
+KL_FN_VEC kl_impact_out kl_impact_fast_hc_exact(kl_impact_in in) { return kl_impact_hc_fast(in, 1); }
+KL_FAST_KERNEL(kl_impact_fast_hc, kl_impact_fast_hc_closed)
+KL_FAST_KERNEL(kl_impact_fast_hcx, kl_impact_fast_hc_exact)
+
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the
  * launch's global offset, that are < end <= P.
  * x: (KL_NIN x P) real inputs, ix: (KL_NIIN x P) integer inputs, y: (KL_NOUT x P) metrics,
@@ -40,39 +109,26 @@ KL_REST void kl_impact_sample_rest(kl_impact_in in, kl_impact_out o, int j, int 
  * work-items on neighbouring rows) and its scenarios grouped by model, so that a work-group takes one
  * branch; a CPU device gets a few work-groups per core, each work-item a block of rows, so that starting
  * a work-group is paid a few times per launch, not once per 64 rows (host/impact_batch.c, cpu_global).
- * The chunks of a batch run in place are launched at a global offset. */
+ * The chunks of a batch run in place are launched at a global offset. With fast = 1 a row the fast kernel has
+ * computed (kl_impact_fast_kind >= 0, its status not KL_PENDING) is left as it is. */
 __kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void
 kl_impact_batch(const int P, const int M, __global const double *x, __global const int *ix,
-                __global double *y, __global int *status, __global double *smp, const int end, const int rows)
+                __global double *y, __global int *status, __global double *smp, const int end, const int rows,
+                const int fast)
 {
   const size_t P_ = (size_t)P, off = get_global_offset(0);
   const size_t lo = off + (get_global_id(0) - off) * (size_t)rows;
   const size_t hi = lo + (size_t)rows < (size_t)end ? lo + (size_t)rows : (size_t)end;
   for (size_t p = lo; p < hi; ++p) {
-    kl_impact_in in;
-    in.m = x[KL_IN_M * P_ + p];
-    in.K = x[KL_IN_K * P_ + p];
-    in.n = x[KL_IN_N * P_ + p];
-    in.cr = x[KL_IN_CR * P_ + p];
-    in.v0 = x[KL_IN_V0 * P_ + p];
-    in.fe = x[KL_IN_FE * P_ + p];
-    in.model = ix[KL_IIN_MODEL * P_ + p];
-    in.law = ix[KL_IIN_LAW * P_ + p];
-    in.rule = ix[KL_IIN_RULE * P_ + p];
+    kl_impact_in in = kl_impact_load(x, ix, P_, p);
+    if (fast && kl_impact_fast_kind(in.model, in.law, in.fe) >= 0 && status[p] != KL_PENDING) continue;
     /* the general law's columns, read only by its scenarios */
     const int gen = in.model == KL_MODEL_GEN;
     in.c = gen ? x[KL_IN_C * P_ + p] : 0.0;
     in.n2 = gen ? x[KL_IN_N2 * P_ + p] : 0.0;
     in.rate_exp = gen ? x[KL_IN_REXP * P_ + p] : 0.0;
     const kl_impact_out o = kl_impact(in);
-    y[KL_OUT_DMAX * P_ + p] = o.dmax;
-    y[KL_OUT_TMAX * P_ + p] = o.tmax;
-    y[KL_OUT_FPEAK * P_ + p] = o.fpeak;
-    y[KL_OUT_TC * P_ + p] = o.tc;
-    y[KL_OUT_CREFF * P_ + p] = o.cr_eff;
-    y[KL_OUT_EDISS * P_ + p] = o.ediss;
-    y[KL_OUT_DAMP * P_ + p] = o.damp;
-    status[p] = o.status;
+    kl_impact_store(y, status, P_, p, o);
     for (int j = 0; j < M; ++j) {
       double s, d, f;
       kl_impact_sample_rest(in, o, j, M, &s, &d, &f);
