@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/oclgrind_test.sh KELVIN SOURCE_DIR [SCEN_TEST]: kelvin's OpenCL kernels on small batches under
 # Oclgrind, the OpenCL device simulator (Debian package oclgrind), with its API, uninitialised-value and data-race
-# checks: kelvin sweep (kernels/impact.cl) and kelvin optimise with both methods (kernels/rollout.cl,
+# checks: kelvin sweep (kernels/impact.cl, its fast kernels too) and kelvin optimise with both methods (kernels/rollout.cl,
 # the tangent-linear kernel, CLBlast's GEMM) and, given SCEN_TEST, the scenario batch (kl_grind_scen_batch,
 # through tests/scen_batch_test.c's --oclgrind mode: no kelvin command runs it yet). Portability to
 # devices we cannot run: a read of uninitialised memory, a race between work-items or a misused API call that pocl forgives shows here.
@@ -32,6 +32,7 @@ run() { # NAME ARGS...: kelvin ARGS under oclgrind; its output must be empty
 }
 run sweep sweep "$src/tests/data/oclgrind/sweep.yaml"
 run sweep_general sweep "$src/tests/data/oclgrind/sweep_general.yaml"
+run sweep_fast sweep "$src/tests/data/oclgrind/sweep_fast.yaml"
 run optimise_lm optimise "$src/tests/data/oclgrind/optimise_lm.yaml"
 run optimise_nlopt optimise "$src/tests/data/oclgrind/optimise_nlopt.yaml"
 if [ -n "${3:-}" ]; then # the scenario batch: 2 candidates x 2 scenarios, silent on success
