@@ -13,11 +13,18 @@
 
 /* Damping from the coefficient of restitution, paper eq. (10); cr in (0, 1], K > 0, m > 0.
  * D = -2 ln(cr) sqrt(K m) / sqrt(pi^2 + ln^2 cr): with separation at d = 0 and F_e = 0 the exit speed
- * is exactly cr times the impact speed. */
+ * is exactly cr times the impact speed. kl_kv_damping_of_log takes l = -ln cr >= 0 (straight-line). */
+KL_FN_VEC kl_real kl_kv_damping_of_log(kl_real l, kl_real K, kl_real m)
+{
+  return 2.0 * l * sqrt(K * m) / sqrt(KL_PI * KL_PI + l * l);
+}
+
+/* The same from cr: l = |ln cr| (kl_log = kl_log_reduced(cr, 0) for the cr in (0, 1] of a valid scenario,
+ * which the fast path, kernels/kl_kv_fast.h, calls directly). */
 KL_FN kl_real kl_kv_damping(kl_real cr, kl_real K, kl_real m)
 {
   const kl_real l = fabs(kl_log(cr)); /* = -ln cr; fabs, not negation, so cr = 1 gives +0 */
-  return 2.0 * l * sqrt(K * m) / sqrt(KL_PI * KL_PI + l * l);
+  return kl_kv_damping_of_log(l, K, m);
 }
 
 /* The contact law F = K d + D d' (paper eq. 1), with no clamping: the separation rule decides about
@@ -357,6 +364,54 @@ typedef struct kl_kv_root {
   kl_real C, S, decay;
 } kl_kv_root;
 
+/* The start of the free root below (kl_kv_free_root), straight-line: r = D/(2m), w0^2 = K/m,
+ * phi(0) = P0 and phi'(0) = P1 of phi = al y + be y', Q = P1 + r P0 and lam = w0^2 - r^2. go = 1 where a zero
+ * is sought (P0 > 0, or P0 = 0 with P1 > 0: P0 is then +0), 0 where phi(0) <= 0 makes it t = 0. */
+typedef struct kl_kv_fr {
+  kl_real r, w02, P0, Q, lam;
+  int go;
+} kl_kv_fr;
+
+KL_FN_VEC kl_kv_fr kl_kv_free_start(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_real be)
+{
+  kl_kv_fr f;
+  f.r = s.D / (2.0 * s.m);
+  f.w02 = s.K / s.m;
+  const kl_real ydd0 = -(s.D * yd0 + s.K * y0) / s.m;
+  const kl_real P0 = al * y0 + be * yd0;
+  const kl_real P1 = al * yd0 + be * ydd0;
+  f.go = (P0 > 0.0) | ((P0 == 0.0) & (P1 > 0.0));
+  f.P0 = (P0 > 0.0) ? P0 : 0.0; /* +0: atan2(+0, -Q) = pi below */
+  f.Q = P1 + f.r * f.P0;
+  f.lam = f.w02 - f.r * f.r;
+  return f;
+}
+
+/* The under-damped zero (lam > 0, w = sqrt(lam)) of a started root, and the basis there, straight-line:
+ * wt = atan2(a, c), a = P0 w, c = -Q; the cos and sin of that phase are c/R and a/R, R > 0 (a = 0 needs
+ * Q > 0), and the decay e^{-rt}. The time is not compared with the root's horizon here. fin, a constant
+ * at each call: 1 (the fast path, kernels/kl_kv_fast.h) takes atan2 and exp from kl_atan2_fin and
+ * kl_exp_fin on arguments made safe, and clears *ok where they lie outside those functions' range (the
+ * result is then not that of fin = 0); 0 (the general path) from kl_atan2 and kl_exp, which call the same
+ * two in that range: the results agree bit for bit wherever *ok is 1. */
+KL_FN_VEC kl_kv_root kl_kv_free_root_ud(kl_real P0, kl_real Q, kl_real r, kl_real w, int fin, int *ok)
+{
+  const kl_real a = P0 * w, c = -Q;
+  const int ina = kl_atan2_in(a, c);
+  const kl_real phase = fin ? kl_atan2_fin(ina ? a : 0.0, ina ? c : 1.0) : kl_atan2(a, c);
+  kl_kv_root rt;
+  rt.t = phase / w;
+  const kl_real x = -r * rt.t;
+  const int ine = fabs(x) < 708.0;
+  rt.decay = fin ? kl_exp_fin(ine ? x : 0.0) : kl_exp(x);
+  const kl_real R = sqrt(a * a + c * c);
+  rt.phase = 1;
+  rt.C = c / R;
+  rt.S = (a / R) / w;
+  *ok = ina & ine;
+  return rt;
+}
+
 /* First t in (0, T] where phi = al y + be y' goes from > 0 to <= 0 along the free motion
  * m y'' + D y' + K y = 0 from (y0, yd0), in closed form (no scan): phi obeys the same equation, so
  * phi(t) = e^{-rt} [P0 C(t) + Q S(t)], P0 = phi(0), Q = phi'(0) + r P0, with C = cos(wt), S = sin(wt)/w,
@@ -368,7 +423,8 @@ typedef struct kl_kv_root {
  * (a contact that has just begun: the zero is then wt = pi); phi(0) <= 0 otherwise gives t = 0.
  * Forced motion with a constant force is free motion about the static deflection, so the impact's
  * maximum penetration (y' = 0) and peak force (dF/dt = 0) use this with any external force, and its
- * contact end when there is none. Returns 1 and fills *rt, else 0 with rt->t = T. */
+ * contact end when there is none. Returns 1 and fills *rt, else 0 with rt->t = T. The start and the
+ * under-damped case are the straight-line kl_kv_free_start and kl_kv_free_root_ud. */
 KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_real be, kl_real T, kl_kv_root *rt)
 {
   rt->t = T;
@@ -376,25 +432,21 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   rt->C = 1.0;
   rt->S = 0.0;
   rt->decay = 1.0;
-  const kl_real r = s.D / (2.0 * s.m);
-  const kl_real w02 = s.K / s.m;
-  const kl_real ydd0 = -(s.D * yd0 + s.K * y0) / s.m;
-  kl_real P0 = al * y0 + be * yd0;
-  const kl_real P1 = al * yd0 + be * ydd0;
-  if (!(P0 > 0.0)) {
-    if (!(P0 == 0.0 && P1 > 0.0)) {
-      rt->t = 0.0;
-      return 1;
-    }
-    P0 = 0.0; /* +0: atan2(+0, -Q) = pi below */
+  const kl_kv_fr f = kl_kv_free_start(s, y0, yd0, al, be);
+  if (!f.go) {
+    rt->t = 0.0;
+    return 1;
   }
-  const kl_real Q = P1 + r * P0;
-  const kl_real lam = w02 - r * r;
-  const kl_real w = (lam > 0.0) ? sqrt(lam) : 0.0;
-  kl_real t;
+  const kl_real P0 = f.P0, Q = f.Q, lam = f.lam;
   if (lam > 0.0) {
-    t = kl_atan2(P0 * w, -Q) / w;
-  } else if (lam < 0.0) {
+    int ok;
+    const kl_kv_root u = kl_kv_free_root_ud(P0, Q, f.r, sqrt(lam), 0, &ok);
+    if (!(u.t <= T)) return 0;
+    *rt = u;
+    return 1;
+  }
+  kl_real t;
+  if (lam < 0.0) {
     if (!(Q < 0.0)) return 0;
     const kl_real b = sqrt(-lam);
     const kl_real z = P0 * b / -Q;
@@ -406,20 +458,20 @@ KL_FN int kl_kv_free_root(kl_kv_sys s, kl_real y0, kl_real yd0, kl_real al, kl_r
   }
   if (!(t <= T)) return 0;
   rt->t = t;
-  if (lam > 0.0) { /* cos and sin of the phase atan2(a, c) are c/R and a/R; R > 0 (a = 0 needs Q > 0) */
-    const kl_real a = P0 * w, c = -Q;
-    const kl_real R = sqrt(a * a + c * c);
-    rt->phase = 1;
-    rt->C = c / R;
-    rt->S = (a / R) / w;
-    rt->decay = kl_exp(-r * t);
-  }
   return 1;
 }
 
-/* The free motion's state (y, y') at a root found by kl_kv_free_root from the same (y0, yd0):
- * y = e^{-rt} [y0 C + (yd0 + r y0) S], y' = e^{-rt} [yd0 C - (r yd0 + w0^2 y0) S], from the root's
- * basis when it has one, else by kl_kv_step. */
+/* The free motion's state at an under-damped root's basis (straight-line):
+ * y = e^{-rt} [y0 C + (yd0 + r y0) S], y' = e^{-rt} [yd0 C - (r yd0 + w0^2 y0) S], r = D/(2m), w0^2 = K/m. */
+KL_FN_VEC void kl_kv_free_state_ud(kl_real r, kl_real w02, kl_real y0, kl_real yd0, kl_kv_root rt, kl_real *y,
+                                   kl_real *yd)
+{
+  *y = rt.decay * (y0 * rt.C + (yd0 + r * y0) * rt.S);
+  *yd = rt.decay * (yd0 * rt.C - (r * yd0 + w02 * y0) * rt.S);
+}
+
+/* The free motion's state (y, y') at a root found by kl_kv_free_root from the same (y0, yd0): from the
+ * root's basis when it has one (kl_kv_free_state_ud), else by kl_kv_step. */
 KL_FN void kl_kv_free_state(kl_kv_sys s, kl_real y0, kl_real yd0, kl_kv_root rt, kl_real *y, kl_real *yd)
 {
   if (!rt.phase) {
@@ -431,10 +483,7 @@ KL_FN void kl_kv_free_state(kl_kv_sys s, kl_real y0, kl_real yd0, kl_kv_root rt,
     *yd = o.v;
     return;
   }
-  const kl_real r = s.D / (2.0 * s.m);
-  const kl_real w02 = s.K / s.m;
-  *y = rt.decay * (y0 * rt.C + (yd0 + r * y0) * rt.S);
-  *yd = rt.decay * (yd0 * rt.C - (r * yd0 + w02 * y0) * rt.S);
+  kl_kv_free_state_ud(s.D / (2.0 * s.m), s.K / s.m, y0, yd0, rt, y, yd);
 }
 
 #endif

@@ -104,8 +104,33 @@ KL_FN_VEC kl_impact_out kl_impact_zero(int status)
   return o;
 }
 
-/* Kelvin-Voigt impact: the exact solution of paper eq. (3)-(4) from d = 0, d' = v0 under F_e = fe. */
-KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
+#include "kl_kv_fast.h"
+
+/* A Kelvin-Voigt impact with fe = 0 by the straight-line kl_kv_impact_fast (kernels/kl_kv_fast.h), for loops
+ * vectorised across scenarios: status KL_OK and the metrics kl_impact would give, bit for bit, or KL_PENDING
+ * and zeros where it declines (kl_impact_check rejects the input, it is not Kelvin-Voigt with fe = 0, or one
+ * of the rare cases listed there). Any input is safe. */
+KL_FN_VEC kl_impact_out kl_impact_kv_fast(kl_impact_in in)
+{
+  /* kl_impact_check's conditions beyond those kl_kv_impact_fast makes (n = 1 is a valid exponent) */
+  const int admit = (in.n == 1.0) & (in.model == KL_MODEL_KV) & (in.law >= 0) & (in.law < KL_NLAWS) & (in.rule >= 0) &
+                    (in.rule <= 1);
+  const kl_kv_impact f = kl_kv_impact_fast(in.m, in.K, in.cr, in.v0, in.fe, in.rule == KL_SEP_FORCE, admit);
+  kl_impact_out o;
+  o.dmax = f.dmax;
+  o.tmax = f.tmax;
+  o.fpeak = f.fpeak;
+  o.tc = f.tc;
+  o.cr_eff = f.cr_eff;
+  o.ediss = f.ediss;
+  o.damp = f.damp;
+  o.status = f.ok ? KL_OK : KL_PENDING;
+  return o;
+}
+
+/* Kelvin-Voigt impact: the exact solution of paper eq. (3)-(4) from d = 0, d' = v0 under F_e = fe. The
+ * general path, for what kl_impact_kv_fast declines. */
+KL_FN kl_impact_out kl_impact_kv_general(kl_impact_in in)
 {
   kl_impact_out o = kl_impact_zero(KL_OK);
   const kl_real D = kl_kv_damping(in.cr, in.K, in.m);
@@ -154,6 +179,17 @@ KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
   o.cr_eff = -vexit / in.v0;
   o.ediss = 1.0 - o.cr_eff * o.cr_eff;
   return o;
+}
+
+/* Kelvin-Voigt impact: without an external force the straight-line kl_impact_kv_fast (kernels/kl_kv_fast.h),
+ * the same arithmetic; what it declines, and every impact with one, by kl_impact_kv_general. */
+KL_FN kl_impact_out kl_impact_kv(kl_impact_in in)
+{
+  if (in.fe == 0.0) {
+    const kl_impact_out f = kl_impact_kv_fast(in);
+    if (f.status == KL_OK) return f;
+  }
+  return kl_impact_kv_general(in);
 }
 
 /* Hunt-Crossley impact (fe = 0) from its damping factor chi, maximum penetration dmax and phase times:

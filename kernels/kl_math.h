@@ -103,13 +103,20 @@ KL_FN_VEC kl_real kl_exp_reduce(kl_real x, kl_real *r)
   return kl_from_bits((k + 1023) << 52);
 }
 
-/* e^x = 2^k (1 + (e^r - 1)). |x| >= 708 (overflow, subnormal results) and NaN go to the library. */
+/* e^x = 2^k (1 + (e^r - 1)) for |x| < 708, without a library fallback (the caller guarantees the range;
+ * see kl_log1p_fin below for why); outside it e^0, so that no out-of-range value is converted to int */
+KL_FN_VEC kl_real kl_exp_fin(kl_real x)
+{
+  kl_real r;
+  const kl_real tk = kl_exp_reduce(fabs(x) < 708.0 ? x : 0.0, &r);
+  return (1.0 + kl_expm1_reduced(r)) * tk;
+}
+
+/* e^x: kl_exp_fin; |x| >= 708 (overflow, subnormal results) and NaN go to the library. */
 KL_FN kl_real kl_exp(kl_real x)
 {
   if (!(fabs(x) < 708.0)) return exp(x);
-  kl_real r;
-  const kl_real tk = kl_exp_reduce(x, &r);
-  return (1.0 + kl_expm1_reduced(r)) * tk;
+  return kl_exp_fin(x);
 }
 
 /* e^x - 1: directly below ln(2)/2, else 2^k (e^r - 1) + (2^k - 1) (2^k - 1 exact for the k of
@@ -149,7 +156,7 @@ KL_FN void kl_sincos(kl_real x, kl_real *sn, kl_real *cs)
 }
 
 /* atan u for |u| <= tan(pi/8): u + u^3 A(u^2) (kernels/kl_poly.h), Estrin's form. */
-KL_FN kl_real kl_atan_reduced(kl_real u)
+KL_FN_VEC kl_real kl_atan_reduced(kl_real u)
 {
   const kl_real w = u * u, w2 = w * w, w4 = w2 * w2;
   const kl_real A = ((KL_ATANA_0 + KL_ATANA_1 * w) + w2 * (KL_ATANA_2 + KL_ATANA_3 * w)) +
@@ -160,23 +167,33 @@ KL_FN kl_real kl_atan_reduced(kl_real u)
 
 /* atan2(y, x): with t = min/max of |y|, |x| in [0, 1], atan t directly below tan(pi/8), else
  * pi/4 + atan((t - 1)/(t + 1)); then pi/2 - . when |y| > |x|, pi - . when x < 0, and y's sign. The
- * constants pi/4, pi/2, pi are added as two parts. Zeros, infinities, NaN and magnitudes beyond 1e300
- * go to the library. */
-KL_FN kl_real kl_atan2(kl_real y, kl_real x)
+ * constants pi/4, pi/2, pi are added as two parts. kl_atan2_fin is that alone, selects only, for the
+ * arguments kl_atan2_in accepts (finite, magnitudes up to 1e300, not both zero); kl_atan2 sends the others
+ * (zeros, infinities, NaN, magnitudes beyond 1e300) to the library. */
+KL_FN_VEC int kl_atan2_in(kl_real y, kl_real x)
 {
   const kl_real ay = fabs(y), ax = fabs(x);
-  if (!(ax <= 1.0e300 && ay <= 1.0e300) || (ax == 0.0 && ay == 0.0)) return atan2(y, x);
+  return (ax <= 1.0e300) & (ay <= 1.0e300) & ((ax != 0.0) | (ay != 0.0));
+}
+
+KL_FN_VEC kl_real kl_atan2_fin(kl_real y, kl_real x)
+{
+  const kl_real ay = fabs(y), ax = fabs(x);
   const int swap = ay > ax;
   const kl_real mn = swap ? ax : ay, mx = swap ? ay : ax;
   const kl_real t = mn / mx;
-  kl_real r;
-  if (t > 0.41421356237309504880) /* (t - 1)/(t + 1) from mn and mx themselves: t's rounding stays out */
-    r = 7.85398163397448278999e-01 + (kl_atan_reduced((mn - mx) / (mn + mx)) + 3.06161699786838301793e-17);
-  else
-    r = kl_atan_reduced(t);
-  if (swap) r = 1.57079632679489655800e+00 - (r - 6.12323399573676603587e-17);
-  if (x < 0.0) r = 3.14159265358979311600e+00 - (r - 1.22464679914735320717e-16);
+  const int big = t > 0.41421356237309504880; /* (t - 1)/(t + 1) from mn and mx themselves: t's rounding stays out */
+  const kl_real a = kl_atan_reduced(big ? (mn - mx) / (mn + mx) : t);
+  const kl_real r0 = big ? 7.85398163397448278999e-01 + (a + 3.06161699786838301793e-17) : a;
+  const kl_real r1 = swap ? 1.57079632679489655800e+00 - (r0 - 6.12323399573676603587e-17) : r0;
+  const kl_real r = (x < 0.0) ? 3.14159265358979311600e+00 - (r1 - 1.22464679914735320717e-16) : r1;
   return copysign(r, y); /* y = -0 too */
+}
+
+KL_FN kl_real kl_atan2(kl_real y, kl_real x)
+{
+  if (!kl_atan2_in(y, x)) return atan2(y, x);
+  return kl_atan2_fin(y, x);
 }
 
 /* x^p for x > 0 as e^{p log x}: within 2 |p log x| + 2 ulp (e.g. 4e-15 relative for x = 1e-10,
@@ -327,9 +344,10 @@ KL_FN kl_real kl_ginv_lower(kl_real s, kl_real *u)
 
 /* The same without the library fallbacks, for loops the device compiler should vectorise across
  * work-items (a call in a branch keeps it from doing so): valid only on the finite working range, which
- * the caller guarantees. kl_log1p_fin: y > -1 finite; kl_log_fin: 0 < x <= 1e300; kl_exp_fin: |x| < 708;
- * kl_g_fin: y > -1. Outside it the value is meaningless but the behaviour defined (no conversion of an
- * out-of-range value to int: kl_exp_fin takes e^0 there), so that lanes whose result is not used are safe. */
+ * the caller guarantees. kl_log1p_fin: y > -1 finite; kl_log_fin: 0 < x <= 1e300; kl_exp_fin (above kl_exp):
+ * |x| < 708; kl_g_fin: y > -1; kl_atan2_fin (above kl_atan2): kl_atan2_in(y, x). Outside it the value is
+ * meaningless but the behaviour defined (no conversion of an out-of-range value to int: kl_exp_fin takes e^0
+ * there), so that lanes whose result is not used are safe. */
 KL_FN_VEC kl_real kl_log1p_fin(kl_real y)
 {
   const kl_real x = 1.0 + y;
@@ -340,13 +358,6 @@ KL_FN_VEC kl_real kl_log1p_fin(kl_real y)
 }
 
 KL_FN_VEC kl_real kl_log_fin(kl_real x) { return kl_log_reduced(x, 0.0); }
-
-KL_FN_VEC kl_real kl_exp_fin(kl_real x)
-{
-  kl_real r;
-  const kl_real tk = kl_exp_reduce(fabs(x) < 708.0 ? x : 0.0, &r);
-  return (1.0 + kl_expm1_reduced(r)) * tk;
-}
 
 KL_FN_VEC kl_real kl_g_fin(kl_real y)
 {
