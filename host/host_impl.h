@@ -5,7 +5,7 @@
 #include "host/host.h"
 
 #define KL_HOST_MSG 16384 /* room for a build log */
-#define KL_HOST_NFAST 2    /* room for the fast kernels */
+#define KL_HOST_NFAST 4    /* room for the fast kernels */
 
 struct kl_host {
   /* device list (kl_host_devices), cached */

@@ -97,6 +97,8 @@ KL_FN_VEC kl_impact_out kl_impact_fast_hc_closed(kl_impact_in in) { return kl_im
 KL_FN_VEC kl_impact_out kl_impact_fast_hc_exact(kl_impact_in in) { return kl_impact_hc_fast(in, 1); }
 KL_FAST_KERNEL(kl_impact_fast_hc, kl_impact_fast_hc_closed)
 KL_FAST_KERNEL(kl_impact_fast_hcx, kl_impact_fast_hc_exact)
+/* kind 2: Kelvin-Voigt (kl_impact_kv_fast) */
+KL_FAST_KERNEL(kl_impact_fast_kv, kl_impact_kv_fast)
 
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the
  * launch's global offset, that are < end <= P.
@@ -120,8 +122,10 @@ kl_impact_batch(const int P, const int M, __global const double *x, __global con
   const size_t lo = off + (get_global_id(0) - off) * (size_t)rows;
   const size_t hi = lo + (size_t)rows < (size_t)end ? lo + (size_t)rows : (size_t)end;
   for (size_t p = lo; p < hi; ++p) {
+    if (fast && kl_impact_fast_kind(ix[KL_IIN_MODEL * P_ + p], ix[KL_IIN_LAW * P_ + p], x[KL_IN_FE * P_ + p]) >= 0 &&
+        status[p] != KL_PENDING)
+      continue; /* before the other columns are read: a fast kernel computed the row */
     kl_impact_in in = kl_impact_load(x, ix, P_, p);
-    if (fast && kl_impact_fast_kind(in.model, in.law, in.fe) >= 0 && status[p] != KL_PENDING) continue;
     /* the general law's columns, read only by its scenarios */
     const int gen = in.model == KL_MODEL_GEN;
     in.c = gen ? x[KL_IN_C * P_ + p] : 0.0;
