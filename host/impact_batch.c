@@ -108,22 +108,16 @@ _Static_assert(sizeof kl_impact_fast_names / sizeof *kl_impact_fast_names == KL_
 _Static_assert(KL_NFAST <= KL_HOST_NFAST, "room for the fast kernels on the handle");
 
 /* The rows i of [0, cnt) (column s0 + i of tables of row pitch P) of each fast kind (kl_impact_fast_kind), as
- * base + i, into idx (room for cnt): kind k's n[k] of them from at[k] on, in row order. */
+ * base + i, into idx (room for KL_NFAST x cnt): kind k's n[k] of them from k cnt on, in row order; one pass. */
 static void fast_lists(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int *idx,
-                       size_t *at, size_t *n)
+                       size_t *n)
 {
   const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
   const double *fe = x + (size_t)KL_IN_FE * P + s0;
   for (int k = 0; k < KL_NFAST; ++k) n[k] = 0;
   for (size_t i = 0; i < cnt; ++i) {
     const int k = kl_impact_fast_kind(model[i], law[i], fe[i]);
-    if (k >= 0) n[k]++;
-  }
-  size_t put[KL_NFAST];
-  for (int k = 0; k < KL_NFAST; ++k) at[k] = put[k] = k ? at[k - 1] + n[k - 1] : 0;
-  for (size_t i = 0; i < cnt; ++i) {
-    const int k = kl_impact_fast_kind(model[i], law[i], fe[i]);
-    if (k >= 0) idx[put[k]++] = (int)(base + i);
+    if (k >= 0) idx[(size_t)k * cnt + n[k]++] = (int)(base + i);
   }
 }
 
@@ -178,7 +172,7 @@ static void fast_rows(kl_impact_batch *b, int kind, const int *idx, size_t n)
   }
 }
 
-#define KL_TWIN_BLOCK 1024 /* rows per block of the twin: its lists live on the stack */
+#define KL_TWIN_BLOCK 256 /* rows per block of the twin (its lists live on the stack; a batch of 1000 on 2 threads) */
 
 /* Rows [lo, hi) as the OpenCL path does them: without samples the rows of each fast kind by its straight-line
  * function first, then kl_impact on every other row and on those the fast path declined (KL_PENDING). */
@@ -188,10 +182,10 @@ static void twin_block(kl_impact_batch *b, size_t lo, size_t hi)
     for (size_t p = lo; p < hi; ++p) row(b, p);
     return;
   }
-  int idx[KL_TWIN_BLOCK];
-  size_t at[KL_NFAST], n[KL_NFAST];
-  fast_lists(b->x, b->ix, b->P, lo, hi - lo, lo, idx, at, n);
-  for (int k = 0; k < KL_NFAST; ++k) fast_rows(b, k, idx + at[k], n[k]);
+  int idx[KL_NFAST * KL_TWIN_BLOCK];
+  size_t n[KL_NFAST];
+  fast_lists(b->x, b->ix, b->P, lo, hi - lo, lo, idx, n);
+  for (int k = 0; k < KL_NFAST; ++k) fast_rows(b, k, idx + (size_t)k * (hi - lo), n[k]);
   const size_t P = b->P;
   for (size_t p = lo; p < hi; ++p)
     if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->ix[KL_IIN_LAW * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
@@ -325,21 +319,26 @@ cleanup:
  * rows) written to didx, then one launch per kind that has rows. idx (room for cnt) must stay untouched until the
  * queue has finished. */
 #define KL_FAST_ROWS_CPU 16 /* rows per work-item of the fast kernels on a CPU device (kernels/impact.cl) */
+/* Fewest rows of a launch in place (a CPU device) for which the fast kernels run: below, their launches (pocl:
+ * ~0.1-0.3 ms each) cost more than they save, and the general kernel alone gives the same bits (sweep_throughput at 1e3 rows: 0.97e6 scenarios/s
+ * with them, 2.1e6 without) */
+#define KL_FAST_MIN_ROWS ((size_t)1 << 15)
 static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t pitch, size_t s0, size_t cnt,
                               size_t base, size_t P, cl_mem didx, int *idx)
 {
   kelvin_status st = KELVIN_OK;
-  size_t at[KL_NFAST], n[KL_NFAST], total = 0;
-  fast_lists(x, ix, pitch, s0, cnt, base, idx, at, n);
-  for (int k = 0; k < KL_NFAST; ++k) total += n[k];
-  if (total == 0) return KELVIN_OK;
-  KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, total * sizeof(int), idx, 0, NULL, NULL));
+  size_t n[KL_NFAST];
+  fast_lists(x, ix, pitch, s0, cnt, base, idx, n);
+  for (int k = 0; k < KL_NFAST; ++k)
+    if (n[k])
+      KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, (size_t)k * cnt * sizeof(int), n[k] * sizeof(int),
+                                    idx + (size_t)k * cnt, 0, NULL, NULL));
   const size_t wgs = (size_t)h->wgs;
   const cl_int iP = (cl_int)P;
   const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
   for (int k = 0; k < KL_NFAST; ++k) {
     if (!n[k]) continue;
-    const cl_int first = (cl_int)at[k], cntk = (cl_int)n[k];
+    const cl_int first = (cl_int)((size_t)k * cnt), cntk = (cl_int)n[k];
     const size_t items = (n[k] + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
     KL_CL(h, clSetKernelArg(h->k_fast[k], 0, sizeof iP, &iP));
     KL_CL(h, clSetKernelArg(h->k_fast[k], 6, sizeof first, &first));
@@ -395,19 +394,21 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
   const cl_int iP = (cl_int)P;
   KL_CL(h, clSetKernelArg(h->k_impact, 0, sizeof iP, &iP));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
-  KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof fast, &fast));
   if (fast) {
     const size_t most = hi - lo < chunk ? hi - lo : chunk;
-    if (!(idx = malloc((most ? most : 1) * sizeof *idx))) {
+    if (!(idx = malloc(KL_NFAST * (most ? most : 1) * sizeof *idx))) {
       st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", most);
       goto cleanup;
     }
-    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, (most ? most : 1) * sizeof(int), NULL, &err), err));
+    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NFAST * (most ? most : 1) * sizeof(int), NULL, &err),
+              err));
     if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
   }
   for (size_t start = lo; start < hi; start += chunk) {
     const size_t cnt = (hi - start < chunk) ? hi - start : chunk, global = cpu_global(h, cnt);
-    if (fast && (st = run_fast(h, b->x, b->ix, P, start, cnt, start, P, didx, idx)) != KELVIN_OK) goto cleanup;
+    const cl_int use = fast && cnt >= KL_FAST_MIN_ROWS;
+    KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof use, &use));
+    if (use && (st = run_fast(h, b->x, b->ix, P, start, cnt, start, P, didx, idx)) != KELVIN_OK) goto cleanup;
     const size_t per = (cnt + global - 1) / global;
     const cl_int iend = (cl_int)(start + cnt), irows = (cl_int)per;
     KL_CL(h, clSetKernelArg(h->k_impact, 7, sizeof iend, &iend));
@@ -502,13 +503,12 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
             err));
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   const cl_int fast = M == 0; /* the fast kernels where no samples are asked for */
-  KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof fast, &fast));
   if (fast) {
-    if (!(idx = malloc(chunk * sizeof *idx))) {
+    if (!(idx = malloc(KL_NFAST * chunk * sizeof *idx))) {
       st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", chunk);
       goto cleanup;
     }
-    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, chunk * sizeof(int), NULL, &err), err));
+    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NFAST * chunk * sizeof(int), NULL, &err), err));
     if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
   }
   for (size_t start = lo; start < hi; start += chunk) {
@@ -541,6 +541,7 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
     }
     if ((st = rect(h, dx, 1, sx, sizeof(double), KL_NIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     if ((st = rect(h, dix, 1, six, sizeof(int), KL_NIIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
+    KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof fast, &fast)); /* a GPU's launches are cheap: no threshold */
     if (fast && (st = run_fast(h, sx, six, pitch, s0, cnt, 0, cnt, didx, idx)) != KELVIN_OK) goto cleanup;
     KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
     if ((st = rect(h, dy, 0, sy, sizeof(double), KL_NOUT, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
