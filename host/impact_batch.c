@@ -123,12 +123,10 @@ static void fast_lists(const double *x, const int *ix, size_t P, size_t s0, size
 
 //------- host paths -------
 
-/* Row p: load, kl_impact, store (what kernels/impact.cl does per work-item). */
-static void row(kl_impact_batch *b, size_t p)
+/* The metrics and status of row p (kernels/impact.cl's kl_impact_store) */
+static void store(kl_impact_batch *b, size_t p, kl_impact_out o)
 {
   const size_t P = b->P;
-  const kl_impact_in in = kl_impact_batch_get(b, p);
-  const kl_impact_out o = kl_impact(in);
   b->y[KL_OUT_DMAX * P + p] = o.dmax;
   b->y[KL_OUT_TMAX * P + p] = o.tmax;
   b->y[KL_OUT_FPEAK * P + p] = o.fpeak;
@@ -137,6 +135,15 @@ static void row(kl_impact_batch *b, size_t p)
   b->y[KL_OUT_EDISS * P + p] = o.ediss;
   b->y[KL_OUT_DAMP * P + p] = o.damp;
   b->status[p] = o.status;
+}
+
+/* Row p: load, kl_impact, store (what kernels/impact.cl does per work-item). */
+static void row(kl_impact_batch *b, size_t p)
+{
+  const size_t P = b->P;
+  const kl_impact_in in = kl_impact_batch_get(b, p);
+  const kl_impact_out o = kl_impact(in);
+  store(b, p, o);
   const int M = b->M;
   for (int j = 0; j < M; ++j) {
     double s, d, f;
@@ -155,20 +162,10 @@ void kl_impact_run_serial(kl_impact_batch *b, size_t lo, size_t hi)
 /* The fast path of one kind on the rows idx[0 .. n) (what kernels/impact.cl's fast kernel does per work-item) */
 static void fast_rows(kl_impact_batch *b, int kind, const int *idx, size_t n)
 {
-  const size_t P = b->P;
-#pragma omp simd
   for (size_t i = 0; i < n; ++i) {
     const size_t p = (size_t)idx[i];
     const kl_impact_in in = kl_impact_batch_get(b, p);
-    const kl_impact_out o = kind == 2 ? kl_impact_kv_fast(in) : kl_impact_hc_fast(in, kind == 1);
-    b->y[KL_OUT_DMAX * P + p] = o.dmax;
-    b->y[KL_OUT_TMAX * P + p] = o.tmax;
-    b->y[KL_OUT_FPEAK * P + p] = o.fpeak;
-    b->y[KL_OUT_TC * P + p] = o.tc;
-    b->y[KL_OUT_CREFF * P + p] = o.cr_eff;
-    b->y[KL_OUT_EDISS * P + p] = o.ediss;
-    b->y[KL_OUT_DAMP * P + p] = o.damp;
-    b->status[p] = o.status;
+    store(b, p, kind == 2 ? kl_impact_kv_fast(in) : kl_impact_hc_fast(in, kind == 1));
   }
 }
 
