@@ -102,7 +102,8 @@ kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p)
   return in;
 }
 
-const char *const kl_impact_fast_names[] = {"kl_impact_fast_hc", "kl_impact_fast_hcx", "kl_impact_fast_kv", NULL};
+const char *const kl_impact_fast_names[] = {"kl_impact_fast_hc", "kl_impact_fast_hcx", "kl_impact_fast_kv",
+                                             "kl_impact_fast_ef", NULL};
 _Static_assert(sizeof kl_impact_fast_names / sizeof *kl_impact_fast_names == KL_NFAST + 1,
                "one fast kernel per kind of kl_impact_fast_kind");
 _Static_assert(KL_NFAST <= KL_HOST_NFAST, "room for the fast kernels on the handle");
@@ -165,7 +166,7 @@ static void fast_rows(kl_impact_batch *b, int kind, const int *idx, size_t n)
   for (size_t i = 0; i < n; ++i) {
     const size_t p = (size_t)idx[i];
     const kl_impact_in in = kl_impact_batch_get(b, p);
-    store(b, p, kind == 2 ? kl_impact_kv_fast(in) : kl_impact_hc_fast(in, kind == 1));
+    store(b, p, kind == 3 ? kl_impact_ef_fast(in) : kind == 2 ? kl_impact_kv_fast(in) : kl_impact_hc_fast(in, kind == 1));
   }
 }
 

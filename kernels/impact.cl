@@ -97,8 +97,9 @@ KL_FN_VEC kl_impact_out kl_impact_fast_hc_closed(kl_impact_in in) { return kl_im
 KL_FN_VEC kl_impact_out kl_impact_fast_hc_exact(kl_impact_in in) { return kl_impact_hc_fast(in, 1); }
 KL_FAST_KERNEL(kl_impact_fast_hc, kl_impact_fast_hc_closed)
 KL_FAST_KERNEL(kl_impact_fast_hcx, kl_impact_fast_hc_exact)
-/* kind 2: Kelvin-Voigt (kl_impact_kv_fast) */
+/* kind 2: Kelvin-Voigt (kl_impact_kv_fast); kind 3: Emden-Fowler (kl_impact_ef_fast) */
 KL_FAST_KERNEL(kl_impact_fast_kv, kl_impact_kv_fast)
+KL_FAST_KERNEL(kl_impact_fast_ef, kl_impact_ef_fast)
 
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the
  * launch's global offset, that are < end <= P.

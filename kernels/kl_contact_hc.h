@@ -312,12 +312,14 @@ KL_FN kl_real kl_hc_peak_force(kl_real m, kl_real K, kl_real n, kl_real chi, kl_
  * m d'' = -C_i K d^n, with C1 = 1 on compression and C2 = cr^2 on restitution, so the impact reaches the
  * Hertz d_max and leaves at cr v0. Phase time of y'' = -A y^n from y' = v to rest (eq. 13 integrated):
  * (d_max / v) sqrt(pi) Gamma(1 + 1/(n+1)) / Gamma(1/2 + 1/(n+1)); undamped Hertz total ~ 2.94 d_max/v0. */
+#define KL_EF_TF_LINEAR 1.57079632679489661923 /* pi / 2 */
+#define KL_EF_TF_HERTZ 1.47163759216235232869  /* sqrt(pi) Gamma(1.4) / Gamma(0.9) */
 KL_FN kl_real kl_ef_time_factor(kl_real n)
 {
   /* the linear and the Hertz exponent without tgamma (slow in OpenCL CPU libraries): pi/2 and
    * sqrt(pi) Gamma(1.4) / Gamma(0.9) (mpmath, 30 digits) */
-  if (n == 1.0) return 1.57079632679489661923;
-  if (n == 1.5) return 1.47163759216235232869;
+  if (n == 1.0) return KL_EF_TF_LINEAR;
+  if (n == 1.5) return KL_EF_TF_HERTZ;
   const kl_real p = 1.0 / (n + 1.0);
   return sqrt(KL_PI) * tgamma(1.0 + p) / tgamma(0.5 + p);
 }

@@ -294,18 +294,54 @@ KL_FN kl_impact_out kl_impact_hc(kl_impact_in in)
   return kl_impact_hc_of(in, chi);
 }
 
-/* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor. */
-KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
+/* The paper's Emden-Fowler approximation (fe = 0) from its maximum penetration dmax, its time factor tf
+ * (kl_ef_time_factor) and dmax^n: t_max = tf dmax / v0, t_c = t_max (1 + 1/cr), F_peak = K dmax^n. */
+KL_FN_VEC kl_impact_out kl_impact_ef_of(kl_impact_in in, kl_real dmax, kl_real tf, kl_real dmaxn)
 {
   kl_impact_out o = kl_impact_zero(KL_OK);
-  const kl_real dmax = kl_powr((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
   o.dmax = dmax;
-  o.tmax = kl_ef_time_factor(in.n) * dmax / in.v0;
+  o.tmax = tf * dmax / in.v0;
   o.tc = o.tmax * (1.0 + 1.0 / in.cr);
-  o.fpeak = in.K * kl_pown(dmax, in.n);
+  o.fpeak = in.K * dmaxn;
   o.cr_eff = in.cr;
   o.ediss = 1.0 - in.cr * in.cr;
   return o;
+}
+
+/* Emden-Fowler without external force for n = 1 and 1.5 (the time factor a constant there) in straight-line code
+ * (docs/design.md section 4): kl_impact_ef's operations (kl_powr as e^(p log x), kl_pown as x or x sqrt x), so its
+ * bits; any other input, or a metric that is not finite, gives zeros and KL_PENDING. */
+KL_FN_VEC kl_impact_out kl_impact_ef_fast(kl_impact_in in)
+{
+  const kl_real x = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K); /* dmax^(n+1) */
+  const int lin = in.n == 1.0, hertz = in.n == 1.5;
+  const int ok = in.model == KL_MODEL_EF && in.fe == 0.0 && (lin || hertz) && in.law >= 0 && in.law < KL_NLAWS &&
+                 in.rule >= 0 && in.rule <= 1 && kl_finite(in.m) && in.m > 0.0 && kl_finite(in.K) && in.K > 0.0 &&
+                 in.cr > 0.0 && in.cr <= 1.0 && kl_finite(in.v0) && in.v0 > 0.0 && x > 0.0 && x <= KL_HUGE;
+  /* |p log x| <= 372 for x in (0, 1e300]: kl_exp's range, where it is kl_exp_fin */
+  const kl_real dmax = kl_exp_fin((1.0 / (in.n + 1.0)) * kl_log_fin(ok ? x : 1.0));
+  const kl_real tf = lin ? KL_EF_TF_LINEAR : KL_EF_TF_HERTZ;
+  const kl_real d1 = dmax, d15 = dmax * sqrt(dmax);
+  const kl_impact_out o = kl_impact_ef_of(in, dmax, tf, lin ? d1 : d15);
+  const int good = ok && kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc);
+  kl_impact_out r = kl_impact_zero(KL_PENDING);
+  r.dmax = good ? o.dmax : 0.0;
+  r.tmax = good ? o.tmax : 0.0;
+  r.fpeak = good ? o.fpeak : 0.0;
+  r.tc = good ? o.tc : 0.0;
+  r.cr_eff = good ? o.cr_eff : 0.0;
+  r.ediss = good ? o.ediss : 0.0;
+  r.status = good ? KL_OK : KL_PENDING;
+  return r;
+}
+
+/* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor: the fast path where it applies. */
+KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
+{
+  const kl_impact_out f = kl_impact_ef_fast(in);
+  if (f.status == KL_OK) return f;
+  const kl_real dmax = kl_powr((in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K), 1.0 / (in.n + 1.0));
+  return kl_impact_ef_of(in, dmax, kl_ef_time_factor(in.n), kl_pown(dmax, in.n));
 }
 
 /* A finished scenario's metrics, or zeros and KL_NO_CONVERGE where one is not finite. */

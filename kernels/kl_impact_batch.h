@@ -44,15 +44,16 @@
 
 /* The fast kernels (kernels/impact.cl, docs/design.md section 4) and the rows each takes: kind 0, kl_impact_fast_hc,
  * a Hunt-Crossley impact without external force of a closed-form damping law; kind 1, kl_impact_fast_hcx, the same
- * of the exact law; kind 2, kl_impact_fast_kv, a Kelvin-Voigt impact without external force; -1 for a row only the
- * general kernel computes. The host lists the rows of each kind (when no samples are asked for), the fast kernel
+ * of the exact law; kind 2, kl_impact_fast_kv, a Kelvin-Voigt impact without external force; kind 3,
+ * kl_impact_fast_ef, Emden-Fowler; -1 for a row only the general kernel computes. The host lists the rows of each kind (when no samples are asked for), the fast kernel
  * computes them or leaves KL_PENDING, and the general kernel skips the rows of a kind whose status is not
  * KL_PENDING: one function decides for all three. */
-#define KL_NFAST 3
+#define KL_NFAST 4
 KL_FN_VEC int kl_impact_fast_kind(int model, int law, kl_real fe)
 {
   const int hc = model == KL_MODEL_HC && fe == 0.0, kv = model == KL_MODEL_KV && fe == 0.0;
-  return hc ? (law == KL_LAW_EXACT ? 1 : 0) : kv ? 2 : -1;
+  const int ef = model == KL_MODEL_EF && fe == 0.0;
+  return hc ? (law == KL_LAW_EXACT ? 1 : 0) : kv ? 2 : ef ? 3 : -1;
 }
 
 /* Sample j of M (j = 0 ... M-1) along the impact `in` whose metrics are `o`: abscissa *s, penetration
