@@ -327,10 +327,13 @@ static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t
   kelvin_status st = KELVIN_OK;
   size_t n[KL_NFAST];
   fast_lists(x, ix, pitch, s0, cnt, base, idx, n);
+  /* every list's whole region, its tail a valid row, in one write from the start: a work-item past the end of its
+   * list (the last work-group's, and the lanes of the vectorised loop beyond it) may load an entry it then leaves
+   * alone, and that entry must be written memory (Oclgrind reports an address from memory never written otherwise;
+   * and written at an offset, or by clEnqueueFillBuffer, it still reported it) */
   for (int k = 0; k < KL_NFAST; ++k)
-    if (n[k])
-      KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, (size_t)k * cnt * sizeof(int), n[k] * sizeof(int),
-                                    idx + (size_t)k * cnt, 0, NULL, NULL));
+    for (size_t i = n[k]; i < cnt; ++i) idx[(size_t)k * cnt + i] = (int)base;
+  KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, KL_NFAST * cnt * sizeof(int), idx, 0, NULL, NULL));
   const size_t wgs = (size_t)h->wgs;
   const cl_int iP = (cl_int)P;
   const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
