@@ -104,6 +104,38 @@ KL_FN_VEC kl_impact_out kl_impact_zero(int status)
   return o;
 }
 
+/* 1 if the metrics kl_impact_final checks are finite (selects: the fast paths call it too) */
+KL_FN_VEC int kl_impact_finite(kl_impact_out o)
+{
+  return kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff);
+}
+
+/* kl_impact_check's conditions shared by the fast paths of Hunt-Crossley and Emden-Fowler (docs/design.md 4): no
+ * external force, a known law and rule, m, K and v0 finite and > 0, cr in (0, 1]; the model, the exponent and the
+ * path's own domain are each path's */
+KL_FN_VEC int kl_impact_fast_valid(kl_impact_in in)
+{
+  return in.fe == 0.0 && in.rule >= 0 && in.rule <= 1 && in.law >= 0 && in.law < KL_NLAWS && kl_finite(in.m) &&
+         in.m > 0.0 && kl_finite(in.K) && in.K > 0.0 && in.cr > 0.0 && in.cr <= 1.0 && kl_finite(in.v0) && in.v0 > 0.0;
+}
+
+/* A fast path's answer: o with KL_OK where good and its metrics finite, else zeros and KL_PENDING; field by field (a
+ * select of the whole structure is one the device compiler does not vectorise) */
+KL_FN_VEC kl_impact_out kl_impact_fast_answer(kl_impact_out o, int good)
+{
+  const int g = good && kl_impact_finite(o);
+  kl_impact_out r;
+  r.dmax = g ? o.dmax : 0.0;
+  r.tmax = g ? o.tmax : 0.0;
+  r.fpeak = g ? o.fpeak : 0.0;
+  r.tc = g ? o.tc : 0.0;
+  r.cr_eff = g ? o.cr_eff : 0.0;
+  r.ediss = g ? o.ediss : 0.0;
+  r.damp = g ? o.damp : 0.0;
+  r.status = g ? KL_OK : KL_PENDING;
+  return r;
+}
+
 #include "kl_kv_fast.h"
 
 /* A Kelvin-Voigt impact with fe = 0 by the straight-line kl_kv_impact_fast (kernels/kl_kv_fast.h), for loops
@@ -258,27 +290,12 @@ KL_FN_VEC kl_impact_out kl_impact_hc_fast(kl_impact_in in, int exact)
   const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K);
   const int kn = kl_hcm_kn(in.n);
   /* kl_impact_check's conditions for such a scenario, the law's domain, the master curves' and e's */
-  const int ok = in.model == KL_MODEL_HC && in.fe == 0.0 && in.rule >= 0 && in.rule <= 1 && in.law >= 0 &&
-                 in.law < KL_NLAWS && (in.law == KL_LAW_EXACT) == (exact != 0) && (fit || !exact) &&
-                 kl_finite(in.m) && in.m > 0.0 && kl_finite(in.K) && in.K > 0.0 && in.cr > 0.0 && in.cr <= 1.0 &&
-                 kl_finite(in.v0) && in.v0 > 0.0 && kn >= 0 && kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN &&
-                 e <= KL_HUGE;
+  const int ok = in.model == KL_MODEL_HC && kl_impact_fast_valid(in) && (in.law == KL_LAW_EXACT) == (exact != 0) &&
+                 (fit || !exact) && kn >= 0 && kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN && e <= KL_HUGE;
   kl_real tu[KL_HCM_DUMAX];
   const int iu = kl_hcm_upiece(zeta, tu);
   const kl_impact_out o = kl_impact_hc_master(in, chi, kl_hcm_series1(ok ? kn : 0, iu, tu), kl_log_fin(e));
-  const int good = ok && kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) &&
-                   kl_finite(o.cr_eff);
-  /* field by field: a select of the whole structure is one the device compiler does not vectorise */
-  kl_impact_out r;
-  r.dmax = good ? o.dmax : 0.0;
-  r.tmax = good ? o.tmax : 0.0;
-  r.fpeak = good ? o.fpeak : 0.0;
-  r.tc = good ? o.tc : 0.0;
-  r.cr_eff = good ? o.cr_eff : 0.0;
-  r.ediss = good ? o.ediss : 0.0;
-  r.damp = good ? o.damp : 0.0;
-  r.status = good ? KL_OK : KL_PENDING;
-  return r;
+  return kl_impact_fast_answer(o, ok);
 }
 
 /* A Hunt-Crossley impact (fe = 0) of its damping law: the fast path where it applies, else chi from the law (the
@@ -315,24 +332,13 @@ KL_FN_VEC kl_impact_out kl_impact_ef_fast(kl_impact_in in)
 {
   const kl_real x = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K); /* dmax^(n+1) */
   const int lin = in.n == 1.0, hertz = in.n == 1.5;
-  const int ok = in.model == KL_MODEL_EF && in.fe == 0.0 && (lin || hertz) && in.law >= 0 && in.law < KL_NLAWS &&
-                 in.rule >= 0 && in.rule <= 1 && kl_finite(in.m) && in.m > 0.0 && kl_finite(in.K) && in.K > 0.0 &&
-                 in.cr > 0.0 && in.cr <= 1.0 && kl_finite(in.v0) && in.v0 > 0.0 && x > 0.0 && x <= KL_HUGE;
+  const int ok = in.model == KL_MODEL_EF && kl_impact_fast_valid(in) && (lin || hertz) && x > 0.0 && x <= KL_HUGE;
   /* |p log x| <= 372 for x in (0, 1e300]: kl_exp's range, where it is kl_exp_fin */
   const kl_real dmax = kl_exp_fin((1.0 / (in.n + 1.0)) * kl_log_fin(ok ? x : 1.0));
   const kl_real tf = lin ? KL_EF_TF_LINEAR : KL_EF_TF_HERTZ;
   const kl_real d1 = dmax, d15 = dmax * sqrt(dmax);
   const kl_impact_out o = kl_impact_ef_of(in, dmax, tf, lin ? d1 : d15);
-  const int good = ok && kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc);
-  kl_impact_out r = kl_impact_zero(KL_PENDING);
-  r.dmax = good ? o.dmax : 0.0;
-  r.tmax = good ? o.tmax : 0.0;
-  r.fpeak = good ? o.fpeak : 0.0;
-  r.tc = good ? o.tc : 0.0;
-  r.cr_eff = good ? o.cr_eff : 0.0;
-  r.ediss = good ? o.ediss : 0.0;
-  r.status = good ? KL_OK : KL_PENDING;
-  return r;
+  return kl_impact_fast_answer(o, ok);
 }
 
 /* The paper's Emden-Fowler approximation (fe = 0), see kl_ef_time_factor: the fast path where it applies. */
@@ -347,9 +353,7 @@ KL_FN kl_impact_out kl_impact_ef(kl_impact_in in)
 /* A finished scenario's metrics, or zeros and KL_NO_CONVERGE where one is not finite. */
 KL_FN kl_impact_out kl_impact_final(kl_impact_out o)
 {
-  if (o.status == KL_OK &&
-      !(kl_finite(o.dmax) && kl_finite(o.tmax) && kl_finite(o.fpeak) && kl_finite(o.tc) && kl_finite(o.cr_eff)))
-    return kl_impact_zero(KL_NO_CONVERGE);
+  if (o.status == KL_OK && !kl_impact_finite(o)) return kl_impact_zero(KL_NO_CONVERGE);
   return o;
 }
 
