@@ -166,7 +166,7 @@ static void fast_rows(kl_impact_batch *b, int kind, const int *idx, size_t n)
   for (size_t i = 0; i < n; ++i) {
     const size_t p = (size_t)idx[i];
     const kl_impact_in in = kl_impact_batch_get(b, p);
-    store(b, p, kind == 3 ? kl_impact_ef_fast(in) : kind == 2 ? kl_impact_kv_fast(in) : kl_impact_hc_fast(in, kind == 1));
+    store(b, p, kl_impact_fast(in, kind));
   }
 }
 

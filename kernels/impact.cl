@@ -75,7 +75,7 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
 #else
 #define KL_FAST_LOOP
 #endif
-#define KL_FAST_KERNEL(name, fn)                                                                                   \
+#define KL_FAST_KERNEL(name, kind)                                                                                 \
   __kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void name(                                         \
       const int P, __global const double *restrict x, __global const int *restrict ix, __global double *restrict y, \
       __global int *restrict status, __global const int *restrict idx, const int first, const int cnt,            \
@@ -87,19 +87,17 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
     for (int k = 0; k < rows; ++k) {                                                                                \
       if (lo + k < cnt) {                                                                                           \
         const size_t p = (size_t)idx[first + lo + k];                                                               \
-        kl_impact_store(y, status, P_, p, fn(kl_impact_load(x, ix, P_, p)));                                        \
+        kl_impact_store(y, status, P_, p, kl_impact_fast(kl_impact_load(x, ix, P_, p), kind));                     \
       }                                                                                                             \
     }                                                                                                               \
   }
 
 /* kind 0: Hunt-Crossley of a closed-form law; kind 1: of the exact law (kl_impact_hc_fast) */
-KL_FN_VEC kl_impact_out kl_impact_fast_hc_closed(kl_impact_in in) { return kl_impact_hc_fast(in, 0); }
-KL_FN_VEC kl_impact_out kl_impact_fast_hc_exact(kl_impact_in in) { return kl_impact_hc_fast(in, 1); }
-KL_FAST_KERNEL(kl_impact_fast_hc, kl_impact_fast_hc_closed)
-KL_FAST_KERNEL(kl_impact_fast_hcx, kl_impact_fast_hc_exact)
+KL_FAST_KERNEL(kl_impact_fast_hc, 0)
+KL_FAST_KERNEL(kl_impact_fast_hcx, 1)
 /* kind 2: Kelvin-Voigt (kl_impact_kv_fast); kind 3: Emden-Fowler (kl_impact_ef_fast) */
-KL_FAST_KERNEL(kl_impact_fast_kv, kl_impact_kv_fast)
-KL_FAST_KERNEL(kl_impact_fast_ef, kl_impact_ef_fast)
+KL_FAST_KERNEL(kl_impact_fast_kv, 2)
+KL_FAST_KERNEL(kl_impact_fast_ef, 3)
 
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the
  * launch's global offset, that are < end <= P.

@@ -56,6 +56,14 @@ KL_FN_VEC int kl_impact_fast_kind(int model, int law, kl_real fe)
   return hc ? (law == KL_LAW_EXACT ? 1 : 0) : kv ? 2 : ef ? 3 : -1;
 }
 
+/* The fast path of kind `kind` (the kernels pass a constant, so the others are compiled away; the twin a variable) */
+KL_FN_VEC kl_impact_out kl_impact_fast(kl_impact_in in, int kind)
+{
+  if (kind == 3) return kl_impact_ef_fast(in);
+  if (kind == 2) return kl_impact_kv_fast(in);
+  return kl_impact_hc_fast(in, kind == 1);
+}
+
 /* Sample j of M (j = 0 ... M-1) along the impact `in` whose metrics are `o`: abscissa *s, penetration
  * *d and contact force *f. Kelvin-Voigt: at time s = t_c j/(M-1), the exact state of paper eq. (4)
  * (kl_kv_step), F = K d + D d' (paper eq. 1). Hunt-Crossley and Emden-Fowler have no closed form in
