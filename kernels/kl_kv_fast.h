@@ -23,9 +23,6 @@
 #include "kl_math.h"
 #include "kl_contact_kv.h"
 
-/* x finite (a comparison: kl_finite's isfinite may stay a call on some compilers) */
-KL_FN_VEC int kl_kv_fast_finite(kl_real x) { return fabs(x) <= 1.7976931348623157e308; }
-
 /* The metrics of kl_impact_out (kernels/kl_impact.h), and ok = 1 where they are computed. */
 typedef struct kl_kv_impact {
   kl_real dmax, tmax, fpeak, tc, cr_eff, ediss, damp;
@@ -44,8 +41,8 @@ KL_FN_VEC kl_kv_impact kl_kv_impact_fast(kl_real m_in, kl_real K_in, kl_real cr_
                                          int force, int admit)
 {
   /* kl_impact_check's conditions on these (cr in (0, 1] and fe = 0 are finite) */
-  const int valid = admit & kl_kv_fast_finite(m_in) & (m_in > 0.0) & kl_kv_fast_finite(K_in) & (K_in > 0.0) &
-                    (cr_in > 0.0) & (cr_in <= 1.0) & kl_kv_fast_finite(v0_in) & (v0_in > 0.0) & (fe_in == 0.0);
+  const int valid = admit & kl_finite(m_in) & (m_in > 0.0) & kl_finite(K_in) & (K_in > 0.0) &
+                    (cr_in > 0.0) & (cr_in <= 1.0) & kl_finite(v0_in) & (v0_in > 0.0) & (fe_in == 0.0);
   const kl_real m = valid ? m_in : 1.0, K = valid ? K_in : 1.0, cr = valid ? cr_in : 1.0;
   const kl_real v0 = valid ? v0_in : 1.0, fe = valid ? fe_in : 0.0;
   /* kl_kv_damping: kl_log(cr) is kl_log_reduced(cr, 0) for cr in (0, 1] */
@@ -84,8 +81,8 @@ KL_FN_VEC kl_kv_impact kl_kv_impact_fast(kl_real m_in, kl_real K_in, kl_real cr_
   const kl_real dmax = ym + xs, cre = -vexit / v0;
   const kl_real ediss = 1.0 - cre * cre;
   const int ok = valid & ud & fc.go & okc & (tc <= horizon) & fm.go & okm & (rm.t <= tc) & ((!fp.go) | okp) &
-                 kl_kv_fast_finite(dmax) & kl_kv_fast_finite(rm.t) & kl_kv_fast_finite(fpk) & kl_kv_fast_finite(tc) &
-                 kl_kv_fast_finite(cre) & kl_kv_fast_finite(ediss) & kl_kv_fast_finite(D);
+                 kl_finite(dmax) & kl_finite(rm.t) & kl_finite(fpk) & kl_finite(tc) &
+                 kl_finite(cre) & kl_finite(ediss) & kl_finite(D);
   kl_kv_impact o;
   o.dmax = ok ? dmax : 0.0;
   o.tmax = ok ? rm.t : 0.0;
