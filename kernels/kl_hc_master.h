@@ -1270,15 +1270,28 @@ typedef struct kl_hcm_series {
   kl_real tauc, taur, w, A, h, cr;
 } kl_hcm_series;
 
-/* The u piece of zeta (u = log1p(zeta)), returned, and T_0 ... T_{DUMAX-1} of u's coordinate in it into tu; the
- * piece clamped before the conversion to int, so that no input (NaN included) is undefined there. */
+/* The u piece of u = log1p(zeta), clamped before the conversion to int, so that no input (NaN included) is undefined
+ * there */
+KL_FN_VEC int kl_hcm_uindex(kl_real u)
+{
+  kl_real fu = u * KL_HCM_U_SCALE;
+  fu = fu >= 0.0 ? (fu <= KL_HCM_NU - 1 ? fu : KL_HCM_NU - 1) : 0.0;
+  return (int)fu;
+}
+
+/* T_0 ... T_{DUMAX-1} of u's coordinate in piece iu into tu (iu need not be u's own piece: the fast kernels pass
+ * the piece of their block, kernels/kl_impact.h) */
+KL_FN_VEC void kl_hcm_ubasis(kl_real u, int iu, kl_real *tu)
+{
+  kl_cheb_basis((u - (kl_real)iu / KL_HCM_U_SCALE) * (2.0 * KL_HCM_U_SCALE) - 1.0, KL_HCM_DUMAX, tu);
+}
+
+/* The u piece of zeta (u = log1p(zeta)), returned, and its basis into tu */
 KL_FN_VEC int kl_hcm_upiece(kl_real zeta, kl_real *tu)
 {
   const kl_real u = kl_log1p_fin(zeta);
-  kl_real fu = u * KL_HCM_U_SCALE;
-  fu = fu >= 0.0 ? (fu <= KL_HCM_NU - 1 ? fu : KL_HCM_NU - 1) : 0.0;
-  const int iu = (int)fu;
-  kl_cheb_basis((u - (kl_real)iu / KL_HCM_U_SCALE) * (2.0 * KL_HCM_U_SCALE) - 1.0, KL_HCM_DUMAX, tu);
+  const int iu = kl_hcm_uindex(u);
+  kl_hcm_ubasis(u, iu, tu);
   return iu;
 }
 

@@ -147,21 +147,31 @@ KL_FN_VEC int kl_hc_exact_in(kl_real cr)
   return cr >= KL_HCX_CR_LO && cr <= 1.0;
 }
 
-/* d = chi v0 of the exact law for cr inside the domain (kl_hc_exact_in); cr = 1 gives 0. Straight-line (no loop,
- * no variable index but the table's; kernels/kl_cheb.h), so that the fast kernel vectorises it; any cr is safe. */
-KL_FN_VEC kl_real kl_hc_exact_fit(kl_real cr)
+/* The octave k of s = 1 / cr (s in [2^k, 2^(k+1)), the last one closed), by comparisons */
+KL_FN_VEC int kl_hcx_octave(kl_real cr)
 {
   const kl_real s = 1.0 / cr;
-  /* the octave k (s in [2^k, 2^(k+1)), the last one closed) and 2^-k, by comparisons */
-  int k = 0;
+  return """ + " + ".join("(s >= %.1f)" % 2.0 ** j for j in range(1, NOCT)) + """;
+}
+
+/* The fit at cr from the coefficients of octave k (kl_hcx_octave(cr) for its value; the fast kernels pass the octave
+ * of their block, kernels/kl_impact.h). Straight-line (no loop, no variable index but the table's;
+ * kernels/kl_cheb.h), so that the fast kernel vectorises it; any cr and k in [0, NOCT) are safe. */
+KL_FN_VEC kl_real kl_hc_exact_fit_at(kl_real cr, int k)
+{
+  const kl_real s = 1.0 / cr;
+  /* 2^-k, times 2: x in [-1, 1] */
   kl_real scale = 2.0;
-""" + "".join("  k = s >= %.1f ? %d : k;\n  scale = s >= %.1f ? scale * 0.5 : scale;\n" % (2.0 ** j, j, 2.0 ** j) for j in range(1, NOCT)) + """  const kl_real x = s * scale - 3.0;
+""" + "".join("  scale = k >= %d ? %r : scale;\n" % (j, 2.0 ** (1 - j)) for j in range(1, NOCT)) + """  const kl_real x = s * scale - 3.0;
   /* T_0(x) ... by doubling and the sum in four partial sums (kernels/kl_cheb.h) */
   kl_real t[KL_HCX_NC];
   kl_cheb_basis(x, KL_HCX_NC, t);
   const kl_real q = kl_cheb_sum(kl_hcx_q + k * KL_HCX_NC, KL_HCX_NC, t);
   return q * ((1.0 - cr) / cr);
 }
+
+/* d = chi v0 of the exact law for cr inside the domain (kl_hc_exact_in); cr = 1 gives 0; any cr is safe */
+KL_FN_VEC kl_real kl_hc_exact_fit(kl_real cr) { return kl_hc_exact_fit_at(cr, kl_hcx_octave(cr)); }
 
 #endif
 """)
