@@ -5,7 +5,7 @@
 #include "host/host.h"
 
 #define KL_HOST_MSG 16384 /* room for a build log */
-#define KL_HOST_NFAST 4    /* room for the fast kernels */
+#define KL_HOST_NFAST 3    /* room for the fast kernels */
 
 struct kl_host {
   /* device list (kl_host_devices), cached */
@@ -29,6 +29,8 @@ struct kl_host {
   char notice[512];
   char msg[KL_HOST_MSG];
   kelvin_shard shard;     /* the group this handle's batches are shared with (kl_host_set_shard); size 0: none */
+  int fast_only;          /* tests: the general kernel leaves every row of a fast kind alone, KL_PENDING where the
+                           * fast kernels declined it (tests/impact_parity_test.c) */
 };
 
 /* Record a message on h (printf format) and return st. */

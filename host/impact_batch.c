@@ -83,41 +83,136 @@ void kl_impact_batch_set(kl_impact_batch *b, size_t p, kl_impact_in in)
   b->ix[KL_IIN_RULE * P + p] = in.rule;
 }
 
-kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p)
+/* The inputs of column p of tables x, ix of row pitch P */
+static kl_impact_in load_row(const double *x, const int *ix, size_t P, size_t p)
 {
-  const size_t P = b->P;
   kl_impact_in in;
-  in.m = b->x[KL_IN_M * P + p];
-  in.K = b->x[KL_IN_K * P + p];
-  in.n = b->x[KL_IN_N * P + p];
-  in.cr = b->x[KL_IN_CR * P + p];
-  in.v0 = b->x[KL_IN_V0 * P + p];
-  in.fe = b->x[KL_IN_FE * P + p];
-  in.c = b->x[KL_IN_C * P + p];
-  in.n2 = b->x[KL_IN_N2 * P + p];
-  in.rate_exp = b->x[KL_IN_REXP * P + p];
-  in.model = b->ix[KL_IIN_MODEL * P + p];
-  in.law = b->ix[KL_IIN_LAW * P + p];
-  in.rule = b->ix[KL_IIN_RULE * P + p];
+  in.m = x[KL_IN_M * P + p];
+  in.K = x[KL_IN_K * P + p];
+  in.n = x[KL_IN_N * P + p];
+  in.cr = x[KL_IN_CR * P + p];
+  in.v0 = x[KL_IN_V0 * P + p];
+  in.fe = x[KL_IN_FE * P + p];
+  in.c = x[KL_IN_C * P + p];
+  in.n2 = x[KL_IN_N2 * P + p];
+  in.rate_exp = x[KL_IN_REXP * P + p];
+  in.model = ix[KL_IIN_MODEL * P + p];
+  in.law = ix[KL_IIN_LAW * P + p];
+  in.rule = ix[KL_IIN_RULE * P + p];
   return in;
 }
 
-const char *const kl_impact_fast_names[] = {"kl_impact_fast_hc", "kl_impact_fast_hcx", "kl_impact_fast_kv",
-                                             "kl_impact_fast_ef", NULL};
+kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p) { return load_row(b->x, b->ix, b->P, p); }
+
+const char *const kl_impact_fast_names[] = {"kl_impact_fast_hc", "kl_impact_fast_kv", "kl_impact_fast_ef", NULL};
 _Static_assert(sizeof kl_impact_fast_names / sizeof *kl_impact_fast_names == KL_NFAST + 1,
                "one fast kernel per kind of kl_impact_fast_kind");
 _Static_assert(KL_NFAST <= KL_HOST_NFAST, "room for the fast kernels on the handle");
+
+_Static_assert(KL_HC_NCLASS <= 256, "a row's class fits a byte");
+
+/* fast_lists' sort key of a Hunt-Crossley row, its class (kl_impact_hc_class) by comparisons alone: zeta = chi v0 of
+ * a law is a decreasing function of cr alone (kernels/kl_contact_hc.h, kl_hc_exact.h), so its u piece is the number
+ * of bounds cr[law][j] at or above cr, the cr where kl_impact_hc_class itself enters piece j + 1 (by bisection).
+ * A key that misses its row's class (rounding at a bound) only costs time: the row's block declines it and the
+ * general kernel computes it. */
+typedef struct class_bounds {
+  double cr[KL_NLAWS][KL_HCM_NU - 1];
+} class_bounds;
+
+static void class_bounds_make(class_bounds *B)
+{
+  kl_impact_in in;
+  memset(&in, 0, sizeof in);
+  in.model = KL_MODEL_HC;
+  in.m = in.K = in.v0 = 1.0;
+  in.n = 1.5;
+  for (int law = 0; law < KL_NLAWS; ++law) {
+    in.law = law;
+    for (int j = 1; j < KL_HCM_NU; ++j) {
+      double lo = law == KL_LAW_EXACT ? KL_HCX_CR_LO : 1e-300, hi = 1.0; /* piece(lo) >= j > piece(hi) */
+      in.cr = lo;
+      if (kl_impact_hc_class(in, law == KL_LAW_EXACT) % KL_HCM_NU < j) {
+        B->cr[law][j - 1] = -1.0; /* no cr of the law reaches piece j */
+        continue;
+      }
+      for (int it = 0; it < 64; ++it) {
+        in.cr = 0.5 * (lo + hi);
+        if (kl_impact_hc_class(in, law == KL_LAW_EXACT) % KL_HCM_NU >= j) lo = in.cr;
+        else hi = in.cr;
+      }
+      B->cr[law][j - 1] = lo;
+    }
+  }
+}
+
+static int class_key(const class_bounds *B, double n, int law, double cr)
+{
+  if (law < 0 || law >= KL_NLAWS) return 0; /* declined whatever its block */
+  int iu = 0;
+  for (int j = 0; j < KL_HCM_NU - 1; ++j) iu += cr <= B->cr[law][j];
+  const int exact = law == KL_LAW_EXACT;
+  return kl_impact_hc_class_of(exact, exact ? kl_hcx_octave(kl_hc_exact_in(cr) ? cr : 1.0) : 0, kl_hcm_kn(n), iu);
+}
+
+#define KL_SORT_WINDOW 4096 /* list entries sorted together: their rows stay near each other in memory */
+
+/* The Hunt-Crossley list (n entries) sorted by class (class_key) into out, within windows of KL_SORT_WINDOW entries
+ * (the rows of a window stay near each other in memory: sorted whole, 1e6 rows ran 2.5x slower, the rows' loads and
+ * stores missing the cache), stably (a counting sort), and each class's run in a window padded with -1 to a whole
+ * number of blocks of `rows` entries, so that every block of the fast kernel (kernels/impact.cl) holds one class.
+ * Returns the entries written (at most n + (rows - 1) KL_HC_NCLASS a window), or 0 without memory for the counts
+ * (the list then goes unsorted: the same bits, slower). keys: room for n bytes. Windows in parallel on `threads`. */
+static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0, size_t base, const int *list,
+                            size_t n, int rows, int threads, int *out, unsigned char *keys)
+{
+  const size_t W = KL_SORT_WINDOW, nw = (n + W - 1) / W, A = KL_HC_NCLASS + 1;
+  size_t *at = calloc(nw * A, sizeof *at); /* window w's counts, then its runs' starts; at[w A + NCLASS]: its start */
+  if (!at) return 0;
+  class_bounds B;
+  class_bounds_make(&B);
+  const double *nn = x + (size_t)KL_IN_N * P + s0, *cr = x + (size_t)KL_IN_CR * P + s0;
+  const int *law = ix + (size_t)KL_IIN_LAW * P + s0;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long w = 0; w < (long)nw; ++w) {
+    size_t *a = at + (size_t)w * A;
+    for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) {
+      const size_t c = (size_t)list[i] - base;
+      const int key = class_key(&B, nn[c], law[c], cr[c]);
+      keys[i] = (unsigned char)key;
+      a[key]++;
+    }
+  }
+  size_t total = 0;
+  for (size_t w = 0; w < nw; ++w) {
+    size_t *a = at + w * A;
+    a[KL_HC_NCLASS] = total;
+    for (int c = 0; c < KL_HC_NCLASS; ++c) {
+      const size_t run = (a[c] + (size_t)rows - 1) / (size_t)rows * (size_t)rows;
+      a[c] = total;
+      total += run;
+    }
+  }
+  memset(out, 0xff, total * sizeof *out); /* -1: a pad, which the kernel computes and does not store */
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long w = 0; w < (long)nw; ++w) {
+    size_t *a = at + (size_t)w * A;
+    for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) out[a[keys[i]]++] = list[i];
+  }
+  free(at);
+  return total;
+}
 
 /* The rows i of [0, cnt) (column s0 + i of tables of row pitch P) of each fast kind (kl_impact_fast_kind), as
  * base + i, into idx (room for KL_NFAST x cnt): kind k's n[k] of them from k cnt on, in row order; one pass. */
 static void fast_lists(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int *idx,
                        size_t *n)
 {
-  const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
+  const int *model = ix + (size_t)KL_IIN_MODEL * P + s0;
   const double *fe = x + (size_t)KL_IN_FE * P + s0;
   for (int k = 0; k < KL_NFAST; ++k) n[k] = 0;
   for (size_t i = 0; i < cnt; ++i) {
-    const int k = kl_impact_fast_kind(model[i], law[i], fe[i]);
+    const int k = kl_impact_fast_kind(model[i], fe[i]);
     if (k >= 0) idx[(size_t)k * cnt + n[k]++] = (int)(base + i);
   }
 }
@@ -186,7 +281,7 @@ static void twin_block(kl_impact_batch *b, size_t lo, size_t hi)
   for (int k = 0; k < KL_NFAST; ++k) fast_rows(b, k, idx + (size_t)k * (hi - lo), n[k]);
   const size_t P = b->P;
   for (size_t p = lo; p < hi; ++p)
-    if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->ix[KL_IIN_LAW * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
+    if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
         b->status[p] == KL_PENDING)
       row(b, p);
 }
@@ -314,9 +409,15 @@ cleanup:
 
 /* The fast kernels on the rows of one chunk (kernels/impact.cl, docs/design.md section 4): the lists of each kind
  * (fast_lists of cnt rows at column s0 of host tables of pitch pitch, as rows base + i of the device tables of P
- * rows) written to didx, then one launch per kind that has rows. idx (room for cnt) must stay untouched until the
- * queue has finished. */
+ * rows), the Hunt-Crossley one sorted by class (sort_by_class), packed and written to didx (room for
+ * KL_DEV_LIST(cnt) entries), then one launch per kind that has rows. idx (room for KL_HOST_LIST(cnt) entries) must
+ * stay untouched until the queue has finished. */
 #define KL_FAST_ROWS_CPU 16 /* rows per work-item of the fast kernels on a CPU device (kernels/impact.cl) */
+/* The packed list of R rows: sort_by_class's pads, at most (rows - 1) for each class of a window, are at most as many
+ * as a whole window's entries, and at most KL_PADS in the last one */
+#define KL_PADS ((size_t)(KL_FAST_ROWS_CPU - 1) * KL_HC_NCLASS)
+#define KL_DEV_LIST(R) (2 * (R) + KL_PADS)
+#define KL_HOST_LIST(R) (KL_NFAST * (R) + KL_DEV_LIST(R) + (R) / sizeof(int) + 1) /* the lists, packed, the keys */
 /* Fewest rows of a launch in place (a CPU device) for which the fast kernels run: below, their launches (pocl:
  * ~0.1-0.3 ms each) cost more than they save, and the general kernel alone gives the same bits (sweep_throughput at 1e3 rows: 0.97e6 scenarios/s
  * with them, 2.1e6 without) */
@@ -324,23 +425,33 @@ cleanup:
 static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t pitch, size_t s0, size_t cnt,
                               size_t base, size_t P, cl_mem didx, int *idx)
 {
+  _Static_assert(KL_PADS <= KL_SORT_WINDOW, "a whole window's pads are at most its entries");
   kelvin_status st = KELVIN_OK;
-  size_t n[KL_NFAST];
+  const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
+  size_t n[KL_NFAST], off[KL_NFAST];
   fast_lists(x, ix, pitch, s0, cnt, base, idx, n);
-  /* every list's whole region, its tail a valid row, in one write from the start: a work-item past the end of its
-   * list (the last work-group's, and the lanes of the vectorised loop beyond it) may load an entry it then leaves
-   * alone, and that entry must be written memory (Oclgrind reports an address from memory never written otherwise;
-   * and written at an offset, or by clEnqueueFillBuffer, it still reported it) */
-  for (int k = 0; k < KL_NFAST; ++k)
-    for (size_t i = n[k]; i < cnt; ++i) idx[(size_t)k * cnt + i] = (int)base;
-  KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, KL_NFAST * cnt * sizeof(int), idx, 0, NULL, NULL));
+  /* the packed list: kind k's from off[k], each block of a work-item's rows in the Hunt-Crossley list of one class
+   * (a work-item past the end of its list loads the list's last entry, kernels/impact.cl, so nothing past it is read) */
+  int *pack = idx + (size_t)KL_NFAST * cnt;
+  size_t len[KL_NFAST];
+  len[0] = n[0] ? sort_by_class(x, ix, pitch, s0, base, idx, n[0], rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
+                                pack, (unsigned char *)(pack + KL_DEV_LIST(cnt)))
+                : 0;
+  if (n[0] && !len[0]) memcpy(pack, idx, n[0] * sizeof *idx), len[0] = n[0];
+  off[0] = 0;
+  for (int k = 1; k < KL_NFAST; ++k) {
+    off[k] = off[k - 1] + len[k - 1];
+    len[k] = n[k];
+    memcpy(pack + off[k], idx + (size_t)k * cnt, n[k] * sizeof *idx);
+  }
+  const size_t total = off[KL_NFAST - 1] + len[KL_NFAST - 1];
+  if (total) KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, total * sizeof(int), pack, 0, NULL, NULL));
   const size_t wgs = (size_t)h->wgs;
   const cl_int iP = (cl_int)P;
-  const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
   for (int k = 0; k < KL_NFAST; ++k) {
-    if (!n[k]) continue;
-    const cl_int first = (cl_int)((size_t)k * cnt), cntk = (cl_int)n[k];
-    const size_t items = (n[k] + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
+    if (!len[k]) continue;
+    const cl_int first = (cl_int)off[k], cntk = (cl_int)len[k];
+    const size_t items = (len[k] + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
     KL_CL(h, clSetKernelArg(h->k_fast[k], 0, sizeof iP, &iP));
     KL_CL(h, clSetKernelArg(h->k_fast[k], 6, sizeof first, &first));
     KL_CL(h, clSetKernelArg(h->k_fast[k], 7, sizeof cntk, &cntk));
@@ -397,17 +508,17 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   if (fast) {
     const size_t most = hi - lo < chunk ? hi - lo : chunk;
-    if (!(idx = malloc(KL_NFAST * (most ? most : 1) * sizeof *idx))) {
+    if (!(idx = malloc(KL_HOST_LIST(most ? most : 1) * sizeof *idx))) {
       st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", most);
       goto cleanup;
     }
-    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NFAST * (most ? most : 1) * sizeof(int), NULL, &err),
+    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_DEV_LIST(most ? most : 1) * sizeof(int), NULL, &err),
               err));
     if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
   }
   for (size_t start = lo; start < hi; start += chunk) {
     const size_t cnt = (hi - start < chunk) ? hi - start : chunk, global = cpu_global(h, cnt);
-    const cl_int use = fast && cnt >= KL_FAST_MIN_ROWS;
+    const cl_int use = fast && cnt >= KL_FAST_MIN_ROWS ? 1 + (h->fast_only != 0) : 0;
     KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof use, &use));
     if (use && (st = run_fast(h, b->x, b->ix, P, start, cnt, start, P, didx, idx)) != KELVIN_OK) goto cleanup;
     const size_t per = (cnt + global - 1) / global;
@@ -505,11 +616,11 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   const cl_int fast = M == 0; /* the fast kernels where no samples are asked for */
   if (fast) {
-    if (!(idx = malloc(KL_NFAST * chunk * sizeof *idx))) {
+    if (!(idx = malloc(KL_HOST_LIST(chunk) * sizeof *idx))) {
       st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", chunk);
       goto cleanup;
     }
-    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_NFAST * chunk * sizeof(int), NULL, &err), err));
+    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_DEV_LIST(chunk) * sizeof(int), NULL, &err), err));
     if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
   }
   for (size_t start = lo; start < hi; start += chunk) {
@@ -542,7 +653,8 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
     }
     if ((st = rect(h, dx, 1, sx, sizeof(double), KL_NIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     if ((st = rect(h, dix, 1, six, sizeof(int), KL_NIIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
-    KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof fast, &fast)); /* a GPU's launches are cheap: no threshold */
+    const cl_int use = fast ? 1 + (h->fast_only != 0) : 0; /* a GPU's launches are cheap: no threshold */
+    KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof use, &use));
     if (fast && (st = run_fast(h, sx, six, pitch, s0, cnt, 0, cnt, didx, idx)) != KELVIN_OK) goto cleanup;
     KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
     if ((st = rect(h, dy, 0, sy, sizeof(double), KL_NOUT, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;

@@ -281,22 +281,66 @@ KL_FN kl_impact_out kl_impact_hc_of(kl_impact_in in, kl_real chi)
  * that is not finite, gives zeros and KL_PENDING (the general path then computes it). No branch, loop or call but
  * selects and inlined functions, and any input is safe (the lanes declined compute on harmless values), so that the
  * fast kernels (kernels/impact.cl) vectorise it; with exact a constant there, the other law's chi is not computed. */
-KL_FN_VEC kl_impact_out kl_impact_hc_fast(kl_impact_in in, int exact)
+KL_FN_VEC kl_impact_out kl_impact_hc_fast(kl_impact_in in, int exact);
+
+/* chi of the fast path: from the exact law's fit with the coefficients of octave oct (exact = 1), or from a
+ * closed-form law (kernels/kl_contact_hc.h) */
+KL_FN_VEC kl_real kl_impact_hc_chi_fast(kl_impact_in in, int exact, int oct)
 {
   const int fit = kl_hc_exact_in(in.cr);
   /* exact is a constant in the fast kernels, so one side is compiled away there; a branch in the scalar path */
-  const kl_real chi = exact ? kl_hc_exact_fit(fit ? in.cr : 1.0) / in.v0 : kl_hc_chi_closed(in.law, in.cr, in.v0);
-  const kl_real zeta = chi * in.v0;
+  return exact ? kl_hc_exact_fit_at(fit ? in.cr : 1.0, oct) / in.v0 : kl_hc_chi_closed(in.law, in.cr, in.v0);
+}
+
+/* The coefficients a Hunt-Crossley row of the fast path reads, its class: for a closed-form law kn NU + iu, for the
+ * exact law KL_HC_NCLOSED + (oct 4 + kn) NU + iu, with oct the octave of cr (kl_hcx_octave), kn the row of the
+ * usual exponent (kl_hcm_kn, 0 for another n) and iu the u piece of zeta (kl_hcm_uindex). The fast kernel takes one
+ * class per block of rows, its first row's, so that each coefficient is one load for the block instead of a gather
+ * row by row; the host sorts the rows by class (host/impact_batch.c, docs/design.md section 4). */
+#define KL_HC_NCLOSED (4 * KL_HCM_NU)
+#define KL_HC_NCLASS (KL_HC_NCLOSED + KL_HCX_NOCT * 4 * KL_HCM_NU)
+KL_FN_VEC int kl_impact_hc_class_of(int exact, int oct, int kn, int iu)
+{
+  return (exact ? KL_HC_NCLOSED + oct * 4 * KL_HCM_NU : 0) + (kn >= 0 ? kn : 0) * KL_HCM_NU + iu;
+}
+
+KL_FN_VEC int kl_impact_hc_class(kl_impact_in in, int exact)
+{
+  const int oct = exact ? kl_hcx_octave(kl_hc_exact_in(in.cr) ? in.cr : 1.0) : 0;
+  const kl_real zeta = kl_impact_hc_chi_fast(in, exact, oct) * in.v0;
+  return kl_impact_hc_class_of(exact, oct, kl_hcm_kn(in.n), kl_hcm_uindex(kl_log1p_fin(zeta)));
+}
+
+/* kl_impact_hc_fast with the coefficients of class cls (own = 0) or of the row's own class (own = 1, cls unused); a
+ * row of another class than cls gives zeros and KL_PENDING. Any cls is safe. */
+KL_FN_VEC kl_impact_out kl_impact_hc_fast_of(kl_impact_in in, int exact, int cls, int own)
+{
+  const int c0 = exact ? cls - KL_HC_NCLOSED : cls;
+  const int c = c0 >= 0 && c0 < (exact ? KL_HC_NCLASS - KL_HC_NCLOSED : KL_HC_NCLOSED) ? c0 : 0;
+  const int fit = kl_hc_exact_in(in.cr);
+  const int octr = exact ? kl_hcx_octave(fit ? in.cr : 1.0) : 0, oct = own ? octr : c / (4 * KL_HCM_NU);
+  const kl_real chi = kl_impact_hc_chi_fast(in, exact, oct);
+  const kl_real zeta = chi * in.v0, u = kl_log1p_fin(zeta);
+  const int iur = kl_hcm_uindex(u), knr = kl_hcm_kn(in.n);
+  const int iu = own ? iur : c % KL_HCM_NU, kn = own ? (knr >= 0 ? knr : 0) : c / KL_HCM_NU % 4;
   const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K);
-  const int kn = kl_hcm_kn(in.n);
-  /* kl_impact_check's conditions for such a scenario, the law's domain, the master curves' and e's */
+  /* kl_impact_check's conditions for such a scenario, the law's domain, the master curves' and e's; and the class */
   const int ok = in.model == KL_MODEL_HC && kl_impact_fast_valid(in) && (in.law == KL_LAW_EXACT) == (exact != 0) &&
-                 (fit || !exact) && kn >= 0 && kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN && e <= KL_HUGE;
+                 (fit || !exact) && knr == kn && kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN && e <= KL_HUGE &&
+                 iur == iu && octr == oct && (own || c == c0);
   kl_real tu[KL_HCM_DUMAX];
-  const int iu = kl_hcm_upiece(zeta, tu);
-  const kl_impact_out o = kl_impact_hc_master(in, chi, kl_hcm_series1(ok ? kn : 0, iu, tu), kl_log_fin(e));
+  kl_hcm_ubasis(u, iu, tu);
+  const kl_impact_out o = kl_impact_hc_master(in, chi, kl_hcm_series1(kn, iu, tu), kl_log_fin(e));
   return kl_impact_fast_answer(o, ok);
 }
+
+/* The fast kernel's: the coefficients of class cls */
+KL_FN_VEC kl_impact_out kl_impact_hc_fast_at(kl_impact_in in, int exact, int cls)
+{
+  return kl_impact_hc_fast_of(in, exact, cls, 0);
+}
+
+KL_FN_VEC kl_impact_out kl_impact_hc_fast(kl_impact_in in, int exact) { return kl_impact_hc_fast_of(in, exact, 0, 1); }
 
 /* A Hunt-Crossley impact (fe = 0) of its damping law: the fast path where it applies, else chi from the law (the
  * exact law's from its fit inside cr in [2^-7, 1], kernels/kl_hc_exact.h, docs/design.md 2.3), then

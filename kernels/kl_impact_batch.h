@@ -43,25 +43,32 @@
 #define KL_NSMP 3
 
 /* The fast kernels (kernels/impact.cl, docs/design.md section 4) and the rows each takes: kind 0, kl_impact_fast_hc,
- * a Hunt-Crossley impact without external force of a closed-form damping law; kind 1, kl_impact_fast_hcx, the same
- * of the exact law; kind 2, kl_impact_fast_kv, a Kelvin-Voigt impact without external force; kind 3,
- * kl_impact_fast_ef, Emden-Fowler; -1 for a row only the general kernel computes. The host lists the rows of each kind (when no samples are asked for), the fast kernel
- * computes them or leaves KL_PENDING, and the general kernel skips the rows of a kind whose status is not
+ * a Hunt-Crossley impact without external force (of either kind of law: kl_impact_hc_fast); kind 1,
+ * kl_impact_fast_kv, a Kelvin-Voigt impact without external force; kind 2, kl_impact_fast_ef, Emden-Fowler; -1 for a
+ * row only the general kernel computes. The host lists the rows of each kind (when no samples are asked for), the
+ * fast kernel computes them or leaves KL_PENDING, and the general kernel skips the rows of a kind whose status is not
  * KL_PENDING: one function decides for all three. */
-#define KL_NFAST 4
-KL_FN_VEC int kl_impact_fast_kind(int model, int law, kl_real fe)
+#define KL_NFAST 3
+KL_FN_VEC int kl_impact_fast_kind(int model, kl_real fe)
 {
   const int hc = model == KL_MODEL_HC && fe == 0.0, kv = model == KL_MODEL_KV && fe == 0.0;
   const int ef = model == KL_MODEL_EF && fe == 0.0;
-  return hc ? (law == KL_LAW_EXACT ? 1 : 0) : kv ? 2 : ef ? 3 : -1;
+  return hc ? 0 : kv ? 1 : ef ? 2 : -1;
 }
 
-/* The fast path of kind `kind` (the kernels pass a constant, so the others are compiled away; the twin a variable) */
+/* The class of a row of fast kind `kind`: the coefficients its fast path reads (kl_impact_hc_class), 0 for the kinds
+ * that read none by row */
+KL_FN_VEC int kl_impact_fast_class(kl_impact_in in, int kind)
+{
+  return kind == 0 ? kl_impact_hc_class(in, in.law == KL_LAW_EXACT) : 0;
+}
+
+/* The fast path of a row of kind `kind` (the twin's; the kernels call each kind's function) */
 KL_FN_VEC kl_impact_out kl_impact_fast(kl_impact_in in, int kind)
 {
-  if (kind == 3) return kl_impact_ef_fast(in);
-  if (kind == 2) return kl_impact_kv_fast(in);
-  return kl_impact_hc_fast(in, kind == 1);
+  if (kind == 2) return kl_impact_ef_fast(in);
+  if (kind == 1) return kl_impact_kv_fast(in);
+  return kl_impact_hc_fast(in, in.law == KL_LAW_EXACT);
 }
 
 /* Sample j of M (j = 0 ... M-1) along the impact `in` whose metrics are `o`: abscissa *s, penetration
