@@ -76,10 +76,8 @@ static void close_cl(kl_host *h)
   if (h->blas_used) CLBlastClearCache();
   h->blas_used = 0;
   if (h->k_impact) clReleaseKernel(h->k_impact);
-  for (int k = 0; k < KL_HOST_NFAST; ++k) {
-    if (h->k_fast[k]) clReleaseKernel(h->k_fast[k]);
-    h->k_fast[k] = NULL;
-  }
+  if (h->k_fast) clReleaseKernel(h->k_fast);
+  h->k_fast = NULL;
   if (h->prog_impact) clReleaseProgram(h->prog_impact);
   if (h->q) clReleaseCommandQueue(h->q);
   if (h->ctx) clReleaseContext(h->ctx);
@@ -222,8 +220,7 @@ kelvin_status kl_host_build_impact(kl_host *h)
     st = kl_host_build(h, "kernels/impact.cl", kl_cl_src_impact, &h->prog_impact);
     if (st != KELVIN_OK) return st;
   }
-  for (int k = 0; k < KL_HOST_NFAST && kl_impact_fast_names[k]; ++k)
-    KL_CL(h, (h->k_fast[k] = clCreateKernel(h->prog_impact, kl_impact_fast_names[k], &err), err));
+  KL_CL(h, (h->k_fast = clCreateKernel(h->prog_impact, "kl_impact_batch_fast", &err), err));
   KL_CL(h, (h->k_impact = clCreateKernel(h->prog_impact, "kl_impact_batch", &err), err));
 cleanup:
   return st;

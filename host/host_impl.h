@@ -5,7 +5,6 @@
 #include "host/host.h"
 
 #define KL_HOST_MSG 16384 /* room for a build log */
-#define KL_HOST_NFAST 3    /* room for the fast kernels */
 
 struct kl_host {
   /* device list (kl_host_devices), cached */
@@ -19,7 +18,7 @@ struct kl_host {
   cl_command_queue q;
   cl_program prog_impact;
   cl_kernel k_impact;
-  cl_kernel k_fast[KL_HOST_NFAST]; /* the fast kernels of kernels/impact.cl (KL_NFAST of them, host/impact_batch.c) */
+  cl_kernel k_fast;       /* kl_impact_batch_fast of kernels/impact.cl (host/impact_batch.c, run_fast) */
   int wgs;                /* work-group size of the impact kernel (-DKL_WGS) */
   size_t chunk;           /* most scenarios per launch (option) */
   int threads;            /* OpenMP threads */

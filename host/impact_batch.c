@@ -104,18 +104,11 @@ static kl_impact_in load_row(const double *x, const int *ix, size_t P, size_t p)
 
 kl_impact_in kl_impact_batch_get(const kl_impact_batch *b, size_t p) { return load_row(b->x, b->ix, b->P, p); }
 
-const char *const kl_impact_fast_names[] = {"kl_impact_fast_hc", "kl_impact_fast_kv", "kl_impact_fast_ef", NULL};
-_Static_assert(sizeof kl_impact_fast_names / sizeof *kl_impact_fast_names == KL_NFAST + 1,
-               "one fast kernel per kind of kl_impact_fast_kind");
-_Static_assert(KL_NFAST <= KL_HOST_NFAST, "room for the fast kernels on the handle");
-
-_Static_assert(KL_HC_NCLASS <= 256, "a row's class fits a byte");
-
-/* fast_lists' sort key of a Hunt-Crossley row, its class (kl_impact_hc_class) by comparisons alone: zeta = chi v0 of
- * a law is a decreasing function of cr alone (kernels/kl_contact_hc.h, kl_hc_exact.h), so its u piece is the number
- * of bounds cr[law][j] at or above cr, the cr where kl_impact_hc_class itself enters piece j + 1 (by bisection).
- * A key that misses its row's class (rounding at a bound) only costs time: the row's block declines it and the
- * general kernel computes it. */
+/* fast_lists' sort key of a row, its class (kl_impact_fast_class), for a Hunt-Crossley row by comparisons alone:
+ * zeta = chi v0 of a law is a decreasing function of cr alone (kernels/kl_contact_hc.h, kl_hc_exact.h), so its u
+ * piece is the number of bounds cr[law][j] at or above cr, the cr where kl_impact_hc_class itself enters piece j + 1
+ * (by bisection). A key that misses its row's class (rounding at a bound) only costs time: the row's block declines
+ * it and the general kernel computes it. */
 typedef struct class_bounds {
   double cr[KL_NLAWS][KL_HCM_NU - 1];
 } class_bounds;
@@ -146,8 +139,9 @@ static void class_bounds_make(class_bounds *B)
   }
 }
 
-static int class_key(const class_bounds *B, double n, int law, double cr)
+static int class_key(const class_bounds *B, int model, double n, int law, double cr)
 {
+  if (model != KL_MODEL_HC) return model == KL_MODEL_KV ? KL_FAST_KV : KL_FAST_EF;
   if (law < 0 || law >= KL_NLAWS) return 0; /* declined whatever its block */
   int iu = 0;
   for (int j = 0; j < KL_HCM_NU - 1; ++j) iu += cr <= B->cr[law][j];
@@ -155,43 +149,40 @@ static int class_key(const class_bounds *B, double n, int law, double cr)
   return kl_impact_hc_class_of(exact, exact ? kl_hcx_octave(kl_hc_exact_in(cr) ? cr : 1.0) : 0, kl_hcm_kn(n), iu);
 }
 
-#define KL_SORT_WINDOW 4096 /* list entries sorted together: their rows stay near each other in memory */
+#define KL_SORT_WINDOW 8192 /* list entries sorted together: their rows stay near each other in memory */
 
-/* The Hunt-Crossley list (n entries) sorted by class (class_key) into out, within windows of KL_SORT_WINDOW entries
- * (the rows of a window stay near each other in memory: sorted whole, 1e6 rows ran 2.5x slower, the rows' loads and
- * stores missing the cache), stably (a counting sort), and each class's run in a window padded with -1 to a whole
- * number of blocks of `rows` entries, so that every block of the fast kernel (kernels/impact.cl) holds one class.
- * Returns the entries written (at most n + (rows - 1) KL_HC_NCLASS a window), or 0 without memory for the counts
- * (the list then goes unsorted: the same bits, slower). keys: room for n bytes. Windows in parallel on `threads`. */
+/* The list (n entries, rows base + i at column s0 + i of tables of pitch P) sorted by class (class_key) into out,
+ * within windows of KL_SORT_WINDOW entries (the rows of a window stay near each other in memory: a Hunt-Crossley
+ * list sorted whole ran 2.5x slower, the rows' loads and stores missing the cache), stably (a counting sort), and
+ * each class's run in a window padded with -1 to a whole number of blocks of `rows` entries, so that every block of
+ * the fast kernel (kernels/impact.cl) holds one class. Returns the entries written (at most n + (rows - 1)
+ * KL_FAST_NCLASS a window), or 0 without memory for the counts (the list then goes unsorted: the same bits,
+ * slower). keys: room for n. Windows in parallel on `threads` threads. */
 static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0, size_t base, const int *list,
-                            size_t n, int rows, int threads, int *out, unsigned char *keys)
+                            size_t n, int rows, int threads, int *out, uint16_t *keys)
 {
-  const size_t W = KL_SORT_WINDOW, nw = (n + W - 1) / W, A = KL_HC_NCLASS + 1;
-  size_t *at = calloc(nw * A, sizeof *at); /* window w's counts, then its runs' starts; at[w A + NCLASS]: its start */
+  const size_t W = KL_SORT_WINDOW, nw = (n + W - 1) / W, A = KL_FAST_NCLASS;
+  size_t *at = calloc(nw * A, sizeof *at); /* window w's counts, then its runs' starts */
   if (!at) return 0;
   class_bounds B;
   class_bounds_make(&B);
   const double *nn = x + (size_t)KL_IN_N * P + s0, *cr = x + (size_t)KL_IN_CR * P + s0;
-  const int *law = ix + (size_t)KL_IIN_LAW * P + s0;
+  const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long w = 0; w < (long)nw; ++w) {
     size_t *a = at + (size_t)w * A;
     for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) {
       const size_t c = (size_t)list[i] - base;
-      const int key = class_key(&B, nn[c], law[c], cr[c]);
-      keys[i] = (unsigned char)key;
+      const int key = class_key(&B, model[c], nn[c], law[c], cr[c]);
+      keys[i] = (uint16_t)key;
       a[key]++;
     }
   }
   size_t total = 0;
-  for (size_t w = 0; w < nw; ++w) {
-    size_t *a = at + w * A;
-    a[KL_HC_NCLASS] = total;
-    for (int c = 0; c < KL_HC_NCLASS; ++c) {
-      const size_t run = (a[c] + (size_t)rows - 1) / (size_t)rows * (size_t)rows;
-      a[c] = total;
-      total += run;
-    }
+  for (size_t w = 0; w < nw * A; ++w) {
+    const size_t run = (at[w] + (size_t)rows - 1) / (size_t)rows * (size_t)rows;
+    at[w] = total;
+    total += run;
   }
   memset(out, 0xff, total * sizeof *out); /* -1: a pad, which the kernel computes and does not store */
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -203,18 +194,16 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
   return total;
 }
 
-/* The rows i of [0, cnt) (column s0 + i of tables of row pitch P) of each fast kind (kl_impact_fast_kind), as
- * base + i, into idx (room for KL_NFAST x cnt): kind k's n[k] of them from k cnt on, in row order; one pass. */
-static void fast_lists(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int *idx,
-                       size_t *n)
+/* The rows i of [0, cnt) (column s0 + i of tables of row pitch P) of the fast kinds (kl_impact_fast_kind), as
+ * base + i, into idx (room for cnt), in row order; returns how many. */
+static size_t fast_list(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int *idx)
 {
   const int *model = ix + (size_t)KL_IIN_MODEL * P + s0;
   const double *fe = x + (size_t)KL_IN_FE * P + s0;
-  for (int k = 0; k < KL_NFAST; ++k) n[k] = 0;
-  for (size_t i = 0; i < cnt; ++i) {
-    const int k = kl_impact_fast_kind(model[i], fe[i]);
-    if (k >= 0) idx[(size_t)k * cnt + n[k]++] = (int)(base + i);
-  }
+  size_t n = 0;
+  for (size_t i = 0; i < cnt; ++i)
+    if (kl_impact_fast_kind(model[i], fe[i]) >= 0) idx[n++] = (int)(base + i);
+  return n;
 }
 
 //------- host paths -------
@@ -255,30 +244,29 @@ void kl_impact_run_serial(kl_impact_batch *b, size_t lo, size_t hi)
   for (size_t p = lo; p < hi; ++p) row(b, p);
 }
 
-/* The fast path of one kind on the rows idx[0 .. n) (what kernels/impact.cl's fast kernel does per work-item) */
-static void fast_rows(kl_impact_batch *b, int kind, const int *idx, size_t n)
+/* The fast path on the rows idx[0 .. n) (what kernels/impact.cl's fast kernel does per work-item, here with each
+ * row's own class) */
+static void fast_rows(kl_impact_batch *b, const int *idx, size_t n)
 {
   for (size_t i = 0; i < n; ++i) {
     const size_t p = (size_t)idx[i];
     const kl_impact_in in = kl_impact_batch_get(b, p);
-    store(b, p, kl_impact_fast(in, kind));
+    store(b, p, kl_impact_fast(in, kl_impact_fast_kind(in.model, in.fe)));
   }
 }
 
-#define KL_TWIN_BLOCK 256 /* rows per block of the twin (its lists live on the stack; a batch of 1000 on 2 threads) */
+#define KL_TWIN_BLOCK 256 /* rows per block of the twin (its list lives on the stack; a batch of 1000 on 2 threads) */
 
-/* Rows [lo, hi) as the OpenCL path does them: without samples the rows of each fast kind by its straight-line
- * function first, then kl_impact on every other row and on those the fast path declined (KL_PENDING). */
+/* Rows [lo, hi) as the OpenCL path does them: without samples the rows of the fast kinds by their straight-line
+ * functions first, then kl_impact on every other row and on those the fast path declined (KL_PENDING). */
 static void twin_block(kl_impact_batch *b, size_t lo, size_t hi)
 {
   if (b->M) {
     for (size_t p = lo; p < hi; ++p) row(b, p);
     return;
   }
-  int idx[KL_NFAST * KL_TWIN_BLOCK];
-  size_t n[KL_NFAST];
-  fast_lists(b->x, b->ix, b->P, lo, hi - lo, lo, idx, n);
-  for (int k = 0; k < KL_NFAST; ++k) fast_rows(b, k, idx + (size_t)k * (hi - lo), n[k]);
+  int idx[KL_TWIN_BLOCK];
+  fast_rows(b, idx, fast_list(b->x, b->ix, b->P, lo, hi - lo, lo, idx));
   const size_t P = b->P;
   for (size_t p = lo; p < hi; ++p)
     if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
@@ -392,35 +380,32 @@ cleanup:
   return st;
 }
 
-/* The fast kernels' buffer arguments (0: rows of the tables, 1-5: x, ix, y, status, the row lists) */
+/* The fast kernel's buffer arguments (0: rows of the tables, 1-5: x, ix, y, status, the row list) */
 static kelvin_status set_fast_buffers(kl_host *h, cl_mem dx, cl_mem dix, cl_mem dy, cl_mem dst, cl_mem didx)
 {
   kelvin_status st = KELVIN_OK;
-  for (int k = 0; k < KL_NFAST; ++k) {
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 1, sizeof dx, &dx));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 2, sizeof dix, &dix));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 3, sizeof dy, &dy));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 4, sizeof dst, &dst));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 5, sizeof didx, &didx));
-  }
+  KL_CL(h, clSetKernelArg(h->k_fast, 1, sizeof dx, &dx));
+  KL_CL(h, clSetKernelArg(h->k_fast, 2, sizeof dix, &dix));
+  KL_CL(h, clSetKernelArg(h->k_fast, 3, sizeof dy, &dy));
+  KL_CL(h, clSetKernelArg(h->k_fast, 4, sizeof dst, &dst));
+  KL_CL(h, clSetKernelArg(h->k_fast, 5, sizeof didx, &didx));
 cleanup:
   return st;
 }
 
-/* The fast kernels on the rows of one chunk (kernels/impact.cl, docs/design.md section 4): the lists of each kind
- * (fast_lists of cnt rows at column s0 of host tables of pitch pitch, as rows base + i of the device tables of P
- * rows), the Hunt-Crossley one sorted by class (sort_by_class), packed and written to didx (room for
- * KL_DEV_LIST(cnt) entries), then one launch per kind that has rows. idx (room for KL_HOST_LIST(cnt) entries) must
- * stay untouched until the queue has finished. */
-#define KL_FAST_ROWS_CPU 16 /* rows per work-item of the fast kernels on a CPU device (kernels/impact.cl) */
-/* The packed list of R rows: sort_by_class's pads, at most (rows - 1) for each class of a window, are at most as many
- * as a whole window's entries, and at most KL_PADS in the last one */
-#define KL_PADS ((size_t)(KL_FAST_ROWS_CPU - 1) * KL_HC_NCLASS)
+/* The fast kernel on the rows of one chunk (kernels/impact.cl, docs/design.md section 4): the list of the fast
+ * kinds' rows (fast_list of cnt rows at column s0 of host tables of pitch pitch, as rows base + i of the device
+ * tables of P rows) sorted by class (sort_by_class), written to didx (room for KL_DEV_LIST(cnt) entries), then one
+ * launch. idx (room for KL_HOST_LIST(cnt) entries) must stay untouched until the queue has finished. */
+#define KL_FAST_ROWS_CPU 16 /* rows per work-item of the fast kernel on a CPU device (kernels/impact.cl) */
+/* The sorted list of R rows: sort_by_class's pads, at most (rows - 1) for each class of a window, are at most as
+ * many as a whole window's entries, and at most KL_PADS in the last one */
+#define KL_PADS ((size_t)(KL_FAST_ROWS_CPU - 1) * KL_FAST_NCLASS)
 #define KL_DEV_LIST(R) (2 * (R) + KL_PADS)
-#define KL_HOST_LIST(R) (KL_NFAST * (R) + KL_DEV_LIST(R) + (R) / sizeof(int) + 1) /* the lists, packed, the keys */
-/* Fewest rows of a launch in place (a CPU device) for which the fast kernels run: below, their launches (pocl:
- * ~0.1-0.3 ms each) cost more than they save, and the general kernel alone gives the same bits (sweep_throughput at 1e3 rows: 0.97e6 scenarios/s
- * with them, 2.1e6 without) */
+#define KL_HOST_LIST(R) ((R) + KL_DEV_LIST(R) + (R) / 2 + 1) /* the list, sorted, the keys (16 bits each) */
+/* Fewest rows of a launch in place (a CPU device) for which the fast kernel runs: below, its launch (pocl: ~0.1-0.3
+ * ms) costs more than it saves, and the general kernel alone gives the same bits (sweep_throughput at 1e3 rows:
+ * 0.97e6 scenarios/s with the fast kernels, 2.1e6 without) */
 #define KL_FAST_MIN_ROWS ((size_t)1 << 15)
 static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t pitch, size_t s0, size_t cnt,
                               size_t base, size_t P, cl_mem didx, int *idx)
@@ -428,36 +413,22 @@ static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t
   _Static_assert(KL_PADS <= KL_SORT_WINDOW, "a whole window's pads are at most its entries");
   kelvin_status st = KELVIN_OK;
   const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
-  size_t n[KL_NFAST], off[KL_NFAST];
-  fast_lists(x, ix, pitch, s0, cnt, base, idx, n);
-  /* the packed list: kind k's from off[k], each block of a work-item's rows in the Hunt-Crossley list of one class
-   * (a work-item past the end of its list loads the list's last entry, kernels/impact.cl, so nothing past it is read) */
-  int *pack = idx + (size_t)KL_NFAST * cnt;
-  size_t len[KL_NFAST];
-  len[0] = n[0] ? sort_by_class(x, ix, pitch, s0, base, idx, n[0], rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
-                                pack, (unsigned char *)(pack + KL_DEV_LIST(cnt)))
-                : 0;
-  if (n[0] && !len[0]) memcpy(pack, idx, n[0] * sizeof *idx), len[0] = n[0];
-  off[0] = 0;
-  for (int k = 1; k < KL_NFAST; ++k) {
-    off[k] = off[k - 1] + len[k - 1];
-    len[k] = n[k];
-    memcpy(pack + off[k], idx + (size_t)k * cnt, n[k] * sizeof *idx);
-  }
-  const size_t total = off[KL_NFAST - 1] + len[KL_NFAST - 1];
-  if (total) KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, total * sizeof(int), pack, 0, NULL, NULL));
+  const size_t n = fast_list(x, ix, pitch, s0, cnt, base, idx);
+  if (!n) return KELVIN_OK;
+  /* sorted by class, each block of a work-item's rows of one class (a work-item past the end of the list loads its
+   * last entry, kernels/impact.cl, so nothing past it is read) */
+  int *sorted = idx + cnt;
+  size_t len = sort_by_class(x, ix, pitch, s0, base, idx, n, rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
+                             sorted, (uint16_t *)(sorted + KL_DEV_LIST(cnt)));
+  if (!len) memcpy(sorted, idx, n * sizeof *idx), len = n;
+  KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, len * sizeof(int), sorted, 0, NULL, NULL));
   const size_t wgs = (size_t)h->wgs;
-  const cl_int iP = (cl_int)P;
-  for (int k = 0; k < KL_NFAST; ++k) {
-    if (!len[k]) continue;
-    const cl_int first = (cl_int)off[k], cntk = (cl_int)len[k];
-    const size_t items = (len[k] + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 0, sizeof iP, &iP));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 6, sizeof first, &first));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 7, sizeof cntk, &cntk));
-    KL_CL(h, clSetKernelArg(h->k_fast[k], 8, sizeof rows, &rows));
-    KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_fast[k], 1, NULL, &global, &wgs, 0, NULL, NULL));
-  }
+  const cl_int iP = (cl_int)P, ilen = (cl_int)len;
+  const size_t items = (len + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
+  KL_CL(h, clSetKernelArg(h->k_fast, 0, sizeof iP, &iP));
+  KL_CL(h, clSetKernelArg(h->k_fast, 6, sizeof ilen, &ilen));
+  KL_CL(h, clSetKernelArg(h->k_fast, 7, sizeof rows, &rows));
+  KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_fast, 1, NULL, &global, &wgs, 0, NULL, NULL));
 cleanup:
   return st;
 }

@@ -24,9 +24,6 @@ typedef struct kl_impact_batch {
  * from the calling thread; a nonzero return stops the run (kl_impact_run returns KELVIN_ERR_STOPPED). */
 typedef int (*kl_progress_fn)(void *ctx, size_t done, size_t total);
 
-/* The fast kernels of kernels/impact.cl by kind (kl_impact_fast_kind), NULL-terminated */
-extern const char *const kl_impact_fast_names[];
-
 /* Allocate a batch of P >= 1 scenarios with M >= 0 samples each, inputs zeroed. *out = NULL on
  * failure (KELVIN_ERR_NOMEM, or KELVIN_ERR_ARG if the sizes overflow). */
 kelvin_status kl_impact_batch_create(size_t P, int M, kl_impact_batch **out);

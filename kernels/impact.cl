@@ -62,16 +62,18 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
 }
 
 /* The fast path (docs/design.md section 4): work-item g takes the entries [g rows, (g + 1) rows) below cnt of the
- * list idx[first ...] the host made of the rows of one kind (kl_impact_fast_kind), computes each one's impact in
+ * list idx the host made of the rows of the fast kinds (kl_impact_fast_kind), computes each one's impact in
  * straight-line code and stores its metrics and status, KL_PENDING where it declines (kl_impact_batch then computes
  * the row). The loop over a work-item's rows is the one the device compiler is asked to vectorise, four rows to an
  * AVX2 operation: pocl 3.1 (LLVM 15) leaves its own loop over work-items scalar here, its cost model pricing the
  * tables' gathers above the gain, and a loop of our own vectorises when the pragma says its iterations are
- * independent (they are: the list names each row once). The block's rows share the coefficients of one class
- * (kl_impact_fast_class of its first row; the host sorts the lists by class), so that a coefficient is one load for
- * four rows instead of a gather; and every row computes, a row past the list's end on the list's last entry, only the
- * store is conditional: a load under the condition would be a masked gather again (pocl, 1e6 Hunt-Crossley rows on 2
- * cores: 33 ns a row, against 85-110 with the class by row or the loads conditional). A GPU gets rows = 1. */
+ * independent (they are: the list names each row once). A block's rows are of one class (kl_impact_fast_class: the
+ * host sorts the list by class and pads each class's run with -1 to whole blocks), its first row's, so that the
+ * block takes one loop, Kelvin-Voigt, Emden-Fowler or Hunt-Crossley of either kind of law, compiled with its own path
+ * alone, and a Hunt-Crossley coefficient is one load for four rows instead of a gather. Every row computes (a pad,
+ * or a row past the list's end, on the block's first row), only the store is conditional: a load under the
+ * condition would be a masked gather again (pocl, 1e6 Hunt-Crossley rows on 2 cores: 33 ns a row, against 85-110
+ * with the class by row or the loads conditional). A GPU gets rows = 1. */
 #ifdef __clang__ /* pocl, Oclgrind: the loop pragma; the program build (before the work-group functions are made,
                   * where the loop is vectorised) would otherwise log that it could not yet honour it */
 #pragma clang diagnostic ignored "-Wpass-failed"
@@ -79,51 +81,36 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
 #else
 #define KL_FAST_LOOP
 #endif
-/* The head of a fast kernel and the loop over a work-item's rows with the fast path `call` of its row `in` */
-#define KL_FAST_HEAD(name)                                                                                          \
-  __kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void name(                                         \
-      const int P, __global const double *restrict x, __global const int *restrict ix, __global double *restrict y, \
-      __global int *restrict status, __global const int *restrict idx, const int first, const int cnt,            \
-      const int rows)
+/* The loop over a work-item's rows with the fast path `call` of its row `in` */
 #define KL_FAST_ROWS(call)                                                                                         \
   KL_FAST_LOOP                                                                                                      \
   for (int k = 0; k < rows; ++k) {                                                                                  \
-    const int e = idx[first + (lo + k < cnt ? lo + k : cnt - 1)];                                                   \
+    const int e = idx[lo + k < cnt ? lo + k : cnt - 1];                                                             \
     const size_t p = (size_t)(e >= 0 ? e : b0);                                                                     \
     const kl_impact_in in = kl_impact_load(x, ix, P_, p);                                                           \
     const kl_impact_out o = call;                                                                                   \
     if (lo + k < cnt && e >= 0) kl_impact_store(y, status, P_, p, o);                                               \
   }
-/* The first entry of a work-item's block (of the list's, past its end), never a pad */
-#define KL_FAST_START                                                                                              \
-  const size_t P_ = (size_t)P;                                                                                      \
-  const int lo = (int)get_global_id(0) * rows, b0 = idx[first + (lo < cnt ? lo : 0)];
 
-/* kind 0: Hunt-Crossley (kl_impact_hc_fast_at), the block's class that of its first row; a loop for each kind of
- * law, so that each is compiled with its own chi alone */
-KL_FAST_HEAD(kl_impact_fast_hc)
+__kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void
+kl_impact_batch_fast(const int P, __global const double *restrict x, __global const int *restrict ix,
+                     __global double *restrict y, __global int *restrict status, __global const int *restrict idx,
+                     const int cnt, const int rows)
 {
-  KL_FAST_START
-  const int cls = kl_impact_fast_class(kl_impact_load(x, ix, P_, (size_t)b0), 0);
-  if (cls >= KL_HC_NCLOSED) {
+  const size_t P_ = (size_t)P;
+  /* the block's first entry (past the list's end, the list's), never a pad, and its class */
+  const int lo = (int)get_global_id(0) * rows, b0 = idx[lo < cnt ? lo : 0];
+  const kl_impact_in in0 = kl_impact_load(x, ix, P_, (size_t)b0);
+  const int cls = kl_impact_fast_class(in0, kl_impact_fast_kind(in0.model, in0.fe));
+  if (cls == KL_FAST_KV) {
+    KL_FAST_ROWS(kl_impact_kv_fast(in))
+  } else if (cls == KL_FAST_EF) {
+    KL_FAST_ROWS(kl_impact_ef_fast(in))
+  } else if (cls >= KL_HC_NCLOSED) {
     KL_FAST_ROWS(kl_impact_hc_fast_at(in, 1, cls))
   } else {
     KL_FAST_ROWS(kl_impact_hc_fast_at(in, 0, cls))
   }
-}
-
-/* kind 1: Kelvin-Voigt (kl_impact_kv_fast) */
-KL_FAST_HEAD(kl_impact_fast_kv)
-{
-  KL_FAST_START
-  KL_FAST_ROWS(kl_impact_kv_fast(in))
-}
-
-/* kind 2: Emden-Fowler (kl_impact_ef_fast) */
-KL_FAST_HEAD(kl_impact_fast_ef)
-{
-  KL_FAST_START
-  KL_FAST_ROWS(kl_impact_ef_fast(in))
 }
 
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the

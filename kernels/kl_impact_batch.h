@@ -42,13 +42,12 @@
 #define KL_SMP_F 2 /* contact force [N] */
 #define KL_NSMP 3
 
-/* The fast kernels (kernels/impact.cl, docs/design.md section 4) and the rows each takes: kind 0, kl_impact_fast_hc,
- * a Hunt-Crossley impact without external force (of either kind of law: kl_impact_hc_fast); kind 1,
- * kl_impact_fast_kv, a Kelvin-Voigt impact without external force; kind 2, kl_impact_fast_ef, Emden-Fowler; -1 for a
- * row only the general kernel computes. The host lists the rows of each kind (when no samples are asked for), the
- * fast kernel computes them or leaves KL_PENDING, and the general kernel skips the rows of a kind whose status is not
- * KL_PENDING: one function decides for all three. */
-#define KL_NFAST 3
+/* The fast path (kernels/impact.cl, docs/design.md section 4) and the rows it takes, by kind: 0, a Hunt-Crossley
+ * impact without external force (of either kind of law: kl_impact_hc_fast); 1, a Kelvin-Voigt impact without
+ * external force (kl_impact_kv_fast); 2, Emden-Fowler (kl_impact_ef_fast); -1 for a row only the general kernel
+ * computes. The host lists the rows of the kinds (when no samples are asked for), the fast kernel computes them or
+ * leaves KL_PENDING, and the general kernel skips the listed rows whose status is not KL_PENDING: one function decides
+ * for all three. */
 KL_FN_VEC int kl_impact_fast_kind(int model, kl_real fe)
 {
   const int hc = model == KL_MODEL_HC && fe == 0.0, kv = model == KL_MODEL_KV && fe == 0.0;
@@ -56,14 +55,17 @@ KL_FN_VEC int kl_impact_fast_kind(int model, kl_real fe)
   return hc ? 0 : kv ? 1 : ef ? 2 : -1;
 }
 
-/* The class of a row of fast kind `kind`: the coefficients its fast path reads (kl_impact_hc_class), 0 for the kinds
- * that read none by row */
+/* The class of a row of the fast kernel, which runs a block of rows of one class with one loop: a Hunt-Crossley
+ * row's the coefficients it reads (kl_impact_hc_class, below KL_HC_NCLASS), then one class for each other kind */
+#define KL_FAST_KV KL_HC_NCLASS
+#define KL_FAST_EF (KL_HC_NCLASS + 1)
+#define KL_FAST_NCLASS (KL_HC_NCLASS + 2)
 KL_FN_VEC int kl_impact_fast_class(kl_impact_in in, int kind)
 {
-  return kind == 0 ? kl_impact_hc_class(in, in.law == KL_LAW_EXACT) : 0;
+  return kind == 0 ? kl_impact_hc_class(in, in.law == KL_LAW_EXACT) : kind == 1 ? KL_FAST_KV : KL_FAST_EF;
 }
 
-/* The fast path of a row of kind `kind` (the twin's; the kernels call each kind's function) */
+/* The fast path of a row of kind `kind` (the twin's, with the row's own class) */
 KL_FN_VEC kl_impact_out kl_impact_fast(kl_impact_in in, int kind)
 {
   if (kind == 2) return kl_impact_ef_fast(in);
