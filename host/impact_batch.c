@@ -9,6 +9,7 @@
 #include "core/shard.h"
 #include "host/host_impl.h"
 #include "host/impact_batch.h"
+#include "host/twin_fast.h"
 
 /* Host progress granularity of the OpenMP twin: rows per progress call. */
 #define OMP_BLOCK ((size_t)1 << 16)
@@ -208,6 +209,8 @@ static size_t fast_list(const double *x, const int *ix, size_t P, size_t s0, siz
 
 //------- host paths -------
 
+#define KL_TWIN_BLOCK 2048 /* most rows of a block of the twin (its lists live on the stack) */
+
 /* The metrics and status of row p (kernels/impact.cl's kl_impact_store) */
 static void store(kl_impact_batch *b, size_t p, kl_impact_out o)
 {
@@ -244,29 +247,56 @@ void kl_impact_run_serial(kl_impact_batch *b, size_t lo, size_t hi)
   for (size_t p = lo; p < hi; ++p) row(b, p);
 }
 
-/* The fast path on the rows idx[0 .. n) (what kernels/impact.cl's fast kernel does per work-item, here with each
- * row's own class) */
-static void fast_rows(kl_impact_batch *b, const int *idx, size_t n)
+/* The twin's fast path on the rows idx[0 .. n) of block [lo, hi), sorted by class (class_key, a counting sort), each
+ * class's run gathered KL_TWIN_ROWS rows at a time into contiguous arrays for kl_twin_fast_rows (host/twin_fast.c:
+ * what kernels/impact.cl's fast kernel does for a block of one class, vectorised by gcc) and its metrics scattered
+ * back; a row whose key missed its class is declined there, and computed by kl_impact after. */
+static void twin_fast(kl_impact_batch *b, const class_bounds *B, const int *idx, size_t n)
 {
+  const size_t P = b->P;
+  int sorted[KL_TWIN_BLOCK];
+  uint16_t keys[KL_TWIN_BLOCK];
+  size_t at[KL_FAST_NCLASS + 1] = {0};
   for (size_t i = 0; i < n; ++i) {
     const size_t p = (size_t)idx[i];
-    const kl_impact_in in = kl_impact_batch_get(b, p);
-    store(b, p, kl_impact_fast(in, kl_impact_fast_kind(in.model, in.fe)));
+    keys[i] = (uint16_t)class_key(B, b->ix[KL_IIN_MODEL * P + p], b->x[KL_IN_N * P + p], b->ix[KL_IIN_LAW * P + p],
+                                  b->x[KL_IN_CR * P + p]);
+    at[keys[i] + 1]++;
+  }
+  for (int c = 0; c < KL_FAST_NCLASS; ++c) at[c + 1] += at[c];
+  for (size_t i = 0; i < n; ++i) sorted[at[keys[i]]++] = idx[i];
+  kl_twin_rows r;
+  for (size_t a = 0; a < n;) {
+    /* a run of one class, at most KL_TWIN_ROWS long (the classes' runs end where at[] now points) */
+    const int cls = class_key(B, b->ix[KL_IIN_MODEL * P + (size_t)sorted[a]], b->x[KL_IN_N * P + (size_t)sorted[a]],
+                              b->ix[KL_IIN_LAW * P + (size_t)sorted[a]], b->x[KL_IN_CR * P + (size_t)sorted[a]]);
+    const size_t end = at[cls] - a < KL_TWIN_ROWS ? at[cls] : a + KL_TWIN_ROWS;
+    for (size_t i = a; i < end; ++i) {
+      const kl_impact_in in = kl_impact_batch_get(b, (size_t)sorted[i]);
+      r.m[i - a] = in.m, r.K[i - a] = in.K, r.n[i - a] = in.n, r.cr[i - a] = in.cr, r.v0[i - a] = in.v0;
+      r.model[i - a] = in.model, r.law[i - a] = in.law, r.rule[i - a] = in.rule;
+    }
+    kl_twin_fast_rows(&r, (int)(end - a), cls);
+    for (size_t i = a; i < end; ++i) {
+      const size_t p = (size_t)sorted[i];
+      for (int c = 0; c < KL_NOUT; ++c) b->y[(size_t)c * P + p] = r.y[c][i - a];
+      b->status[p] = r.status[i - a];
+    }
+    a = end;
   }
 }
 
-#define KL_TWIN_BLOCK 256 /* rows per block of the twin (its list lives on the stack; a batch of 1000 on 2 threads) */
-
 /* Rows [lo, hi) as the OpenCL path does them: without samples the rows of the fast kinds by their straight-line
- * functions first, then kl_impact on every other row and on those the fast path declined (KL_PENDING). */
-static void twin_block(kl_impact_batch *b, size_t lo, size_t hi)
+ * functions first (twin_fast), then kl_impact on every other row and on those the fast path declined
+ * (KL_PENDING). */
+static void twin_block(kl_impact_batch *b, const class_bounds *B, size_t lo, size_t hi)
 {
   if (b->M) {
     for (size_t p = lo; p < hi; ++p) row(b, p);
     return;
   }
   int idx[KL_TWIN_BLOCK];
-  fast_rows(b, idx, fast_list(b->x, b->ix, b->P, lo, hi - lo, lo, idx));
+  twin_fast(b, B, idx, fast_list(b->x, b->ix, b->P, lo, hi - lo, lo, idx));
   const size_t P = b->P;
   for (size_t p = lo; p < hi; ++p)
     if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
@@ -277,12 +307,17 @@ static void twin_block(kl_impact_batch *b, size_t lo, size_t hi)
 void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads)
 {
   const int nt = threads > 0 ? threads : omp_get_max_threads();
-  const size_t nb = (hi - lo + KL_TWIN_BLOCK - 1) / KL_TWIN_BLOCK;
+  /* blocks of 256 to KL_TWIN_BLOCK rows, about eight a thread: long runs of a class, and work for every thread */
+  size_t blk = (hi - lo) / (8 * (size_t)nt);
+  blk = blk < 256 ? 256 : blk > KL_TWIN_BLOCK ? KL_TWIN_BLOCK : blk;
+  const size_t nb = (hi - lo + blk - 1) / blk;
+  class_bounds B;
+  if (!b->M) class_bounds_make(&B);
   /* dynamic: the blocks' mixes of models differ in cost */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (size_t k = 0; k < nb; ++k) {
-    const size_t a = lo + k * KL_TWIN_BLOCK;
-    twin_block(b, a, hi - a < KL_TWIN_BLOCK ? hi : a + KL_TWIN_BLOCK);
+    const size_t a = lo + k * blk;
+    twin_block(b, &B, a, hi - a < blk ? hi : a + blk);
   }
 }
 

@@ -40,8 +40,8 @@
 
 /* The functions of a loop body the device compiler is to vectorise across work-items (the contact-time
  * quadrature of kernels/impact.cl): always inlined on the device, KL_NO_FORCE_INLINE or not, since a
- * call keeps the loop scalar. */
-#ifdef __OPENCL_VERSION__
+ * call keeps the loop scalar; and in the twin's vectorised loops (KL_TWIN_VEC, host/twin_fast.c). */
+#if defined(__OPENCL_VERSION__) || defined(KL_TWIN_VEC)
 #define KL_FN_VEC static inline __attribute__((always_inline))
 #else
 #define KL_FN_VEC static inline

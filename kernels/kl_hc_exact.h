@@ -76,14 +76,9 @@ KL_FN_VEC int kl_hcx_octave(kl_real cr)
 KL_FN_VEC kl_real kl_hc_exact_fit_at(kl_real cr, int k)
 {
   const kl_real s = 1.0 / cr;
-  /* 2^-k, times 2: x in [-1, 1] */
-  kl_real scale = 2.0;
-  scale = k >= 1 ? 1.0 : scale;
-  scale = k >= 2 ? 0.5 : scale;
-  scale = k >= 3 ? 0.25 : scale;
-  scale = k >= 4 ? 0.125 : scale;
-  scale = k >= 5 ? 0.0625 : scale;
-  scale = k >= 6 ? 0.03125 : scale;
+  /* 2^-k, times 2, exactly: x in [-1, 1] (a shift, not a chain of selects, which gcc turns into a table the twin's
+   * vectorised loop would load from under a mask, host/twin_fast.c) */
+  const kl_real scale = 2.0 / (kl_real)(1 << k);
   const kl_real x = s * scale - 3.0;
   /* T_0(x) ... by doubling and the sum in four partial sums (kernels/kl_cheb.h) */
   kl_real t[KL_HCX_NC];

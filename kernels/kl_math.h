@@ -354,7 +354,10 @@ KL_FN_VEC kl_real kl_log1p_fin(kl_real y)
   const kl_real c = (x < 9.0e15) ? y - (x - 1.0) : 0.0;
   const kl_real lr = kl_log_reduced(x, c);
   const kl_real lc = kl_log1p_core(y);
-  return (y >= -0.29289321881345247560 && y < 0.41421356237309504880) ? lc : lr;
+  /* two selects, not one on a conjunction: gcc's vectoriser (the twin, host/twin_fast.c) took that with a select
+   * of its caller's for a mix of boolean widths it does not support */
+  const kl_real below = y < 0.41421356237309504880 ? lc : lr;
+  return y >= -0.29289321881345247560 ? below : lr;
 }
 
 KL_FN_VEC kl_real kl_log_fin(kl_real x) { return kl_log_reduced(x, 0.0); }

@@ -160,9 +160,10 @@ KL_FN_VEC int kl_hcx_octave(kl_real cr)
 KL_FN_VEC kl_real kl_hc_exact_fit_at(kl_real cr, int k)
 {
   const kl_real s = 1.0 / cr;
-  /* 2^-k, times 2: x in [-1, 1] */
-  kl_real scale = 2.0;
-""" + "".join("  scale = k >= %d ? %r : scale;\n" % (j, 2.0 ** (1 - j)) for j in range(1, NOCT)) + """  const kl_real x = s * scale - 3.0;
+  /* 2^-k, times 2, exactly: x in [-1, 1] (a shift, not a chain of selects, which gcc turns into a table the twin's
+   * vectorised loop would load from under a mask, host/twin_fast.c) */
+  const kl_real scale = 2.0 / (kl_real)(1 << k);
+""" + """  const kl_real x = s * scale - 3.0;
   /* T_0(x) ... by doubling and the sum in four partial sums (kernels/kl_cheb.h) */
   kl_real t[KL_HCX_NC];
   kl_cheb_basis(x, KL_HCX_NC, t);
