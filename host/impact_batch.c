@@ -289,7 +289,7 @@ static void twin_fast(kl_impact_batch *b, const class_bounds *B, const int *idx,
 /* Rows [lo, hi) as the OpenCL path does them: without samples the rows of the fast kinds by their straight-line
  * functions first (twin_fast), then kl_impact on every other row and on those the fast path declined
  * (KL_PENDING). */
-static void twin_block(kl_impact_batch *b, const class_bounds *B, size_t lo, size_t hi)
+static void twin_block(kl_impact_batch *b, const class_bounds *B, size_t lo, size_t hi, int fast_only)
 {
   if (b->M) {
     for (size_t p = lo; p < hi; ++p) row(b, p);
@@ -300,11 +300,16 @@ static void twin_block(kl_impact_batch *b, const class_bounds *B, size_t lo, siz
   const size_t P = b->P;
   for (size_t p = lo; p < hi; ++p)
     if (kl_impact_fast_kind(b->ix[KL_IIN_MODEL * P + p], b->x[KL_IN_FE * P + p]) < 0 ||
-        b->status[p] == KL_PENDING)
+        (b->status[p] == KL_PENDING && !fast_only))
       row(b, p);
 }
 
 void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads)
+{
+  kl_impact_run_twin(b, lo, hi, threads, 0);
+}
+
+void kl_impact_run_twin(kl_impact_batch *b, size_t lo, size_t hi, int threads, int fast_only)
 {
   const int nt = threads > 0 ? threads : omp_get_max_threads();
   /* blocks of 256 to KL_TWIN_BLOCK rows, about eight a thread: long runs of a class, and work for every thread */
@@ -317,7 +322,7 @@ void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (size_t k = 0; k < nb; ++k) {
     const size_t a = lo + k * blk;
-    twin_block(b, &B, a, hi - a < blk ? hi : a + blk);
+    twin_block(b, &B, a, hi - a < blk ? hi : a + blk, fast_only);
   }
 }
 

@@ -54,6 +54,9 @@ kelvin_status kl_impact_run_staged(kl_host *h, kl_impact_batch *b, kl_progress_f
 
 /* Rows [lo, hi) on the host with OpenMP, threads threads (0: all). */
 void kl_impact_run_omp(kl_impact_batch *b, size_t lo, size_t hi, int threads);
+/* kl_impact_run_omp; with fast_only (tests) the rows of the fast kinds are left to the fast path alone, KL_PENDING
+ * where it declined them (tests/impact_parity_test.c) */
+void kl_impact_run_twin(kl_impact_batch *b, size_t lo, size_t hi, int threads, int fast_only);
 
 /* Rows [lo, hi) on the host in a plain serial loop (the reference the other paths are tested against). */
 void kl_impact_run_serial(kl_impact_batch *b, size_t lo, size_t hi);
