@@ -45,13 +45,5 @@
 
 KL_TWIN_CLONES void kl_twin_fast_rows(kl_twin_rows *r, int cnt, int cls)
 {
-  if (cls == KL_FAST_KV) {
-    KL_TWIN_LOOP(kl_impact_kv_fast(in))
-  } else if (cls == KL_FAST_EF) {
-    KL_TWIN_LOOP(kl_impact_ef_fast(in))
-  } else if (cls >= KL_HC_NCLOSED) {
-    KL_TWIN_LOOP(kl_impact_hc_fast_at(in, 1, cls))
-  } else {
-    KL_TWIN_LOOP(kl_impact_hc_fast_at(in, 0, cls))
-  }
+  KL_FAST_BY_CLASS(cls, KL_TWIN_LOOP)
 }

@@ -102,15 +102,7 @@ kl_impact_batch_fast(const int P, __global const double *restrict x, __global co
   const int lo = (int)get_global_id(0) * rows, b0 = idx[lo < cnt ? lo : 0];
   const kl_impact_in in0 = kl_impact_load(x, ix, P_, (size_t)b0);
   const int cls = kl_impact_fast_class(in0, kl_impact_fast_kind(in0.model, in0.fe));
-  if (cls == KL_FAST_KV) {
-    KL_FAST_ROWS(kl_impact_kv_fast(in))
-  } else if (cls == KL_FAST_EF) {
-    KL_FAST_ROWS(kl_impact_ef_fast(in))
-  } else if (cls >= KL_HC_NCLOSED) {
-    KL_FAST_ROWS(kl_impact_hc_fast_at(in, 1, cls))
-  } else {
-    KL_FAST_ROWS(kl_impact_hc_fast_at(in, 0, cls))
-  }
+  KL_FAST_BY_CLASS(cls, KL_FAST_ROWS)
 }
 
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the

@@ -65,6 +65,20 @@ KL_FN_VEC int kl_impact_fast_class(kl_impact_in in, int kind)
   return kind == 0 ? kl_impact_hc_class(in, in.law == KL_LAW_EXACT) : kind == 1 ? KL_FAST_KV : KL_FAST_EF;
 }
 
+/* The fast path of a block of rows of class cls, for the fast kernel (kernels/impact.cl) and the twin
+ * (host/twin_fast.c): LOOP(call) is their loop over the block's rows with `call` the fast path of its row `in`, one
+ * loop for each class of loop, so that each is compiled with its own path alone */
+#define KL_FAST_BY_CLASS(cls, LOOP)                                                                                 \
+  if ((cls) == KL_FAST_KV) {                                                                                        \
+    LOOP(kl_impact_kv_fast(in))                                                                                     \
+  } else if ((cls) == KL_FAST_EF) {                                                                                 \
+    LOOP(kl_impact_ef_fast(in))                                                                                     \
+  } else if ((cls) >= KL_HC_NCLOSED) {                                                                              \
+    LOOP(kl_impact_hc_fast_at(in, 1, (cls)))                                                                        \
+  } else {                                                                                                          \
+    LOOP(kl_impact_hc_fast_at(in, 0, (cls)))                                                                        \
+  }
+
 /* The fast path of a row of kind `kind` (the twin's, with the row's own class) */
 KL_FN_VEC kl_impact_out kl_impact_fast(kl_impact_in in, int kind)
 {
