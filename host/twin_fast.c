@@ -5,18 +5,12 @@
  * once, not gathered. What gcc 12 needs besides (tests/impact_parity_test.c holds the twin to the serial loop bit
  * for bit): rows in contiguous arrays (AVX2 has no scatter for the batch's columns), -fno-trapping-math (else its
  * if-conversion will not compute both sides of a select: "tree could trap"), and AVX2 for the 64-bit integer
- * operations of kl_math.h's reductions and their selects: on x86-64 the function is cloned for AVX2 and for the
- * baseline, and the loader picks the one the processor runs. Neither option changes a rounding: -fno-trapping-math
- * only lets operations run whose results are then not selected, and the AVX2 clone is compiled without FMA
+ * operations of kl_math.h's reductions and their selects: on x86-64 the loops are compiled for AVX2 and for the
+ * baseline, and the processor's features pick one. Neither option changes a rounding: -fno-trapping-math
+ * only lets operations run whose results are then not selected, and the AVX2 version is compiled without FMA
  * (-ffp-contract=off besides). */
 #define KL_TWIN_VEC
 #include "host/twin_fast.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define KL_TWIN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define KL_TWIN_CLONES
-#endif
 
 /* The loop over rows [0, cnt) of r with the fast path `call` of its row `in` */
 #define KL_TWIN_LOOP(call)                                                                                         \
@@ -43,7 +37,24 @@
     r->status[k] = o.status;                                                                                        \
   }
 
-KL_TWIN_CLONES void kl_twin_fast_rows(kl_twin_rows *r, int cnt, int cls)
+/* the same source compiled for AVX2 and for the baseline (not target_clones: the indirect function it makes is
+ * exported whatever the visibility, libkelvin_symbols_test) */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void rows_avx2(kl_twin_rows *r, int cnt, int cls)
 {
   KL_FAST_BY_CLASS(cls, KL_TWIN_LOOP)
+}
+#endif
+
+static void rows_base(kl_twin_rows *r, int cnt, int cls) { KL_FAST_BY_CLASS(cls, KL_TWIN_LOOP) }
+
+void kl_twin_fast_rows(kl_twin_rows *r, int cnt, int cls)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx2")) {
+    rows_avx2(r, cnt, cls);
+    return;
+  }
+#endif
+  rows_base(r, cnt, cls);
 }
