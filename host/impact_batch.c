@@ -158,10 +158,9 @@ static int class_key(const class_bounds *B, int model, double n, int law, double
  * each class's run in a window padded with -1 to a whole number of blocks of `rows` entries, so that every block of
  * the fast kernel (kernels/impact.cl) holds one class. Returns the entries written (at most n + (rows - 1)
  * KL_FAST_NCLASS a window), or 0 without memory for the counts (the list then goes unsorted: the same bits,
- * slower). keys: room for n. On the calling thread: in parallel on 2 cores it ran no faster, OpenMP's idle workers
- * spinning for milliseconds after each parallel region on the cores the device's threads then need. */
+ * slower). keys: room for n. Windows in parallel on `threads` threads. */
 static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0, size_t base, const int *list,
-                            size_t n, int rows, int *out, uint16_t *keys)
+                            size_t n, int rows, int threads, int *out, uint16_t *keys)
 {
   const size_t W = KL_SORT_WINDOW, nw = (n + W - 1) / W, A = KL_FAST_NCLASS;
   size_t *at = calloc(nw * A, sizeof *at); /* window w's counts, then its runs' starts */
@@ -170,9 +169,10 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
   class_bounds_make(&B);
   const double *nn = x + (size_t)KL_IN_N * P + s0, *cr = x + (size_t)KL_IN_CR * P + s0;
   const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
-  for (size_t w = 0; w < nw; ++w) {
-    size_t *a = at + w * A;
-    for (size_t i = w * W; i < n && i < (w + 1) * W; ++i) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long w = 0; w < (long)nw; ++w) {
+    size_t *a = at + (size_t)w * A;
+    for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) {
       const size_t c = (size_t)list[i] - base;
       const int key = class_key(&B, model[c], nn[c], law[c], cr[c]);
       keys[i] = (uint16_t)key;
@@ -186,9 +186,10 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
     total += run;
   }
   memset(out, 0xff, total * sizeof *out); /* -1: a pad, which the kernel computes and does not store */
-  for (size_t w = 0; w < nw; ++w) {
-    size_t *a = at + w * A;
-    for (size_t i = w * W; i < n && i < (w + 1) * W; ++i) out[a[keys[i]]++] = list[i];
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long w = 0; w < (long)nw; ++w) {
+    size_t *a = at + (size_t)w * A;
+    for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) out[a[keys[i]]++] = list[i];
   }
   free(at);
   return total;
@@ -457,7 +458,8 @@ static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t
   /* sorted by class, each block of a work-item's rows of one class (a work-item past the end of the list loads its
    * last entry, kernels/impact.cl, so nothing past it is read) */
   int *sorted = idx + cnt;
-  size_t len = sort_by_class(x, ix, pitch, s0, base, idx, n, rows, sorted, (uint16_t *)(sorted + KL_DEV_LIST(cnt)));
+  size_t len = sort_by_class(x, ix, pitch, s0, base, idx, n, rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
+                             sorted, (uint16_t *)(sorted + KL_DEV_LIST(cnt)));
   if (!len) memcpy(sorted, idx, n * sizeof *idx), len = n;
   KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, len * sizeof(int), sorted, 0, NULL, NULL));
   const size_t wgs = (size_t)h->wgs;
