@@ -1,5 +1,6 @@
 /* host/impact_batch.c: impact batches on the OpenCL device, the OpenMP twin and a serial loop. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,17 @@ static void class_bounds_make(class_bounds *B)
   }
 }
 
+/* The bounds, made once a process (they depend on the code alone: ~2200 evaluations of kl_impact_hc_class, which a
+ * batch of 1000 rows on the twin, or each chunk of a batch, would otherwise pay) */
+static class_bounds bounds;
+static pthread_once_t bounds_once = PTHREAD_ONCE_INIT;
+static void bounds_init(void) { class_bounds_make(&bounds); }
+static const class_bounds *class_bounds_get(void)
+{
+  pthread_once(&bounds_once, bounds_init);
+  return &bounds;
+}
+
 static int class_key(const class_bounds *B, int model, double n, int law, double cr)
 {
   if (model != KL_MODEL_HC) return model == KL_MODEL_KV ? KL_FAST_KV : KL_FAST_EF;
@@ -165,8 +177,7 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
   const size_t W = KL_SORT_WINDOW, nw = (n + W - 1) / W, A = KL_FAST_NCLASS;
   size_t *at = calloc(nw * A, sizeof *at); /* window w's counts, then its runs' starts */
   if (!at) return 0;
-  class_bounds B;
-  class_bounds_make(&B);
+  const class_bounds *B = class_bounds_get();
   const double *nn = x + (size_t)KL_IN_N * P + s0, *cr = x + (size_t)KL_IN_CR * P + s0;
   const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -174,7 +185,7 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
     size_t *a = at + (size_t)w * A;
     for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) {
       const size_t c = (size_t)list[i] - base;
-      const int key = class_key(&B, model[c], nn[c], law[c], cr[c]);
+      const int key = class_key(B, model[c], nn[c], law[c], cr[c]);
       keys[i] = (uint16_t)key;
       a[key]++;
     }
@@ -266,24 +277,22 @@ static void twin_fast(kl_impact_batch *b, const class_bounds *B, const int *idx,
   for (int c = 0; c < KL_FAST_NCLASS; ++c) at[c + 1] += at[c];
   for (size_t i = 0; i < n; ++i) sorted[at[keys[i]]++] = idx[i];
   kl_twin_rows r;
-  for (size_t a = 0; a < n;) {
-    /* a run of one class, at most KL_TWIN_ROWS long (the classes' runs end where at[] now points) */
-    const int cls = class_key(B, b->ix[KL_IIN_MODEL * P + (size_t)sorted[a]], b->x[KL_IN_N * P + (size_t)sorted[a]],
-                              b->ix[KL_IIN_LAW * P + (size_t)sorted[a]], b->x[KL_IN_CR * P + (size_t)sorted[a]]);
-    const size_t end = at[cls] - a < KL_TWIN_ROWS ? at[cls] : a + KL_TWIN_ROWS;
-    for (size_t i = a; i < end; ++i) {
-      const kl_impact_in in = kl_impact_batch_get(b, (size_t)sorted[i]);
-      r.m[i - a] = in.m, r.K[i - a] = in.K, r.n[i - a] = in.n, r.cr[i - a] = in.cr, r.v0[i - a] = in.v0;
-      r.model[i - a] = in.model, r.law[i - a] = in.law, r.rule[i - a] = in.rule;
+  /* class cls's run is now [at[cls - 1], at[cls]) (at[-1] taken as 0), taken KL_TWIN_ROWS rows at a time */
+  for (int cls = 0; cls < KL_FAST_NCLASS; ++cls)
+    for (size_t a = cls ? at[cls - 1] : 0, end; a < at[cls]; a = end) {
+      end = at[cls] - a < KL_TWIN_ROWS ? at[cls] : a + KL_TWIN_ROWS;
+      for (size_t i = a; i < end; ++i) {
+        const kl_impact_in in = kl_impact_batch_get(b, (size_t)sorted[i]);
+        r.m[i - a] = in.m, r.K[i - a] = in.K, r.n[i - a] = in.n, r.cr[i - a] = in.cr, r.v0[i - a] = in.v0;
+        r.model[i - a] = in.model, r.law[i - a] = in.law, r.rule[i - a] = in.rule;
+      }
+      kl_twin_fast_rows(&r, (int)(end - a), cls);
+      for (size_t i = a; i < end; ++i) {
+        const size_t p = (size_t)sorted[i];
+        for (int c = 0; c < KL_NOUT; ++c) b->y[(size_t)c * P + p] = r.y[c][i - a];
+        b->status[p] = r.status[i - a];
+      }
     }
-    kl_twin_fast_rows(&r, (int)(end - a), cls);
-    for (size_t i = a; i < end; ++i) {
-      const size_t p = (size_t)sorted[i];
-      for (int c = 0; c < KL_NOUT; ++c) b->y[(size_t)c * P + p] = r.y[c][i - a];
-      b->status[p] = r.status[i - a];
-    }
-    a = end;
-  }
 }
 
 /* Rows [lo, hi) as the OpenCL path does them: without samples the rows of the fast kinds by their straight-line
@@ -316,13 +325,12 @@ void kl_impact_run_twin(kl_impact_batch *b, size_t lo, size_t hi, int threads, i
   size_t blk = (hi - lo) / (8 * (size_t)nt);
   blk = blk < 256 ? 256 : blk > KL_TWIN_BLOCK ? KL_TWIN_BLOCK : blk;
   const size_t nb = (hi - lo + blk - 1) / blk;
-  class_bounds B;
-  if (!b->M) class_bounds_make(&B);
+  const class_bounds *B = class_bounds_get();
   /* dynamic: the blocks' mixes of models differ in cost */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (size_t k = 0; k < nb; ++k) {
     const size_t a = lo + k * blk;
-    twin_block(b, &B, a, hi - a < blk ? hi : a + blk, fast_only);
+    twin_block(b, B, a, hi - a < blk ? hi : a + blk, fast_only);
   }
 }
 

@@ -79,7 +79,8 @@ KL_FN_VEC int kl_impact_fast_class(kl_impact_in in, int kind)
     LOOP(kl_impact_hc_fast_at(in, 0, (cls)))                                                                        \
   }
 
-/* The fast path of a row of kind `kind` (the twin's, with the row's own class) */
+/* The fast path of a row of kind `kind` with the row's own class: what kl_impact tries first (the tests hold the fast
+ * kernel and the twin's runs of one class to it) */
 KL_FN_VEC kl_impact_out kl_impact_fast(kl_impact_in in, int kind)
 {
   if (kind == 2) return kl_impact_ef_fast(in);
