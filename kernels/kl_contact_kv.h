@@ -380,7 +380,9 @@ KL_FN_VEC kl_kv_fr kl_kv_free_start(kl_kv_sys s, kl_real y0, kl_real yd0, kl_rea
   const kl_real ydd0 = -(s.D * yd0 + s.K * y0) / s.m;
   const kl_real P0 = al * y0 + be * yd0;
   const kl_real P1 = al * yd0 + be * ydd0;
-  f.go = (P0 > 0.0) | ((P0 == 0.0) & (P1 > 0.0));
+  /* P0 > 0, or P0 = 0 and P1 > 0, as one compare of a select (gcc 12 made the conjunction a select between
+   * booleans of different widths, which it cannot vectorise: the twin's Kelvin-Voigt loop, host/twin_fast.c) */
+  f.go = (P0 == 0.0 ? P1 : P0) > 0.0;
   f.P0 = (P0 > 0.0) ? P0 : 0.0; /* +0: atan2(+0, -Q) = pi below */
   f.Q = P1 + f.r * f.P0;
   f.lam = f.w02 - f.r * f.r;

@@ -80,7 +80,7 @@ KL_FN_VEC kl_kv_impact kl_kv_impact_fast(kl_real m_in, kl_real K_in, kl_real cr_
   const kl_real fpk = (fp.go & (rp.t <= tc) & (rp.t > 0.0) & (f > fi)) ? f : fi;
   const kl_real dmax = ym + xs, cre = -vexit / v0;
   const kl_real ediss = 1.0 - cre * cre;
-  const int ok = valid & ud & fc.go & okc & (tc <= horizon) & fm.go & okm & (rm.t <= tc) & ((!fp.go) | okp) &
+  const int ok = valid & ud & fc.go & okc & (tc <= horizon) & fm.go & okm & (rm.t <= tc) & ((fp.go ^ 1) | okp) &
                  kl_finite(dmax) & kl_finite(rm.t) & kl_finite(fpk) & kl_finite(tc) &
                  kl_finite(cre) & kl_finite(ediss) & kl_finite(D);
   kl_kv_impact o;
