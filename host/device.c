@@ -54,6 +54,12 @@ static int fit(const kl_device_info *d, int wgs)
 
 int kl_device_wgs(const kl_device_info *d) { return fit(d, tune_of(d)->wgs); }
 
+int kl_device_fast_width(const kl_device_info *d)
+{
+  const unsigned v = d->vec_double;
+  return v == 2 || v == 4 || v == 8 ? (int)v : 4;
+}
+
 const char *kl_device_build_options(const kl_device_info *d)
 {
   const char *o = tune_of(d)->opts;
@@ -103,12 +109,14 @@ static void describe(kl_device_info *o, cl_platform_id pid, cl_device_id id, int
   cl_uint cu = 0;
   cl_ulong gm = 0, ma = 0;
   size_t wg = 1;
+  cl_uint vd = 0;
   cl_device_fp_config fp = 0;
   (void)clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
   (void)clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
   (void)clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gm, &gm, NULL);
   (void)clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ma, &ma, NULL);
   (void)clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  (void)clGetDeviceInfo(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, sizeof vd, &vd, NULL);
   if (clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS) fp = 0;
   if (fp == 0) { /* OpenCL 1.1 devices report fp64 only as an extension */
     char ext[8192];
@@ -120,6 +128,7 @@ static void describe(kl_device_info *o, cl_platform_id pid, cl_device_id id, int
   o->global_mem = gm;
   o->max_alloc = ma;
   o->max_wgs = wg ? wg : 1;
+  o->vec_double = vd;
   o->fp64 = fp != 0;
 }
 

@@ -254,8 +254,8 @@ kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o)
   /* no -cl-fast-relaxed-math, -cl-mad-enable or -cl-unsafe-math-optimizations: host and device must
    * round alike (docs/style.md section 3) */
   const char *dev_opts = kl_device_build_options(d);
-  const int bl = snprintf(h->build_opts, sizeof h->build_opts, "-cl-std=CL1.2 -DKL_WGS=%d%s%s%s%s", h->wgs,
-                          dev_opts[0] ? " " : "", dev_opts, extra && extra[0] ? " " : "", extra ? extra : "");
+  const int bl = snprintf(h->build_opts, sizeof h->build_opts, "-cl-std=CL1.2 -DKL_WGS=%d -DKL_FAST_WIDTH=%d%s%s%s%s",
+                          h->wgs, kl_device_fast_width(d), dev_opts[0] ? " " : "", dev_opts, extra && extra[0] ? " " : "", extra ? extra : "");
   if (bl < 0 || (size_t)bl >= sizeof h->build_opts) {
     h->chosen = -1;
     return kl_host_fail(h, KELVIN_ERR_ARG, "KELVIN_CL_BUILD_OPTIONS is too long (%d characters, at most %zu)", bl,

@@ -27,6 +27,7 @@ typedef struct kl_device_info {
   unsigned long long global_mem; /* CL_DEVICE_GLOBAL_MEM_SIZE [bytes] */
   unsigned long long max_alloc;  /* CL_DEVICE_MAX_MEM_ALLOC_SIZE [bytes] */
   size_t max_wgs;              /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+  unsigned vec_double;         /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE (0 if not reported) */
   cl_platform_id pid;
   cl_device_id id;
 } kl_device_info;

@@ -77,7 +77,10 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
 #ifdef __clang__ /* pocl, Oclgrind: the loop pragma; the program build (before the work-group functions are made,
                   * where the loop is vectorised) would otherwise log that it could not yet honour it */
 #pragma clang diagnostic ignored "-Wpass-failed"
-#define KL_FAST_LOOP _Pragma("clang loop vectorize(assume_safety) vectorize_width(4) interleave_count(1)")
+#ifndef KL_FAST_WIDTH /* the host passes the device's (host/host_impl.h, kl_device_fast_width) */
+#define KL_FAST_WIDTH 4
+#endif
+#define KL_FAST_LOOP _Pragma("clang loop vectorize(assume_safety) vectorize_width(KL_FAST_WIDTH) interleave_count(1)")
 #else
 #define KL_FAST_LOOP
 #endif
