@@ -316,18 +316,20 @@ KL_FN_VEC int kl_impact_hc_class(kl_impact_in in, int exact)
 KL_FN_VEC kl_impact_out kl_impact_hc_fast_of(kl_impact_in in, int exact, int cls, int own)
 {
   const int c0 = exact ? cls - KL_HC_NCLOSED : cls;
-  const int c = c0 >= 0 && c0 < (exact ? KL_HC_NCLASS - KL_HC_NCLOSED : KL_HC_NCLOSED) ? c0 : 0;
+  /* c >= 0, its pieces by unsigned division (shifts): a signed division and remainder of the same c became, in
+   * Oclgrind's LLVM 14, a pair with a `freeze` its uninitialised-value check cannot run */
+  const unsigned c = c0 >= 0 && c0 < (exact ? KL_HC_NCLASS - KL_HC_NCLOSED : KL_HC_NCLOSED) ? (unsigned)c0 : 0u;
   const int fit = kl_hc_exact_in(in.cr);
-  const int octr = exact ? kl_hcx_octave(fit ? in.cr : 1.0) : 0, oct = own ? octr : c / (4 * KL_HCM_NU);
+  const int octr = exact ? kl_hcx_octave(fit ? in.cr : 1.0) : 0, oct = own ? octr : (int)(c / (4u * KL_HCM_NU));
   const kl_real chi = kl_impact_hc_chi_fast(in, exact, oct);
   const kl_real zeta = chi * in.v0, u = kl_log1p_fin(zeta);
   const int iur = kl_hcm_uindex(u), knr = kl_hcm_kn(in.n);
-  const int iu = own ? iur : c % KL_HCM_NU, kn = own ? (knr >= 0 ? knr : 0) : c / KL_HCM_NU % 4;
+  const int iu = own ? iur : (int)(c % KL_HCM_NU), kn = own ? (knr >= 0 ? knr : 0) : (int)(c / KL_HCM_NU % 4u);
   const kl_real e = (in.n + 1.0) * in.m * in.v0 * in.v0 / (2.0 * in.K);
   /* kl_impact_check's conditions for such a scenario, the law's domain, the master curves' and e's; and the class */
   const int ok = in.model == KL_MODEL_HC && kl_impact_fast_valid(in) && (in.law == KL_LAW_EXACT) == (exact != 0) &&
                  (fit || !exact) && knr == kn && kl_hc_master_in(in.n, zeta) && e >= KL_DBL_MIN && e <= KL_HUGE &&
-                 iur == iu && octr == oct && (own || c == c0);
+                 iur == iu && octr == oct && (own || (int)c == c0);
   kl_real tu[KL_HCM_DUMAX];
   kl_hcm_ubasis(u, iu, tu);
   const kl_impact_out o = kl_impact_hc_master(in, chi, kl_hcm_series1(kn, iu, tu), kl_log_fin(e));
