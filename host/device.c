@@ -54,6 +54,8 @@ static int fit(const kl_device_info *d, int wgs)
 
 int kl_device_wgs(const kl_device_info *d) { return fit(d, tune_of(d)->wgs); }
 
+int kl_device_fast_rows(const kl_device_info *d) { return (d->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1; }
+
 int kl_device_fast_width(const kl_device_info *d)
 {
   const unsigned v = d->vec_double;

@@ -78,6 +78,10 @@ static void close_cl(kl_host *h)
   if (h->k_impact) clReleaseKernel(h->k_impact);
   if (h->k_fast) clReleaseKernel(h->k_fast);
   h->k_fast = NULL;
+  if (h->fast_list) clReleaseMemObject(h->fast_list);
+  if (h->fast_declined) clReleaseMemObject(h->fast_declined);
+  h->fast_list = h->fast_declined = NULL;
+  h->fast_list_bytes = 0;
   if (h->prog_impact) clReleaseProgram(h->prog_impact);
   if (h->q) clReleaseCommandQueue(h->q);
   if (h->ctx) clReleaseContext(h->ctx);
@@ -95,6 +99,7 @@ void kl_host_destroy(kl_host *h)
 {
   if (!h) return;
   close_cl(h);
+  free(h->fast_ws);
   free(h->dev);
   free(h);
 }
@@ -254,8 +259,9 @@ kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o)
   /* no -cl-fast-relaxed-math, -cl-mad-enable or -cl-unsafe-math-optimizations: host and device must
    * round alike (docs/style.md section 3) */
   const char *dev_opts = kl_device_build_options(d);
-  const int bl = snprintf(h->build_opts, sizeof h->build_opts, "-cl-std=CL1.2 -DKL_WGS=%d -DKL_FAST_WIDTH=%d%s%s%s%s",
-                          h->wgs, kl_device_fast_width(d), dev_opts[0] ? " " : "", dev_opts, extra && extra[0] ? " " : "", extra ? extra : "");
+  const int bl = snprintf(h->build_opts, sizeof h->build_opts,
+                          "-cl-std=CL1.2 -DKL_WGS=%d -DKL_FAST_WIDTH=%d -DKL_FAST_ROWS=%d%s%s%s%s", h->wgs,
+                          kl_device_fast_width(d), kl_device_fast_rows(d), dev_opts[0] ? " " : "", dev_opts, extra && extra[0] ? " " : "", extra ? extra : "");
   if (bl < 0 || (size_t)bl >= sizeof h->build_opts) {
     h->chosen = -1;
     return kl_host_fail(h, KELVIN_ERR_ARG, "KELVIN_CL_BUILD_OPTIONS is too long (%d characters, at most %zu)", bl,

@@ -28,6 +28,12 @@ struct kl_host {
   char notice[512];
   char msg[KL_HOST_MSG];
   kelvin_shard shard;     /* the group this handle's batches are shared with (kl_host_set_shard); size 0: none */
+  /* the fast kernel's lists, kept across batches (host/impact_batch.c, fast_room) */
+  void *fast_ws;          /* host: the sort's keys and counts */
+  size_t fast_ws_bytes;
+  cl_mem fast_list;       /* device: the sorted list, mapped for writing by the host */
+  size_t fast_list_bytes;
+  cl_mem fast_declined;   /* device: one int, the rows the fast kernel declined */
   int fast_only;          /* tests: the general kernel leaves every row of a fast kind alone, KL_PENDING where the
                            * fast kernels declined it (tests/impact_parity_test.c) */
 };
@@ -59,6 +65,11 @@ int kl_device_wgs(const kl_device_info *d);
  * 3.1 with AVX-512 (2 cores of an AMD EPYC, 1e6 rows, ns a row with 4 lanes -> 8): Emden-Fowler 36.7 -> 18.0,
  * Hunt-Crossley 43.4 -> 33.9, the mix 44.6 -> 34.9 */
 int kl_device_fast_width(const kl_device_info *d);
+/* Rows of a work-item of the fast kernel (-DKL_FAST_ROWS, kernels/impact.cl): KL_FAST_ROWS_CPU on a CPU device (a
+ * work-group is a loop there, a work-item's rows the vectorised loop), 1 elsewhere (a GPU's work-items are its
+ * lanes) */
+#define KL_FAST_ROWS_CPU 16
+int kl_device_fast_rows(const kl_device_info *d);
 int kl_device_rollout_wgs(const kl_device_info *d);
 
 /* Build options a device needs from the tuning table (host/device.c), e.g. "-DKL_INLINE_ALL"; "" if none. */

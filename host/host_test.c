@@ -85,6 +85,23 @@ static void test_work_group_sizes(void **state)
   assert_int_equal(kl_device_rollout_wgs(&nv), 16);
 }
 
+/* The fast kernel's shape (kernels/impact.cl): a CPU device's work-item takes KL_FAST_ROWS_CPU rows, a GPU's one;
+ * the loop is as wide as the device's preferred vector width for double when it is 2, 4 or 8, else 4. */
+static void test_fast_kernel_shape(void **state)
+{
+  (void)state;
+  kl_device_info cpu = fake(0, 0, "Portable Computing Language", "pthread-cpu", CL_DEVICE_TYPE_CPU, 1);
+  kl_device_info gpu = fake(1, 0, "NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU, 1);
+  assert_int_equal(kl_device_fast_rows(&cpu), 16);
+  assert_int_equal(kl_device_fast_rows(&gpu), 1);
+  const unsigned reported[7] = {0, 1, 2, 3, 4, 8, 16};
+  const int width[7] = {4, 4, 2, 4, 4, 8, 4};
+  for (int i = 0; i < 7; ++i) {
+    cpu.vec_double = reported[i];
+    assert_int_equal(kl_device_fast_width(&cpu), width[i]);
+  }
+}
+
 /* Specs: PLATFORM:DEVICE, type words, name substrings; no match and no fp64 are errors with lists. */
 static void test_device_specs(void **state)
 {
@@ -240,6 +257,7 @@ int main(void)
     cmocka_unit_test(test_device_specs),    cmocka_unit_test(test_missing_device),
     cmocka_unit_test(test_cl_macro),        cmocka_unit_test(test_log_lines),
     cmocka_unit_test(test_work_group_sizes),
+    cmocka_unit_test(test_fast_kernel_shape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,47 +162,54 @@ static int class_key(const class_bounds *B, int model, double n, int law, double
   return kl_impact_hc_class_of(exact, exact ? kl_hcx_octave(kl_hc_exact_in(cr) ? cr : 1.0) : 0, kl_hcm_kn(n), iu);
 }
 
-#define KL_SORT_WINDOW 8192 /* list entries sorted together: their rows stay near each other in memory */
+#define KL_SORT_WINDOW 8192 /* rows sorted together: their loads and stores stay near each other in memory */
+#define KL_NO_CLASS 0xffff     /* the key of a row of no fast kind */
 
-/* The list (n entries, rows base + i at column s0 + i of tables of pitch P) sorted by class (class_key) into out,
- * within windows of KL_SORT_WINDOW entries (the rows of a window stay near each other in memory: a Hunt-Crossley
- * list sorted whole ran 2.5x slower, the rows' loads and stores missing the cache), stably (a counting sort), and
- * each class's run in a window padded with -1 to a whole number of blocks of `rows` entries, so that every block of
- * the fast kernel (kernels/impact.cl) holds one class. Returns the entries written (at most n + (rows - 1)
- * KL_FAST_NCLASS a window), or 0 without memory for the counts (the list then goes unsorted: the same bits,
- * slower). keys: room for n. Windows in parallel on `threads` threads. */
-static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0, size_t base, const int *list,
-                            size_t n, int rows, int threads, int *out, uint16_t *keys)
+/* The rows base + i, i in [0, cnt) (column s0 + i of tables of pitch P), of the fast kinds (kl_impact_fast_kind),
+ * sorted by class (class_key) into out, within windows of KL_SORT_WINDOW rows (the rows of a window stay near each
+ * other in memory: a Hunt-Crossley list sorted whole ran 2.5x slower, the rows' loads and stores missing the
+ * cache), stably (a counting sort, so each run lists its rows in increasing order), each class's run in a window
+ * padded with -1 to a whole number of blocks of `rows` entries, so that every block of the fast kernel
+ * (kernels/impact.cl) holds one class. One pass over the rows makes their keys and counts, a second writes the
+ * list; windows in parallel on `threads` threads. Returns the entries written (at most the fast rows + (rows - 1)
+ * KL_FAST_NCLASS a window); *nfast: the fast rows. keys: room for cnt; at: for KL_SORT_AT(cnt). */
+#define KL_SORT_AT(cnt) ((((cnt) + KL_SORT_WINDOW - 1) / KL_SORT_WINDOW) * (size_t)(KL_FAST_NCLASS + 1) + 1)
+static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int rows,
+                            int threads, int *out, uint16_t *keys, size_t *at, size_t *nfast)
 {
-  const size_t W = KL_SORT_WINDOW, nw = (n + W - 1) / W, A = KL_FAST_NCLASS;
-  size_t *at = calloc(nw * A, sizeof *at); /* window w's counts, then its runs' starts */
-  if (!at) return 0;
+  const size_t W = KL_SORT_WINDOW, nw = (cnt + W - 1) / W, A = KL_FAST_NCLASS;
   const class_bounds *B = class_bounds_get();
   const double *nn = x + (size_t)KL_IN_N * P + s0, *cr = x + (size_t)KL_IN_CR * P + s0;
+  const double *fe = x + (size_t)KL_IN_FE * P + s0;
   const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
+  memset(at, 0, nw * A * sizeof *at); /* window w's counts by class, then its runs' starts */
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long w = 0; w < (long)nw; ++w) {
     size_t *a = at + (size_t)w * A;
-    for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) {
-      const size_t c = (size_t)list[i] - base;
-      const int key = class_key(B, model[c], nn[c], law[c], cr[c]);
+    for (size_t i = (size_t)w * W; i < cnt && i < (size_t)(w + 1) * W; ++i) {
+      int key = KL_NO_CLASS;
+      if (kl_impact_fast_kind(model[i], fe[i]) >= 0) a[key = class_key(B, model[i], nn[i], law[i], cr[i])]++;
       keys[i] = (uint16_t)key;
-      a[key]++;
     }
   }
-  size_t total = 0;
+  size_t total = 0, n = 0, *win = at + nw * A; /* then the windows' first entries, and the end */
   for (size_t w = 0; w < nw * A; ++w) {
+    if (w % A == 0) win[w / A] = total;
+    n += at[w];
     const size_t run = (at[w] + (size_t)rows - 1) / (size_t)rows * (size_t)rows;
     at[w] = total;
     total += run;
   }
-  memset(out, 0xff, total * sizeof *out); /* -1: a pad, which the kernel computes and does not store */
+  win[nw] = total;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long w = 0; w < (long)nw; ++w) {
     size_t *a = at + (size_t)w * A;
-    for (size_t i = (size_t)w * W; i < n && i < (size_t)(w + 1) * W; ++i) out[a[keys[i]]++] = list[i];
+    /* the window's entries: -1, a pad the kernel computes and does not store, where no row is written */
+    memset(out + win[w], 0xff, (win[w + 1] - win[w]) * sizeof *out);
+    for (size_t i = (size_t)w * W; i < cnt && i < (size_t)(w + 1) * W; ++i)
+      if (keys[i] != KL_NO_CLASS) out[a[keys[i]]++] = (int)(base + i);
   }
-  free(at);
+  *nfast = n;
   return total;
 }
 
@@ -428,55 +435,93 @@ cleanup:
   return st;
 }
 
-/* The fast kernel's buffer arguments (0: rows of the tables, 1-5: x, ix, y, status, the row list) */
-static kelvin_status set_fast_buffers(kl_host *h, cl_mem dx, cl_mem dix, cl_mem dy, cl_mem dst, cl_mem didx)
+/* The fast kernel's buffer arguments (0: rows of the tables, 1-4: x, ix, y, status; the list and the count of
+ * declined rows are the handle's, run_fast) */
+static kelvin_status set_fast_buffers(kl_host *h, cl_mem dx, cl_mem dix, cl_mem dy, cl_mem dst)
 {
   kelvin_status st = KELVIN_OK;
   KL_CL(h, clSetKernelArg(h->k_fast, 1, sizeof dx, &dx));
   KL_CL(h, clSetKernelArg(h->k_fast, 2, sizeof dix, &dix));
   KL_CL(h, clSetKernelArg(h->k_fast, 3, sizeof dy, &dy));
   KL_CL(h, clSetKernelArg(h->k_fast, 4, sizeof dst, &dst));
-  KL_CL(h, clSetKernelArg(h->k_fast, 5, sizeof didx, &didx));
 cleanup:
   return st;
 }
 
-/* The fast kernel on the rows of one chunk (kernels/impact.cl, docs/design.md section 4): the list of the fast
- * kinds' rows (fast_list of cnt rows at column s0 of host tables of pitch pitch, as rows base + i of the device
- * tables of P rows) sorted by class (sort_by_class), written to didx (room for KL_DEV_LIST(cnt) entries), then one
- * launch. idx (room for KL_HOST_LIST(cnt) entries) must stay untouched until the queue has finished. */
-#define KL_FAST_ROWS_CPU 16 /* rows per work-item of the fast kernel on a CPU device (kernels/impact.cl) */
 /* The sorted list of R rows: sort_by_class's pads, at most (rows - 1) for each class of a window, are at most as
  * many as a whole window's entries, and at most KL_PADS in the last one */
 #define KL_PADS ((size_t)(KL_FAST_ROWS_CPU - 1) * KL_FAST_NCLASS)
 #define KL_DEV_LIST(R) (2 * (R) + KL_PADS)
-#define KL_HOST_LIST(R) ((R) + KL_DEV_LIST(R) + (R) / 2 + 1) /* the list, sorted, the keys (16 bits each) */
 /* Fewest rows of a launch in place (a CPU device) for which the fast kernel runs: below, its launch (pocl: ~0.1-0.3
  * ms) costs more than it saves, and the general kernel alone gives the same bits (sweep_throughput at 1e3 rows:
  * 0.97e6 scenarios/s with the fast kernels, 2.1e6 without) */
 #define KL_FAST_MIN_ROWS ((size_t)1 << 15)
+
+/* The handle's room for the fast kernel's lists of chunks of up to cnt rows, kept across batches (a new batch's
+ * pages are not faulted in again: page faults and the first writes were ~7 % of a 1e6-row batch's time): the
+ * host's list, keys and counts, the device's list and its count of declined rows.
+ * The list and the count are bound to the fast kernel (arguments 5 and 7). */
+static kelvin_status fast_room(kl_host *h, size_t cnt)
+{
+  kelvin_status st = KELVIN_OK;
+  cl_int err = CL_SUCCESS;
+  const size_t ws = KL_DEV_LIST(cnt) * sizeof(int) + cnt * sizeof(uint16_t) + KL_SORT_AT(cnt) * sizeof(size_t) +
+                    sizeof(size_t);
+  if (ws > h->fast_ws_bytes) {
+    void *p = realloc(h->fast_ws, ws);
+    if (!p) return kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", cnt);
+    h->fast_ws = p, h->fast_ws_bytes = ws;
+  }
+  const size_t lb = KL_DEV_LIST(cnt) * sizeof(int);
+  if (lb > h->fast_list_bytes) {
+    if (h->fast_list) clReleaseMemObject(h->fast_list);
+    h->fast_list = NULL, h->fast_list_bytes = 0;
+    KL_CL(h, (h->fast_list = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, lb, NULL, &err), err));
+    h->fast_list_bytes = lb;
+  }
+  if (!h->fast_declined)
+    KL_CL(h, (h->fast_declined = clCreateBuffer(h->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err), err));
+  KL_CL(h, clSetKernelArg(h->k_fast, 5, sizeof h->fast_list, &h->fast_list));
+  KL_CL(h, clSetKernelArg(h->k_fast, 7, sizeof h->fast_declined, &h->fast_declined));
+cleanup:
+  return st;
+}
+
+/* The fast kernel on the rows of one chunk (kernels/impact.cl, docs/design.md section 4): the fast kinds' rows of
+ * the cnt rows at column s0 of host tables of pitch `pitch`, as rows base + i of the device tables of P rows,
+ * sorted by class (sort_by_class) into the handle's list (fast_room, made room for before), then one launch.
+ * *rest: 0 where the general kernel has nothing left to do on the chunk (every row of a fast kind and none declined:
+ * then the count of declined rows was read back, which waits for the kernel), else 1. */
 static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t pitch, size_t s0, size_t cnt,
-                              size_t base, size_t P, cl_mem didx, int *idx)
+                              size_t base, size_t P, int *rest)
 {
   _Static_assert(KL_PADS <= KL_SORT_WINDOW, "a whole window's pads are at most its entries");
   kelvin_status st = KELVIN_OK;
-  const cl_int rows = (kl_host_device(h)->type & CL_DEVICE_TYPE_CPU) ? KL_FAST_ROWS_CPU : 1;
-  const size_t n = fast_list(x, ix, pitch, s0, cnt, base, idx);
+  *rest = 1;
+  const int rows = kl_device_fast_rows(kl_host_device(h)); /* the kernel's KL_FAST_ROWS */
+  int *list = h->fast_ws;
+  uint16_t *keys = (uint16_t *)(list + KL_DEV_LIST(cnt));
+  size_t *at = (size_t *)h->fast_ws + (KL_DEV_LIST(cnt) * sizeof(int) + cnt * sizeof(uint16_t) + sizeof(size_t) - 1) /
+                                          sizeof(size_t);
+  size_t n = 0;
+  const size_t len = sort_by_class(x, ix, pitch, s0, cnt, base, rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
+                                   list, keys, at, &n);
+  /* written, not mapped: Oclgrind's uninitialised-value check took a mapped list for uninitialised */
   if (!n) return KELVIN_OK;
-  /* sorted by class, each block of a work-item's rows of one class (a work-item past the end of the list loads its
-   * last entry, kernels/impact.cl, so nothing past it is read) */
-  int *sorted = idx + cnt;
-  size_t len = sort_by_class(x, ix, pitch, s0, base, idx, n, rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
-                             sorted, (uint16_t *)(sorted + KL_DEV_LIST(cnt)));
-  if (!len) memcpy(sorted, idx, n * sizeof *idx), len = n;
-  KL_CL(h, clEnqueueWriteBuffer(h->q, didx, CL_FALSE, 0, len * sizeof(int), sorted, 0, NULL, NULL));
+  KL_CL(h, clEnqueueWriteBuffer(h->q, h->fast_list, CL_TRUE, 0, len * sizeof(int), list, 0, NULL, NULL));
+  static const cl_int zero = 0;
+  KL_CL(h, clEnqueueWriteBuffer(h->q, h->fast_declined, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL));
   const size_t wgs = (size_t)h->wgs;
   const cl_int iP = (cl_int)P, ilen = (cl_int)len;
   const size_t items = (len + (size_t)rows - 1) / (size_t)rows, global = (items + wgs - 1) / wgs * wgs;
   KL_CL(h, clSetKernelArg(h->k_fast, 0, sizeof iP, &iP));
   KL_CL(h, clSetKernelArg(h->k_fast, 6, sizeof ilen, &ilen));
-  KL_CL(h, clSetKernelArg(h->k_fast, 7, sizeof rows, &rows));
   KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_fast, 1, NULL, &global, &wgs, 0, NULL, NULL));
+  if (n == cnt) {
+    cl_int declined = 1;
+    KL_CL(h, clEnqueueReadBuffer(h->q, h->fast_declined, CL_TRUE, 0, sizeof declined, &declined, 0, NULL, NULL));
+    *rest = declined != 0;
+  }
 cleanup:
   return st;
 }
@@ -509,8 +554,7 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
   const size_t P = b->P, M = (size_t)b->M, wgs = (size_t)h->wgs;
   size_t stopped = 0; /* rows done when the progress callback said stop (results mapped all the same) */
   const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, out = CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR;
-  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL, didx = NULL;
-  int *idx = NULL;
+  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
   const cl_int fast = M == 0; /* the fast kernels where no samples are asked for */
   KL_CL(h, (dx = clCreateBuffer(h->ctx, in, KL_NIN * P * sizeof(double), b->x, &err), err));
   KL_CL(h, (dix = clCreateBuffer(h->ctx, in, KL_NIIN * P * sizeof(int), b->ix, &err), err));
@@ -527,24 +571,20 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   if (fast) {
     const size_t most = hi - lo < chunk ? hi - lo : chunk;
-    if (!(idx = malloc(KL_HOST_LIST(most ? most : 1) * sizeof *idx))) {
-      st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", most);
-      goto cleanup;
-    }
-    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_DEV_LIST(most ? most : 1) * sizeof(int), NULL, &err),
-              err));
-    if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
+    if ((st = fast_room(h, most ? most : 1)) != KELVIN_OK) goto cleanup;
+    if ((st = set_fast_buffers(h, dx, dix, dy, dst)) != KELVIN_OK) goto cleanup;
   }
   for (size_t start = lo; start < hi; start += chunk) {
     const size_t cnt = (hi - start < chunk) ? hi - start : chunk, global = cpu_global(h, cnt);
     const cl_int use = fast && cnt >= KL_FAST_MIN_ROWS ? 1 + (h->fast_only != 0) : 0;
     KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof use, &use));
-    if (use && (st = run_fast(h, b->x, b->ix, P, start, cnt, start, P, didx, idx)) != KELVIN_OK) goto cleanup;
+    int rest = 1;
+    if (use && (st = run_fast(h, b->x, b->ix, P, start, cnt, start, P, &rest)) != KELVIN_OK) goto cleanup;
     const size_t per = (cnt + global - 1) / global;
     const cl_int iend = (cl_int)(start + cnt), irows = (cl_int)per;
     KL_CL(h, clSetKernelArg(h->k_impact, 7, sizeof iend, &iend));
     KL_CL(h, clSetKernelArg(h->k_impact, 8, sizeof irows, &irows));
-    KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, &start, &global, &wgs, 0, NULL, NULL));
+    if (rest) KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, &start, &global, &wgs, 0, NULL, NULL));
     if (start + cnt < hi) KL_CL(h, clFinish(h->q));
     if (progress && start + cnt < hi && progress(ctx, start + cnt - lo, hi - lo)) {
       stopped = start + cnt - lo;
@@ -567,8 +607,6 @@ static kelvin_status run_cl_inplace(kl_host *h, kl_impact_batch *b, size_t lo, s
                       hi - lo);
 cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q);
-  if (didx) clReleaseMemObject(didx);
-  free(idx);
   if (dsmp) clReleaseMemObject(dsmp);
   if (dst) clReleaseMemObject(dst);
   if (dy) clReleaseMemObject(dy);
@@ -595,10 +633,9 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
-  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL, didx = NULL;
+  cl_mem dx = NULL, dix = NULL, dy = NULL, dst = NULL, dsmp = NULL;
   kl_impact_batch *stage = NULL;
   size_t *perm = NULL;
-  int *idx = NULL;
   const size_t P = b->P, M = (size_t)b->M, n = hi - lo; /* rows [lo, hi) of P: this rank's share */
   if ((st = kl_host_build_impact(h)) != KELVIN_OK) return st;
   size_t chunk = kl_impact_chunk(h, b->M);
@@ -635,12 +672,8 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
   if ((st = set_buffers(h, M, dx, dix, dy, dst, dsmp)) != KELVIN_OK) goto cleanup;
   const cl_int fast = M == 0; /* the fast kernels where no samples are asked for */
   if (fast) {
-    if (!(idx = malloc(KL_HOST_LIST(chunk) * sizeof *idx))) {
-      st = kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", chunk);
-      goto cleanup;
-    }
-    KL_CL(h, (didx = clCreateBuffer(h->ctx, CL_MEM_READ_ONLY, KL_DEV_LIST(chunk) * sizeof(int), NULL, &err), err));
-    if ((st = set_fast_buffers(h, dx, dix, dy, dst, didx)) != KELVIN_OK) goto cleanup;
+    if ((st = fast_room(h, chunk)) != KELVIN_OK) goto cleanup;
+    if ((st = set_fast_buffers(h, dx, dix, dy, dst)) != KELVIN_OK) goto cleanup;
   }
   for (size_t start = lo; start < hi; start += chunk) {
     const size_t cnt = (hi - start < chunk) ? hi - start : chunk;
@@ -674,8 +707,9 @@ static kelvin_status run_cl(kl_host *h, kl_impact_batch *b, size_t lo, size_t hi
     if ((st = rect(h, dix, 1, six, sizeof(int), KL_NIIN, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     const cl_int use = fast ? 1 + (h->fast_only != 0) : 0; /* a GPU's launches are cheap: no threshold */
     KL_CL(h, clSetKernelArg(h->k_impact, 9, sizeof use, &use));
-    if (fast && (st = run_fast(h, sx, six, pitch, s0, cnt, 0, cnt, didx, idx)) != KELVIN_OK) goto cleanup;
-    KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
+    int rest = 1;
+    if (fast && (st = run_fast(h, sx, six, pitch, s0, cnt, 0, cnt, &rest)) != KELVIN_OK) goto cleanup;
+    if (rest) KL_CL(h, clEnqueueNDRangeKernel(h->q, h->k_impact, 1, NULL, &global, &wgs, 0, NULL, NULL));
     if ((st = rect(h, dy, 0, sy, sizeof(double), KL_NOUT, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     if ((st = rect(h, dst, 0, sst, sizeof(int), 1, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
     if (M && (st = rect(h, dsmp, 0, ssmp, sizeof(double), KL_NSMP * M, s0, cnt, pitch)) != KELVIN_OK) goto cleanup;
@@ -696,8 +730,6 @@ cleanup:
   if (st != KELVIN_OK && h->q) clFinish(h->q); /* no transfer may still target host memory */
   kl_impact_batch_destroy(stage);
   free(perm);
-  if (didx) clReleaseMemObject(didx);
-  free(idx);
   if (dsmp) clReleaseMemObject(dsmp);
   if (dst) clReleaseMemObject(dst);
   if (dy) clReleaseMemObject(dy);

@@ -61,19 +61,23 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
   status[p] = o.status;
 }
 
-/* The fast path (docs/design.md section 4): work-item g takes the entries [g rows, (g + 1) rows) below cnt of the
- * list idx the host made of the rows of the fast kinds (kl_impact_fast_kind), computes each one's impact in
+/* The fast path (docs/design.md section 4): work-item g takes the entries [g R, (g + 1) R) below cnt of the list idx
+ * the host made of the rows of the fast kinds (kl_impact_fast_kind), R = KL_FAST_ROWS, computes each one's impact in
  * straight-line code and stores its metrics and status, KL_PENDING where it declines (kl_impact_batch then computes
- * the row). The loop over a work-item's rows is the one the device compiler is asked to vectorise, four rows to an
- * AVX2 operation: pocl 3.1 (LLVM 15) leaves its own loop over work-items scalar here, its cost model pricing the
- * tables' gathers above the gain, and a loop of our own vectorises when the pragma says its iterations are
- * independent (they are: the list names each row once). A block's rows are of one class (kl_impact_fast_class: the
- * host sorts the list by class and pads each class's run with -1 to whole blocks), its first row's, so that the
- * block takes one loop, Kelvin-Voigt, Emden-Fowler or Hunt-Crossley of either kind of law, compiled with its own path
- * alone, and a Hunt-Crossley coefficient is one load for four rows instead of a gather. Every row computes (a pad,
- * or a row past the list's end, on the block's first row), only the store is conditional: a load under the
- * condition would be a masked gather again (pocl, 1e6 Hunt-Crossley rows on 2 cores: 33 ns a row, against 85-110
- * with the class by row or the loads conditional). A GPU gets rows = 1. */
+ * the row). A block's rows are of one class (kl_impact_fast_class: the host sorts the list by class and pads each
+ * class's run with -1 to whole blocks), its first row's, so that the block takes one loop, Kelvin-Voigt, Emden-Fowler
+ * or Hunt-Crossley of either kind of law, compiled with its own path alone, and a Hunt-Crossley coefficient is one
+ * load for the block instead of a gather. The block's inputs are first copied into private arrays, the loop over
+ * them is the one the device compiler is asked to vectorise (KL_FAST_WIDTH rows to an operation), and the metrics
+ * are copied out from private arrays, as the twin does (host/twin_fast.c): pocl 3.1 (LLVM 15) leaves its own loop
+ * over work-items scalar here, its cost model pricing the tables' gathers above the gain; a loop of our own
+ * vectorises when the pragma says its iterations are independent (they are: the list names each row once), and
+ * over contiguous arrays it loads and stores whole vectors, where on the tables it gathered and scattered. Every row
+ * computes (a pad, or a row past the list's end, on the block's first row), only the copy out is conditional.
+ * R is a constant of the build (host/host_impl.h, kl_device_fast_rows): 16 on a CPU device, so the loop has no
+ * remainder; 1 on a GPU, whose work-items are its vector lanes (the arrays are then single values).
+ * pocl on 2 AMD EPYC cores with AVX-512, 1e6 rows of the mix: 39 ns a row with R a kernel argument and the loop on
+ * the tables, 35-36 with R a constant, 33-35 with the private arrays besides. */
 #ifdef __clang__ /* pocl, Oclgrind: the loop pragma; the program build (before the work-group functions are made,
                   * where the loop is vectorised) would otherwise log that it could not yet honour it */
 #pragma clang diagnostic ignored "-Wpass-failed"
@@ -84,28 +88,74 @@ KL_FN_VEC void kl_impact_store(__global double *y, __global int *status, size_t 
 #else
 #define KL_FAST_LOOP
 #endif
-/* The loop over a work-item's rows with the fast path `call` of its row `in` */
-#define KL_FAST_ROWS(call)                                                                                         \
-  KL_FAST_LOOP                                                                                                      \
-  for (int k = 0; k < rows; ++k) {                                                                                  \
-    const int e = idx[lo + k < cnt ? lo + k : cnt - 1];                                                             \
-    const size_t p = (size_t)(e >= 0 ? e : b0);                                                                     \
-    const kl_impact_in in = kl_impact_load(x, ix, P_, p);                                                           \
-    const kl_impact_out o = call;                                                                                   \
-    if (lo + k < cnt && e >= 0) kl_impact_store(y, status, P_, p, o);                                               \
+#ifndef KL_FAST_ROWS /* the host passes the device's (host/host_impl.h, kl_device_fast_rows) */
+#define KL_FAST_ROWS 1
+#endif
+/* A block's rows with the fast path `call` of its row `in`; nd counts the rows it declined */
+#define KL_FAST_ROWS_LOOP(call)                                                                                    \
+  {                                                                                                                 \
+    double m[KL_FAST_ROWS], K[KL_FAST_ROWS], n[KL_FAST_ROWS], cr[KL_FAST_ROWS], v0[KL_FAST_ROWS];                   \
+    int model[KL_FAST_ROWS], law[KL_FAST_ROWS], rule[KL_FAST_ROWS], at[KL_FAST_ROWS], st[KL_FAST_ROWS];             \
+    double out[KL_NOUT][KL_FAST_ROWS];                                                                              \
+    for (int k = 0; k < KL_FAST_ROWS; ++k) {                                                                        \
+      const int e = idx[lo + k < cnt ? lo + k : cnt - 1];                                                           \
+      const size_t p = (size_t)(e >= 0 ? e : b0);                                                                   \
+      at[k] = ((lo + k < cnt) & (e >= 0)) ? (int)p : -1;                                                            \
+      m[k] = x[KL_IN_M * P_ + p];                                                                                   \
+      K[k] = x[KL_IN_K * P_ + p];                                                                                   \
+      n[k] = x[KL_IN_N * P_ + p];                                                                                   \
+      cr[k] = x[KL_IN_CR * P_ + p];                                                                                 \
+      v0[k] = x[KL_IN_V0 * P_ + p];                                                                                 \
+      model[k] = ix[KL_IIN_MODEL * P_ + p];                                                                         \
+      law[k] = ix[KL_IIN_LAW * P_ + p];                                                                             \
+      rule[k] = ix[KL_IIN_RULE * P_ + p];                                                                           \
+    }                                                                                                               \
+    KL_FAST_LOOP                                                                                                    \
+    for (int k = 0; k < KL_FAST_ROWS; ++k) {                                                                        \
+      kl_impact_in in;                                                                                              \
+      in.m = m[k];                                                                                                  \
+      in.K = K[k];                                                                                                  \
+      in.n = n[k];                                                                                                  \
+      in.cr = cr[k];                                                                                                \
+      in.v0 = v0[k];                                                                                                \
+      in.fe = in.c = in.n2 = in.rate_exp = 0.0; /* a fast kind's fe is 0 (kl_impact_fast_kind) */                 \
+      in.model = model[k];                                                                                          \
+      in.law = law[k];                                                                                              \
+      in.rule = rule[k];                                                                                            \
+      const kl_impact_out o = call;                                                                                 \
+      out[KL_OUT_DMAX][k] = o.dmax;                                                                                 \
+      out[KL_OUT_TMAX][k] = o.tmax;                                                                                 \
+      out[KL_OUT_FPEAK][k] = o.fpeak;                                                                               \
+      out[KL_OUT_TC][k] = o.tc;                                                                                     \
+      out[KL_OUT_CREFF][k] = o.cr_eff;                                                                              \
+      out[KL_OUT_EDISS][k] = o.ediss;                                                                               \
+      out[KL_OUT_DAMP][k] = o.damp;                                                                                 \
+      st[k] = o.status;                                                                                             \
+    }                                                                                                               \
+    for (int k = 0; k < KL_FAST_ROWS; ++k) {                                                                        \
+      if (at[k] < 0) continue;                                                                                      \
+      const size_t p = (size_t)at[k];                                                                               \
+      for (int c = 0; c < KL_NOUT; ++c) y[c * P_ + p] = out[c][k];                                                  \
+      status[p] = st[k];                                                                                            \
+      nd += st[k] == KL_PENDING;                                                                                    \
+    }                                                                                                               \
   }
 
+/* declined: the rows this launch declined are added to it (the host skips the general kernel where a chunk's rows
+ * are all of the fast kinds and none was declined) */
 __kernel __attribute__((reqd_work_group_size(KL_WGS, 1, 1))) void
 kl_impact_batch_fast(const int P, __global const double *restrict x, __global const int *restrict ix,
                      __global double *restrict y, __global int *restrict status, __global const int *restrict idx,
-                     const int cnt, const int rows)
+                     const int cnt, __global int *restrict declined)
 {
   const size_t P_ = (size_t)P;
   /* the block's first entry (past the list's end, the list's), never a pad, and its class */
-  const int lo = (int)get_global_id(0) * rows, b0 = idx[lo < cnt ? lo : 0];
+  const int lo = (int)get_global_id(0) * KL_FAST_ROWS, b0 = idx[lo < cnt ? lo : 0];
   const kl_impact_in in0 = kl_impact_load(x, ix, P_, (size_t)b0);
   const int cls = kl_impact_fast_class(in0, kl_impact_fast_kind(in0.model, in0.fe));
-  KL_FAST_BY_CLASS(cls, KL_FAST_ROWS)
+  int nd = 0;
+  KL_FAST_BY_CLASS(cls, KL_FAST_ROWS_LOOP)
+  if (nd) atomic_add(declined, nd);
 }
 
 /* Metrics of the rows [lo, lo + rows) of work-item g = get_global_id(0), lo = o + (g - o) rows with o the

@@ -473,6 +473,43 @@ static void test_fast_kernels_compute(void **state)
   kl_impact_batch_destroy(ref);
 }
 
+/* The host skips the general kernel on a chunk whose rows are all of the fast kinds and of which the fast kernel
+ * declined none (host/impact_batch.c, run_fast): a chunk with rows of another kind (Kelvin-Voigt pulled by an
+ * external force, by the general path) among fast rows that are all computed must still have those rows computed,
+ * and a chunk of fast rows alone, none declined, must be whole without the general kernel. Both in place (more than
+ * 2^15 rows) against the serial loop. */
+static void test_general_rows_after_fast(void **state)
+{
+  (void)state;
+  const size_t P = 40009;
+  for (int mixed = 1; mixed >= 0; --mixed) {
+    kl_impact_batch *ser = NULL;
+    assert_int_equal(kl_impact_batch_create(P, 0, &ser), KELVIN_OK);
+    rng_state = 77 + (uint64_t)mixed;
+    size_t other = 0;
+    for (size_t p = 0; p < P;) {
+      kl_impact_in in = fast_row();
+      if (mixed && p % 101 == 0) {
+        in.model = KL_MODEL_KV, in.n = 1.0, in.fe = -0.5 * in.v0 * sqrt(in.K * in.m);
+        other++;
+      } else if (kl_impact_fast(in, kl_impact_fast_kind(in.model, in.fe)).status != KL_OK)
+        continue; /* a row the fast kernel would decline */
+      kl_impact_batch_set(ser, p++, in);
+    }
+    kl_impact_batch *cl = clone_inputs(ser);
+    for (size_t p = 0; p < P; ++p) cl->status[p] = -1; /* not a status: a row nobody computed shows */
+    kl_impact_run_serial(ser, 0, P);
+    assert_int_equal(kl_impact_run(host, cl, NULL, NULL), KELVIN_OK);
+    size_t computed = 0;
+    for (size_t p = 0; p < P; ++p) computed += cl->status[p] != -1;
+    assert_int_equal(computed, P);
+    compare(ser, cl, mixed ? "fast rows and others" : "fast rows alone, none declined");
+    if (mixed) assert_int_equal(other, P / 101 + 1);
+    kl_impact_batch_destroy(ser);
+    kl_impact_batch_destroy(cl);
+  }
+}
+
 int main(void)
 {
   kl_host_opts o;
@@ -496,6 +533,7 @@ int main(void)
     cmocka_unit_test(test_progress_and_stop),
     cmocka_unit_test(test_twin_via_handle),
     cmocka_unit_test(test_fast_kernels_compute),
+    cmocka_unit_test(test_general_rows_after_fast),
   };
   const int rc = cmocka_run_group_tests(tests, NULL, NULL);
   kl_host_destroy(host);
