@@ -6,7 +6,8 @@
 # R rounds. Per path (OpenCL, the OpenMP twin) the median over the rounds of each binary's rate (itself a median of
 # 3 repeats), the ratio of the medians, and the best path's against the best path's (the issue: >= 30x).
 #   benchmarks/sweep_speedup.sh [--kelvin PATH] [--base REV] [--rounds R] [--p P]
-# The base is built once under the build folder of PATH (speedup-REV/), from `git archive REV`.
+# The base is built once beside the build folder of PATH (BUILD-base-REV/, so that nothing looking for a benchmark
+# inside BUILD finds the base's), from `git archive REV`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kelvin="$root/build/kelvin"
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
     --base) base=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --p) P=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sweep_speedup.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -28,7 +29,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 say() { echo "sweep_speedup.sh: $*" >&2; }
 
 rev=$(git -C "$root" rev-parse --short "$base^{commit}") || { say "no commit '$base' in $root"; exit 1; }
-dir="$build/speedup-$rev"
+dir="$build-base-$rev"
 if [ ! -d "$dir/src" ]; then
   say "sources of $rev into $dir/src"
   rm -rf "$dir" && mkdir -p "$dir/src"
@@ -41,7 +42,7 @@ cmake --build "$dir/build" -j"$jobs" --target sweep_throughput > "$dir/build.log
 cmake --build "$build" -j"$jobs" --target sweep_throughput > "$dir/build-head.log" 2>&1 ||
   { tail -20 "$dir/build-head.log" >&2; exit 1; }
 exe_base=$(find "$dir/build" -type f -name sweep_throughput -perm -u+x | head -n 1)
-exe_head=$(find "$build" -path "$dir" -prune -o -type f -name sweep_throughput -perm -u+x -print | head -n 1)
+exe_head=$(find "$build" -type f -name sweep_throughput -perm -u+x | head -n 1)
 [ -n "$exe_base" ] && [ -n "$exe_head" ] || { say "a sweep_throughput binary is missing"; exit 1; }
 
 # the mix row of P: its OpenCL and OpenMP rates (columns 2 and 3 of the first table)
