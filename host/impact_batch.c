@@ -171,44 +171,122 @@ static int class_key(const class_bounds *B, int model, double n, int law, double
  * cache), stably (a counting sort, so each run lists its rows in increasing order), each class's run in a window
  * padded with -1 to a whole number of blocks of `rows` entries, so that every block of the fast kernel
  * (kernels/impact.cl) holds one class. One pass over the rows makes their keys and counts, a second writes the
- * list; windows in parallel on `threads` threads. Returns the entries written (at most the fast rows + (rows - 1)
+ * list; windows in parallel on up to `threads` threads (run_parts). Returns the entries written (at most the fast rows + (rows - 1)
  * KL_FAST_NCLASS a window); *nfast: the fast rows. keys: room for cnt; at: for KL_SORT_AT(cnt). */
 #define KL_SORT_AT(cnt) ((((cnt) + KL_SORT_WINDOW - 1) / KL_SORT_WINDOW) * (size_t)(KL_FAST_NCLASS + 1) + 1)
+
+/* fn(arg, t, nt) for t = 0 .. nt - 1: t = 0 on the calling thread, the others on threads of their own that end with
+ * their part (one that cannot be made runs its part on the caller). Not OpenMP: after a parallel region libgomp's
+ * idle workers spin (GOMP_SPINCOUNT) while pocl's threads run the kernels on the same cores (perf, 10^6 rows on 2
+ * cores: 6 % of the samples in libgomp on a quiet machine, 20 % on a busy one). */
+#define KL_MAX_PARTS 64
+typedef struct part {
+  void (*fn)(void *, int, int);
+  void *arg;
+  int t, nt;
+} part;
+static void *part_main(void *p)
+{
+  const part *q = p;
+  q->fn(q->arg, q->t, q->nt);
+  return NULL;
+}
+static void run_parts(void (*fn)(void *, int, int), void *arg, int nt)
+{
+  nt = nt < 1 ? 1 : nt > KL_MAX_PARTS ? KL_MAX_PARTS : nt;
+  pthread_t th[KL_MAX_PARTS];
+  part pa[KL_MAX_PARTS];
+  int made[KL_MAX_PARTS] = {0};
+  for (int t = 1; t < nt; ++t) {
+    pa[t] = (part){fn, arg, t, nt};
+    made[t] = pthread_create(&th[t], NULL, part_main, &pa[t]) == 0;
+  }
+  fn(arg, 0, nt);
+  for (int t = 1; t < nt; ++t)
+    if (made[t]) pthread_join(th[t], NULL);
+    else fn(arg, t, nt);
+}
+
+/* The sort's tables and its windows [w0, w1) of part t of nt */
+typedef struct sorting {
+  const class_bounds *B;
+  const double *n, *cr, *fe;
+  const int *model, *law;
+  size_t cnt, base, nw, *at, *win;
+  uint16_t *keys;
+  int *out;
+} sorting;
+static void part_windows(const sorting *S, int t, int nt, size_t *w0, size_t *w1)
+{
+  *w0 = S->nw * (size_t)t / (size_t)nt;
+  *w1 = S->nw * (size_t)(t + 1) / (size_t)nt;
+}
+
+/* pass 1: each row's key (KL_NO_CLASS for a row of no fast kind) and its window's counts by class */
+static void sort_keys(void *arg, int t, int nt)
+{
+  const sorting *S = arg;
+  const size_t W = KL_SORT_WINDOW, A = KL_FAST_NCLASS;
+  size_t w0, w1;
+  part_windows(S, t, nt, &w0, &w1);
+  for (size_t w = w0; w < w1; ++w) {
+    size_t *a = S->at + w * A;
+    for (size_t i = w * W; i < S->cnt && i < (w + 1) * W; ++i) {
+      int key = KL_NO_CLASS;
+      if (kl_impact_fast_kind(S->model[i], S->fe[i]) >= 0)
+        a[key = class_key(S->B, S->model[i], S->n[i], S->law[i], S->cr[i])]++;
+      S->keys[i] = (uint16_t)key;
+    }
+  }
+}
+
+/* pass 2: each window's entries -1 (a pad, which the kernel computes and does not store), then its rows in order
+ * at their runs */
+static void sort_write(void *arg, int t, int nt)
+{
+  const sorting *S = arg;
+  const size_t W = KL_SORT_WINDOW, A = KL_FAST_NCLASS;
+  size_t w0, w1;
+  part_windows(S, t, nt, &w0, &w1);
+  for (size_t w = w0; w < w1; ++w) {
+    size_t *a = S->at + w * A;
+    memset(S->out + S->win[w], 0xff, (S->win[w + 1] - S->win[w]) * sizeof *S->out);
+    for (size_t i = w * W; i < S->cnt && i < (w + 1) * W; ++i)
+      if (S->keys[i] != KL_NO_CLASS) S->out[a[S->keys[i]]++] = (int)(S->base + i);
+  }
+}
+
 static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0, size_t cnt, size_t base, int rows,
                             int threads, int *out, uint16_t *keys, size_t *at, size_t *nfast)
 {
   const size_t W = KL_SORT_WINDOW, nw = (cnt + W - 1) / W, A = KL_FAST_NCLASS;
-  const class_bounds *B = class_bounds_get();
-  const double *nn = x + (size_t)KL_IN_N * P + s0, *cr = x + (size_t)KL_IN_CR * P + s0;
-  const double *fe = x + (size_t)KL_IN_FE * P + s0;
-  const int *model = ix + (size_t)KL_IIN_MODEL * P + s0, *law = ix + (size_t)KL_IIN_LAW * P + s0;
+  sorting S = {.B = class_bounds_get(),
+               .n = x + (size_t)KL_IN_N * P + s0,
+               .cr = x + (size_t)KL_IN_CR * P + s0,
+               .fe = x + (size_t)KL_IN_FE * P + s0,
+               .model = ix + (size_t)KL_IIN_MODEL * P + s0,
+               .law = ix + (size_t)KL_IIN_LAW * P + s0,
+               .cnt = cnt,
+               .base = base,
+               .nw = nw,
+               .at = at,
+               .win = at + nw * A, /* after the counts: the windows' first entries, and the end */
+               .keys = keys,
+               .out = out};
+  /* parts of at least 8 windows: a thread costs ~20-50 us to make */
+  const int nt = (int)((size_t)threads < (nw + 7) / 8 ? (size_t)threads : (nw + 7) / 8);
   memset(at, 0, nw * A * sizeof *at); /* window w's counts by class, then its runs' starts */
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (long w = 0; w < (long)nw; ++w) {
-    size_t *a = at + (size_t)w * A;
-    for (size_t i = (size_t)w * W; i < cnt && i < (size_t)(w + 1) * W; ++i) {
-      int key = KL_NO_CLASS;
-      if (kl_impact_fast_kind(model[i], fe[i]) >= 0) a[key = class_key(B, model[i], nn[i], law[i], cr[i])]++;
-      keys[i] = (uint16_t)key;
-    }
-  }
-  size_t total = 0, n = 0, *win = at + nw * A; /* then the windows' first entries, and the end */
+  run_parts(sort_keys, &S, nt);
+  size_t total = 0, n = 0;
   for (size_t w = 0; w < nw * A; ++w) {
-    if (w % A == 0) win[w / A] = total;
+    if (w % A == 0) S.win[w / A] = total;
     n += at[w];
     const size_t run = (at[w] + (size_t)rows - 1) / (size_t)rows * (size_t)rows;
     at[w] = total;
     total += run;
   }
-  win[nw] = total;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (long w = 0; w < (long)nw; ++w) {
-    size_t *a = at + (size_t)w * A;
-    /* the window's entries: -1, a pad the kernel computes and does not store, where no row is written */
-    memset(out + win[w], 0xff, (win[w + 1] - win[w]) * sizeof *out);
-    for (size_t i = (size_t)w * W; i < cnt && i < (size_t)(w + 1) * W; ++i)
-      if (keys[i] != KL_NO_CLASS) out[a[keys[i]]++] = (int)(base + i);
-  }
+  S.win[nw] = total;
+  run_parts(sort_write, &S, nt);
   *nfast = n;
   return total;
 }
