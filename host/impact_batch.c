@@ -207,52 +207,38 @@ static void run_parts(void (*fn)(void *, int, int), void *arg, int nt)
     else fn(arg, t, nt);
 }
 
-/* The sort's tables and its windows [w0, w1) of part t of nt */
+/* The sort's tables, and which pass (sort_part) */
 typedef struct sorting {
   const class_bounds *B;
   const double *n, *cr, *fe;
   const int *model, *law;
   size_t cnt, base, nw, *at, *win;
   uint16_t *keys;
-  int *out;
+  int *out, write;
 } sorting;
-static void part_windows(const sorting *S, int t, int nt, size_t *w0, size_t *w1)
-{
-  *w0 = S->nw * (size_t)t / (size_t)nt;
-  *w1 = S->nw * (size_t)(t + 1) / (size_t)nt;
-}
 
-/* pass 1: each row's key (KL_NO_CLASS for a row of no fast kind) and its window's counts by class */
-static void sort_keys(void *arg, int t, int nt)
+/* The windows of part t of nt. Pass 1 (write = 0): each row's key (KL_NO_CLASS for a row of no fast kind) and its
+ * window's counts by class. Pass 2: each window's entries -1 (a pad, which the kernel computes and does not store),
+ * then its rows in order at their runs. */
+static void sort_part(void *arg, int t, int nt)
 {
   const sorting *S = arg;
   const size_t W = KL_SORT_WINDOW, A = KL_FAST_NCLASS;
-  size_t w0, w1;
-  part_windows(S, t, nt, &w0, &w1);
-  for (size_t w = w0; w < w1; ++w) {
+  for (size_t w = S->nw * (size_t)t / (size_t)nt; w < S->nw * (size_t)(t + 1) / (size_t)nt; ++w) {
     size_t *a = S->at + w * A;
-    for (size_t i = w * W; i < S->cnt && i < (w + 1) * W; ++i) {
+    const size_t end = S->cnt < (w + 1) * W ? S->cnt : (w + 1) * W;
+    if (S->write) {
+      memset(S->out + S->win[w], 0xff, (S->win[w + 1] - S->win[w]) * sizeof *S->out);
+      for (size_t i = w * W; i < end; ++i)
+        if (S->keys[i] != KL_NO_CLASS) S->out[a[S->keys[i]]++] = (int)(S->base + i);
+      continue;
+    }
+    for (size_t i = w * W; i < end; ++i) {
       int key = KL_NO_CLASS;
       if (kl_impact_fast_kind(S->model[i], S->fe[i]) >= 0)
         a[key = class_key(S->B, S->model[i], S->n[i], S->law[i], S->cr[i])]++;
       S->keys[i] = (uint16_t)key;
     }
-  }
-}
-
-/* pass 2: each window's entries -1 (a pad, which the kernel computes and does not store), then its rows in order
- * at their runs */
-static void sort_write(void *arg, int t, int nt)
-{
-  const sorting *S = arg;
-  const size_t W = KL_SORT_WINDOW, A = KL_FAST_NCLASS;
-  size_t w0, w1;
-  part_windows(S, t, nt, &w0, &w1);
-  for (size_t w = w0; w < w1; ++w) {
-    size_t *a = S->at + w * A;
-    memset(S->out + S->win[w], 0xff, (S->win[w + 1] - S->win[w]) * sizeof *S->out);
-    for (size_t i = w * W; i < S->cnt && i < (w + 1) * W; ++i)
-      if (S->keys[i] != KL_NO_CLASS) S->out[a[S->keys[i]]++] = (int)(S->base + i);
   }
 }
 
@@ -272,11 +258,12 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
                .at = at,
                .win = at + nw * A, /* after the counts: the windows' first entries, and the end */
                .keys = keys,
-               .out = out};
-  /* parts of at least 8 windows: a thread costs ~20-50 us to make */
+               .out = out,
+               .write = 0};
+  /* a part for every 8 windows or fewer (a thread costs ~20-50 us to make) */
   const int nt = (int)((size_t)threads < (nw + 7) / 8 ? (size_t)threads : (nw + 7) / 8);
   memset(at, 0, nw * A * sizeof *at); /* window w's counts by class, then its runs' starts */
-  run_parts(sort_keys, &S, nt);
+  run_parts(sort_part, &S, nt);
   size_t total = 0, n = 0;
   for (size_t w = 0; w < nw * A; ++w) {
     if (w % A == 0) S.win[w / A] = total;
@@ -286,7 +273,8 @@ static size_t sort_by_class(const double *x, const int *ix, size_t P, size_t s0,
     total += run;
   }
   S.win[nw] = total;
-  run_parts(sort_write, &S, nt);
+  S.write = 1;
+  run_parts(sort_part, &S, nt);
   *nfast = n;
   return total;
 }
