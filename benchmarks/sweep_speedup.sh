@@ -46,7 +46,8 @@ exe_head=$(find "$build" -type f -name sweep_throughput -perm -u+x | head -n 1)
 [ -n "$exe_base" ] && [ -n "$exe_head" ] || { say "a sweep_throughput binary is missing"; exit 1; }
 
 # the mix row of P: its OpenCL and OpenMP rates (columns 2 and 3 of the first table)
-label=$(awk -v p="$P" 'BEGIN { e = log(p) / log(10); if (e == int(e)) printf "10^%d", e; else printf "%d", p }')
+label=$P
+[[ $P =~ ^10+$ ]] && label="10^$((${#P} - 1))" # sweep_throughput writes a power of ten as 10^k
 mixrow() {
   (cd "$2" && "$1" --min-p "$P" --max-p "$P" --serial-max-p 1000 --repeats 3) 2> /dev/null |
     awk -F'|' -v l="$label" '{ gsub(/ /, "", $2) } $2 == l && !seen { gsub(/ /, "", $3); gsub(/ /, "", $4); print $3, $4; seen = 1 }'
