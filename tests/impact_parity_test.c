@@ -405,7 +405,8 @@ static kl_impact_in fast_row(void)
  * declines it by itself (kl_impact_fast on the host, with the row's own class) and, rarely, where the host's sort key
  * (class_key: comparisons of cr with bounds found by bisection) put a row next to a bound among the rows of the
  * neighbouring class; every other row has the host fast path's metrics (within TOL; the twin's bit for bit). Checked
- * in place (the list sorted in windows of 8192 entries, blocks of 16 rows padded), staged in chunks of ~1000 rows,
+ * in place (the list sorted in windows of 8192 entries, blocks of 16 rows padded), in place in two chunks of more than
+ * 2^15 rows each (the second's columns at an offset), staged in chunks of ~1000 rows,
  * and on the twin (its blocks' rows sorted by class, each class's run in contiguous arrays, host/twin_fast.c). A
  * sort key, a window, a pad, a run or a block's class gone wrong leaves many rows KL_PENDING (the general path
  * would compute them, so the other tests see the same numbers either way). */
@@ -434,17 +435,17 @@ static void test_fast_kernels_compute(void **state)
   }
   printf("fast path on the host: %zu of %zu rows computed, %zu declined\n", fastok, P, declined);
   assert_true(fastok > P * 3 / 4 && declined > P / 50); /* both kinds of row are there */
-  kl_host *small = open_chunked(1000);
-  const char *const path[3] = {"in place", "staged", "twin"};
-  for (int way = 0; way < 3; ++way) {
-    kl_host *h = way == 1 ? small : host;
+  kl_host *small = open_chunked(1000), *halves = open_chunked(35008); /* 547 work-groups of 64 */
+  const char *const path[4] = {"in place", "staged", "twin", "in place in two chunks"};
+  for (int way = 0; way < 4; ++way) {
+    kl_host *h = way == 1 ? small : way == 3 ? halves : host;
     kl_impact_batch *got = clone_inputs(ref);
     h->fast_only = 1;
     kelvin_status st = KELVIN_OK;
     if (way == 2)
       kl_impact_run_twin(got, 0, P, 0, 1);
     else
-      st = way ? kl_impact_run_staged(h, got, NULL, NULL) : kl_impact_run(h, got, NULL, NULL);
+      st = way == 1 ? kl_impact_run_staged(h, got, NULL, NULL) : kl_impact_run(h, got, NULL, NULL);
     h->fast_only = 0;
     assert_int_equal(st, KELVIN_OK);
     size_t stray = 0;
@@ -469,6 +470,7 @@ static void test_fast_kernels_compute(void **state)
     assert_true(stray <= fastok / 10000);
     kl_impact_batch_destroy(got);
   }
+  kl_host_destroy(halves);
   kl_host_destroy(small);
   kl_impact_batch_destroy(ref);
 }
@@ -476,20 +478,20 @@ static void test_fast_kernels_compute(void **state)
 /* The host skips the general kernel on a chunk whose rows are all of the fast kinds and of which the fast kernel
  * declined none (host/impact_batch.c, run_fast): a chunk with rows of another kind (Kelvin-Voigt pulled by an
  * external force, by the general path) among fast rows that are all computed must still have those rows computed,
- * and a chunk of fast rows alone, none declined, must be whole without the general kernel. Both in place (more than
- * 2^15 rows) against the serial loop. */
+ * a chunk of fast rows alone, none declined, must be whole without the general kernel, and a chunk without a row of a
+ * fast kind must go to the general kernel alone. All in place (more than 2^15 rows) against the serial loop. */
 static void test_general_rows_after_fast(void **state)
 {
   (void)state;
   const size_t P = 40009;
-  for (int mixed = 1; mixed >= 0; --mixed) {
+  for (int mixed = 2; mixed >= 0; --mixed) { /* 2: no row of a fast kind at all; 1: a row in 101 of another kind */
     kl_impact_batch *ser = NULL;
     assert_int_equal(kl_impact_batch_create(P, 0, &ser), KELVIN_OK);
     rng_state = 77 + (uint64_t)mixed;
     size_t other = 0;
     for (size_t p = 0; p < P;) {
       kl_impact_in in = fast_row();
-      if (mixed && p % 101 == 0) {
+      if (mixed == 2 || (mixed && p % 101 == 0)) {
         in.model = KL_MODEL_KV, in.n = 1.0, in.fe = -0.5 * in.v0 * sqrt(in.K * in.m);
         other++;
       } else if (kl_impact_fast(in, kl_impact_fast_kind(in.model, in.fe)).status != KL_OK)
@@ -503,8 +505,9 @@ static void test_general_rows_after_fast(void **state)
     size_t computed = 0;
     for (size_t p = 0; p < P; ++p) computed += cl->status[p] != -1;
     assert_int_equal(computed, P);
-    compare(ser, cl, mixed ? "fast rows and others" : "fast rows alone, none declined");
-    if (mixed) assert_int_equal(other, P / 101 + 1);
+    compare(ser, cl, mixed == 2 ? "no fast rows" : mixed ? "fast rows and others" : "fast rows alone, none declined");
+    if (mixed == 1) assert_int_equal(other, P / 101 + 1);
+    if (mixed == 2) assert_int_equal(other, P);
     kl_impact_batch_destroy(ser);
     kl_impact_batch_destroy(cl);
   }
