@@ -20,11 +20,6 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKELVIN_WERROR=ON -D
   -DKELVIN_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
-# pocl's kernel cache of its own: LeakSanitizer's thread tracer crashed at exit (a bogus dynamic-TLS range,
-# "Tracer caught signal 11") in api_sweep_test when pocl loaded kernels the uninstrumented stage had cached, and
-# passed from an empty cache or one the instrumented tests filled themselves (pocl 3.1, gcc 12's libsanitizer)
-export POCL_CACHE_DIR="$PWD/build-asan/pocl-cache"
-mkdir -p "$POCL_CACHE_DIR"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 if [ -f tests/lsan.supp ]; then export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"; fi
 ctest --test-dir build-asan --output-on-failure -j"$jobs"
