@@ -261,7 +261,8 @@ kelvin_status kl_host_open(kl_host *h, const kl_host_opts *o)
   const char *dev_opts = kl_device_build_options(d);
   const int bl = snprintf(h->build_opts, sizeof h->build_opts,
                           "-cl-std=CL1.2 -DKL_WGS=%d -DKL_FAST_WIDTH=%d -DKL_FAST_ROWS=%d%s%s%s%s", h->wgs,
-                          kl_device_fast_width(d), kl_device_fast_rows(d), dev_opts[0] ? " " : "", dev_opts, extra && extra[0] ? " " : "", extra ? extra : "");
+                          kl_device_fast_width(d), kl_device_fast_rows(d), dev_opts[0] ? " " : "", dev_opts,
+                          extra && extra[0] ? " " : "", extra ? extra : "");
   if (bl < 0 || (size_t)bl >= sizeof h->build_opts) {
     h->chosen = -1;
     return kl_host_fail(h, KELVIN_ERR_ARG, "KELVIN_CL_BUILD_OPTIONS is too long (%d characters, at most %zu)", bl,

@@ -29,9 +29,9 @@ struct kl_host {
   char msg[KL_HOST_MSG];
   kelvin_shard shard;     /* the group this handle's batches are shared with (kl_host_set_shard); size 0: none */
   /* the fast kernel's lists, kept across batches (host/impact_batch.c, fast_room) */
-  void *fast_ws;          /* host: the sort's keys and counts */
+  void *fast_ws;          /* host: the sorted list, the sort's keys and counts */
   size_t fast_ws_bytes;
-  cl_mem fast_list;       /* device: the sorted list, mapped for writing by the host */
+  cl_mem fast_list;       /* device: the sorted list, written from fast_ws */
   size_t fast_list_bytes;
   cl_mem fast_declined;   /* device: one int, the rows the fast kernel declined */
   int fast_only;          /* tests: the general kernel leaves every row of a fast kind alone, KL_PENDING where the

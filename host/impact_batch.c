@@ -171,8 +171,8 @@ static int class_key(const class_bounds *B, int model, double n, int law, double
  * cache), stably (a counting sort, so each run lists its rows in increasing order), each class's run in a window
  * padded with -1 to a whole number of blocks of `rows` entries, so that every block of the fast kernel
  * (kernels/impact.cl) holds one class. One pass over the rows makes their keys and counts, a second writes the
- * list; windows in parallel on up to `threads` threads (run_parts). Returns the entries written (at most the fast rows + (rows - 1)
- * KL_FAST_NCLASS a window); *nfast: the fast rows. keys: room for cnt; at: for KL_SORT_AT(cnt). */
+ * list; windows in parallel on up to `threads` threads (run_parts). Returns the entries written (at most the fast
+ * rows + (rows - 1) KL_FAST_NCLASS a window); *nfast: the fast rows. keys: room for cnt; at: for KL_SORT_AT(cnt). */
 #define KL_SORT_AT(cnt) ((((cnt) + KL_SORT_WINDOW - 1) / KL_SORT_WINDOW) * (size_t)(KL_FAST_NCLASS + 1) + 1)
 
 /* fn(arg, t, nt) for t = 0 .. nt - 1: t = 0 on the calling thread, the others on threads of their own that end with
@@ -523,6 +523,13 @@ cleanup:
  * 0.97e6 scenarios/s with the fast kernels, 2.1e6 without) */
 #define KL_FAST_MIN_ROWS ((size_t)1 << 15)
 
+/* The handle's host room for a chunk of cnt rows (fast_ws): the list (KL_DEV_LIST(cnt) ints), the keys (cnt), then
+ * the sort's counts from this index of size_t on */
+static size_t fast_ws_at(size_t cnt)
+{
+  return (KL_DEV_LIST(cnt) * sizeof(int) + cnt * sizeof(uint16_t) + sizeof(size_t) - 1) / sizeof(size_t);
+}
+
 /* The handle's room for the fast kernel's lists of chunks of up to cnt rows, kept across batches (a new batch's
  * pages are not faulted in again: page faults and the first writes were ~7 % of a 1e6-row batch's time): the
  * host's list, keys and counts, the device's list and its count of declined rows.
@@ -531,8 +538,7 @@ static kelvin_status fast_room(kl_host *h, size_t cnt)
 {
   kelvin_status st = KELVIN_OK;
   cl_int err = CL_SUCCESS;
-  const size_t ws = KL_DEV_LIST(cnt) * sizeof(int) + cnt * sizeof(uint16_t) + KL_SORT_AT(cnt) * sizeof(size_t) +
-                    sizeof(size_t);
+  const size_t ws = (fast_ws_at(cnt) + KL_SORT_AT(cnt)) * sizeof(size_t);
   if (ws > h->fast_ws_bytes) {
     void *p = realloc(h->fast_ws, ws);
     if (!p) return kl_host_fail(h, KELVIN_ERR_NOMEM, "out of memory for the row lists of %zu scenarios", cnt);
@@ -567,12 +573,10 @@ static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t
   const int rows = kl_device_fast_rows(kl_host_device(h)); /* the kernel's KL_FAST_ROWS */
   int *list = h->fast_ws;
   uint16_t *keys = (uint16_t *)(list + KL_DEV_LIST(cnt));
-  size_t *at = (size_t *)h->fast_ws + (KL_DEV_LIST(cnt) * sizeof(int) + cnt * sizeof(uint16_t) + sizeof(size_t) - 1) /
-                                          sizeof(size_t);
+  size_t *at = (size_t *)h->fast_ws + fast_ws_at(cnt);
   size_t n = 0;
   const size_t len = sort_by_class(x, ix, pitch, s0, cnt, base, rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
                                    list, keys, at, &n);
-  /* written, not mapped: Oclgrind's uninitialised-value check took a mapped list for uninitialised */
   if (!n) return KELVIN_OK;
   KL_CL(h, clEnqueueWriteBuffer(h->q, h->fast_list, CL_TRUE, 0, len * sizeof(int), list, 0, NULL, NULL));
   static const cl_int zero = 0;
