@@ -575,8 +575,8 @@ static kelvin_status run_fast(kl_host *h, const double *x, const int *ix, size_t
   uint16_t *keys = (uint16_t *)(list + KL_DEV_LIST(cnt));
   size_t *at = (size_t *)h->fast_ws + fast_ws_at(cnt);
   size_t n = 0;
-  const size_t len = sort_by_class(x, ix, pitch, s0, cnt, base, rows, h->threads > 0 ? h->threads : omp_get_max_threads(),
-                                   list, keys, at, &n);
+  /* h->threads: kl_host_open's count, never 0 on an opened handle */
+  const size_t len = sort_by_class(x, ix, pitch, s0, cnt, base, rows, h->threads, list, keys, at, &n);
   if (!n) return KELVIN_OK;
   KL_CL(h, clEnqueueWriteBuffer(h->q, h->fast_list, CL_TRUE, 0, len * sizeof(int), list, 0, NULL, NULL));
   static const cl_int zero = 0;
